@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * kmemtrace binary event format.
+ *
+ * Every event kmemtrace writes to its per-CPU relay files
+ * (/sys/kernel/debug/kmemtrace/cpuN) is one struct kmemtrace_event: a
+ * fixed-size record in the byte order of the traced machine.  A reader
+ * recognises the byte order by @magic (KMEMTRACE_MAGIC reads back as
+ * KMEMTRACE_MAGIC_SWAPPED on a machine of the other endianness) and the
+ * layout by @abi_version, which is also exported in
+ * /sys/kernel/debug/kmemtrace/abi_version.
+ *
+ * See Documentation/trace/kmemtrace.rst and
+ * Documentation/ABI/testing/debugfs-kmemtrace.
+ */
+#ifndef _UAPI_LINUX_KMEMTRACE_H
+#define _UAPI_LINUX_KMEMTRACE_H
+
+#include <linux/types.h>
+
+#define KMEMTRACE_ABI_VERSION	1
+#define KMEMTRACE_MAGIC		0x4d4b	/* "KM" in a little-endian dump */
+#define KMEMTRACE_MAGIC_SWAPPED	0x4b4d
+
+/**
+ * enum kmemtrace_kind - what happened to the memory
+ * @KMEMTRACE_KIND_ALLOC: memory was handed out
+ * @KMEMTRACE_KIND_FREE: memory was given back
+ */
+enum kmemtrace_kind {
+	KMEMTRACE_KIND_ALLOC	= 1,
+	KMEMTRACE_KIND_FREE	= 2,
+};
+
+/**
+ * enum kmemtrace_type - which allocator API the memory belongs to
+ * @KMEMTRACE_TYPE_KMALLOC: kmalloc() family
+ * @KMEMTRACE_TYPE_CACHE: kmem_cache_alloc() family
+ * @KMEMTRACE_TYPE_PAGES: page allocator
+ * @KMEMTRACE_TYPE_PERCPU: percpu allocator
+ * @KMEMTRACE_TYPE_VMALLOC: vmalloc() family
+ */
+enum kmemtrace_type {
+	KMEMTRACE_TYPE_KMALLOC	= 1,
+	KMEMTRACE_TYPE_CACHE	= 2,
+	KMEMTRACE_TYPE_PAGES	= 3,
+	KMEMTRACE_TYPE_PERCPU	= 4,
+	KMEMTRACE_TYPE_VMALLOC	= 5,
+};
+
+/* Bits of struct kmemtrace_event::flags */
+#define KMEMTRACE_FLAG_INTERRUPT	0x0001	/* recorded outside task context */
+
+/* No NUMA node was asked for (NUMA_NO_NODE). */
+#define KMEMTRACE_NO_NODE	(-1)
+
+/**
+ * struct kmemtrace_event - one allocation or free, as written to relay
+ * @magic: KMEMTRACE_MAGIC
+ * @abi_version: KMEMTRACE_ABI_VERSION of the kernel that wrote the event
+ * @kind: enum kmemtrace_kind
+ * @type: enum kmemtrace_type
+ * @order: page order for KMEMTRACE_TYPE_PAGES, 0 otherwise
+ * @flags: KMEMTRACE_FLAG_* bits
+ * @cpu: CPU the event was recorded on
+ * @pid: pid of the current task (the interrupted one in interrupt context)
+ * @node: NUMA node asked for, KMEMTRACE_NO_NODE when any
+ * @gfp_flags: gfp_t of the allocation, 0 for frees
+ * @cache_id: slab cache identity for KMEMTRACE_TYPE_CACHE, 0 otherwise
+ * @__reserved: 0
+ * @seq: per-CPU sequence number; every event the CPU tried to record
+ *	takes one, so a gap in @seq means the events in the gap were dropped
+ * @timestamp: nanoseconds of local_clock() (trace_clock "local")
+ * @call_site: address of the instruction after the call into the allocator
+ *	API, that is, inside the caller that asked for the memory
+ * @ptr: address of the memory
+ * @bytes_req: bytes the caller asked for, 0 for frees
+ * @bytes_alloc: bytes the allocator actually reserved, 0 if unknown
+ */
+struct kmemtrace_event {
+	__u16	magic;
+	__u8	abi_version;
+	__u8	kind;
+	__u8	type;
+	__u8	order;
+	__u16	flags;
+	__u32	cpu;
+	__u32	pid;
+	__s32	node;
+	__u32	gfp_flags;
+	__u32	cache_id;
+	__u32	__reserved;
+	__u64	seq;
+	__u64	timestamp;
+	__u64	call_site;
+	__u64	ptr;
+	__u64	bytes_req;
+	__u64	bytes_alloc;
+} __attribute__((packed));
+
+#define KMEMTRACE_EVENT_SIZE	80
+
+#endif /* _UAPI_LINUX_KMEMTRACE_H */

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace core: allocator tracepoint probes that turn every allocation
+ * and free into a struct kmemtrace_event and hand it to the relay channel.
+ *
+ * The probes run inside the allocators, often with preemption or interrupts
+ * disabled and allocator locks held.  They therefore never allocate, never
+ * sleep and take no lock: an event is built on the stack and copied into
+ * this CPU's relay sub-buffer with interrupts disabled.  A per-CPU sequence
+ * number is taken for every event, written or not, so a reader sees a loss
+ * as a gap in the sequence; the loss is also counted per CPU.
+ *
+ * Recording is switched on and off by attaching the probes to the
+ * tracepoints and detaching them again: tracepoints are static keys, so a
+ * kernel with kmemtrace off runs the allocators' fast paths unchanged.
+ *
+ * This file is not function-traced (see Makefile): the function tracer can
+ * record into the same ring buffer as kmemtrace, and must not recurse here.
+ *
+ * See Documentation/trace/kmemtrace.rst.
+ */
+
+#define pr_fmt(fmt) "kmemtrace: " fmt
+
+#include <linux/init.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/tracepoint.h>
+#include <kunit/visibility.h>
+#include <trace/events/kmem.h>
+
+#include "../slab.h"
+#include "kmemtrace.h"
+
+static_assert(sizeof(struct kmemtrace_event) == KMEMTRACE_EVENT_SIZE);
+static_assert(offsetof(struct kmemtrace_event, seq) == 32);
+static_assert(offsetof(struct kmemtrace_event, bytes_alloc) == 72);
+
+DEFINE_PER_CPU(struct kmemtrace_cpu, kmemtrace_cpu);
+
+static DEFINE_MUTEX(kmemtrace_mutex);	/* serialises enable/disable */
+static bool kmemtrace_on;
+static bool kmemtrace_ready;		/* relay channel exists */
+
+/* === Boot parameters ===================================================== */
+
+#ifdef MODULE_PARAM_PREFIX
+#undef MODULE_PARAM_PREFIX
+#endif
+#define MODULE_PARAM_PREFIX "kmemtrace."
+
+static bool kmemtrace_enable_at_boot = IS_ENABLED(CONFIG_KMEMTRACE_DEFAULT_ENABLED);
+unsigned int kmemtrace_subbufs = CONFIG_KMEMTRACE_SUBBUFS;
+unsigned int kmemtrace_subbuf_size = CONFIG_KMEMTRACE_SUBBUF_SIZE;
+
+/* Bounds of the buffer geometry: at least two events, at most 1 GiB/CPU. */
+#define KMEMTRACE_SUBBUFS_MIN		2
+#define KMEMTRACE_SUBBUFS_MAX		4096
+#define KMEMTRACE_SUBBUF_SIZE_MIN	(2 * KMEMTRACE_EVENT_SIZE)
+#define KMEMTRACE_SUBBUF_SIZE_MAX	(SZ_1G / KMEMTRACE_SUBBUFS_MIN)
+#define KMEMTRACE_BUF_MAX		SZ_1G
+
+static int param_set_geometry(const char *val, const struct kernel_param *kp,
+			      unsigned int min, unsigned int max)
+{
+	unsigned int num;
+
+	if (kstrtouint(val, 0, &num) || num < min || num > max) {
+		pr_err("invalid %s=%s: want %u..%u, keeping %u\n",
+		       kp->name, val, min, max, *(unsigned int *)kp->arg);
+		return -EINVAL;
+	}
+	*(unsigned int *)kp->arg = num;
+	return 0;
+}
+
+static int param_set_subbufs(const char *val, const struct kernel_param *kp)
+{
+	return param_set_geometry(val, kp, KMEMTRACE_SUBBUFS_MIN,
+				  KMEMTRACE_SUBBUFS_MAX);
+}
+
+static int param_set_subbuf_size(const char *val, const struct kernel_param *kp)
+{
+	return param_set_geometry(val, kp, KMEMTRACE_SUBBUF_SIZE_MIN,
+				  KMEMTRACE_SUBBUF_SIZE_MAX);
+}
+
+static int param_set_enable(const char *val, const struct kernel_param *kp)
+{
+	int ret = param_set_bool(val, kp);
+
+	if (ret)
+		pr_err("invalid %s=%s: want 0 or 1, keeping %d\n",
+		       kp->name, val ? val : "", *(bool *)kp->arg);
+	return ret;
+}
+
+static const struct kernel_param_ops kmemtrace_subbufs_ops = {
+	.set = param_set_subbufs,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops kmemtrace_subbuf_size_ops = {
+	.set = param_set_subbuf_size,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops kmemtrace_enable_ops = {
+	.flags = KERNEL_PARAM_OPS_FL_NOARG,
+	.set = param_set_enable,
+	.get = param_get_bool,
+};
+
+module_param_cb(enable, &kmemtrace_enable_ops, &kmemtrace_enable_at_boot, 0444);
+module_param_cb(subbufs, &kmemtrace_subbufs_ops, &kmemtrace_subbufs, 0444);
+module_param_cb(subbuf_size, &kmemtrace_subbuf_size_ops, &kmemtrace_subbuf_size, 0444);
+
+/* === Recording =========================================================== */
+
+#if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
+static struct kmemtrace_capture *kmemtrace_capture;
+
+/**
+ * kmemtrace_capture_start() - copy the calling task's events to @c
+ * @c: capture buffer, owned by the caller until kmemtrace_capture_stop()
+ *
+ * Only events recorded in @c->task's own context (not interrupts) are
+ * copied, so the capture has a single writer and needs no lock.
+ *
+ * Context: Process context; for the KUnit test only.
+ */
+void kmemtrace_capture_start(struct kmemtrace_capture *c)
+{
+	c->count = 0;
+	c->lost = 0;
+	/* Publish @c only once it is reset; pairs with the acquire below. */
+	smp_store_release(&kmemtrace_capture, c);
+}
+EXPORT_SYMBOL_IF_KUNIT(kmemtrace_capture_start);
+
+/**
+ * kmemtrace_capture_stop() - stop copying events
+ *
+ * Context: Process context, the task that started the capture.
+ */
+void kmemtrace_capture_stop(void)
+{
+	WRITE_ONCE(kmemtrace_capture, NULL);
+}
+EXPORT_SYMBOL_IF_KUNIT(kmemtrace_capture_stop);
+
+static void kmemtrace_capture_event(const struct kmemtrace_event *ev)
+{
+	/* See the reset capture; pairs with kmemtrace_capture_start(). */
+	struct kmemtrace_capture *c = smp_load_acquire(&kmemtrace_capture);
+
+	if (likely(!c) || !in_task() || c->task != current)
+		return;
+	if (c->count < c->max)
+		c->events[c->count++] = *ev;
+	else
+		c->lost++;
+}
+#else
+static inline void kmemtrace_capture_event(const struct kmemtrace_event *ev) { }
+#endif
+
+/*
+ * Fill in what every event has and write it to this CPU's buffer.  The
+ * caller has set kind, type and the allocation's fields.
+ */
+void kmemtrace_emit(struct kmemtrace_event *ev)
+{
+	struct kmemtrace_cpu *kc;
+	unsigned long flags;
+
+	ev->magic = KMEMTRACE_MAGIC;
+	ev->abi_version = KMEMTRACE_ABI_VERSION;
+	ev->pid = current->pid;
+	if (!in_task())
+		ev->flags |= KMEMTRACE_FLAG_INTERRUPT;
+
+	local_irq_save(flags);
+	kc = this_cpu_ptr(&kmemtrace_cpu);
+	ev->cpu = smp_processor_id();
+	ev->seq = kc->seq++;
+	ev->timestamp = local_clock();
+	if (likely(kmemtrace_relay_write(ev)))
+		kc->events++;
+	else
+		kc->dropped++;
+	kmemtrace_capture_event(ev);
+	local_irq_restore(flags);
+}
+
+/**
+ * kmemtrace_total_dropped() - events lost on all CPUs since boot
+ *
+ * Return: the sum of the per-CPU dropped counters.
+ */
+unsigned long kmemtrace_total_dropped(void)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(&kmemtrace_cpu, cpu)->dropped);
+	return sum;
+}
+
+/* === Probes ============================================================== */
+
+static void probe_kmalloc(void *ignore, unsigned long call_site,
+			  const void *ptr, size_t bytes_req,
+			  size_t bytes_alloc, gfp_t gfp_flags, int node)
+{
+	struct kmemtrace_event ev = {
+		.kind = KMEMTRACE_KIND_ALLOC,
+		.type = KMEMTRACE_TYPE_KMALLOC,
+		.node = node,
+		.gfp_flags = (__force u32)gfp_flags,
+		.call_site = call_site,
+		.ptr = (unsigned long)ptr,
+		.bytes_req = bytes_req,
+		.bytes_alloc = bytes_alloc,
+	};
+
+	kmemtrace_emit(&ev);
+}
+
+static void probe_kfree(void *ignore, unsigned long call_site, const void *ptr)
+{
+	struct kmemtrace_event ev = {
+		.kind = KMEMTRACE_KIND_FREE,
+		.type = KMEMTRACE_TYPE_KMALLOC,
+		.node = KMEMTRACE_NO_NODE,
+		.call_site = call_site,
+		.ptr = (unsigned long)ptr,
+	};
+
+	if (ZERO_OR_NULL_PTR(ptr))
+		return;
+	kmemtrace_emit(&ev);
+}
+
+static void probe_kmem_cache_alloc(void *ignore, unsigned long call_site,
+				   const void *ptr, struct kmem_cache *s,
+				   gfp_t gfp_flags, int node)
+{
+	struct kmemtrace_event ev = {
+		.kind = KMEMTRACE_KIND_ALLOC,
+		.type = KMEMTRACE_TYPE_CACHE,
+		.node = node,
+		.gfp_flags = (__force u32)gfp_flags,
+		.call_site = call_site,
+		.ptr = (unsigned long)ptr,
+		.bytes_req = s->object_size,
+		.bytes_alloc = s->size,
+	};
+
+	kmemtrace_emit(&ev);
+}
+
+static void probe_kmem_cache_free(void *ignore, unsigned long call_site,
+				  const void *ptr, const struct kmem_cache *s)
+{
+	struct kmemtrace_event ev = {
+		.kind = KMEMTRACE_KIND_FREE,
+		.type = KMEMTRACE_TYPE_CACHE,
+		.node = KMEMTRACE_NO_NODE,
+		.call_site = call_site,
+		.ptr = (unsigned long)ptr,
+	};
+
+	kmemtrace_emit(&ev);
+}
+
+/* === Switching =========================================================== */
+
+static void kmemtrace_detach(void)
+{
+	unregister_trace_kmem_cache_free(probe_kmem_cache_free, NULL);
+	unregister_trace_kmem_cache_alloc(probe_kmem_cache_alloc, NULL);
+	unregister_trace_kfree(probe_kfree, NULL);
+	unregister_trace_kmalloc(probe_kmalloc, NULL);
+}
+
+static int kmemtrace_attach(void)
+{
+	int ret;
+
+	ret = register_trace_kmalloc(probe_kmalloc, NULL);
+	if (!ret)
+		ret = register_trace_kfree(probe_kfree, NULL);
+	if (!ret)
+		ret = register_trace_kmem_cache_alloc(probe_kmem_cache_alloc, NULL);
+	if (!ret)
+		ret = register_trace_kmem_cache_free(probe_kmem_cache_free, NULL);
+	if (ret) {
+		/* Unregistering a probe that is not attached is harmless. */
+		kmemtrace_detach();
+		tracepoint_synchronize_unregister();
+	}
+	return ret;
+}
+
+int kmemtrace_enable(void)
+{
+	int ret = 0;
+
+	mutex_lock(&kmemtrace_mutex);
+	if (!kmemtrace_ready)
+		ret = -ENODEV;
+	else if (!kmemtrace_on)
+		ret = kmemtrace_attach();
+	if (!ret)
+		WRITE_ONCE(kmemtrace_on, true);
+	mutex_unlock(&kmemtrace_mutex);
+	if (ret)
+		pr_err("cannot enable: %d\n", ret);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kmemtrace_enable);
+
+void kmemtrace_disable(void)
+{
+	mutex_lock(&kmemtrace_mutex);
+	if (kmemtrace_on) {
+		kmemtrace_detach();
+		tracepoint_synchronize_unregister();
+		WRITE_ONCE(kmemtrace_on, false);
+	}
+	mutex_unlock(&kmemtrace_mutex);
+}
+EXPORT_SYMBOL_GPL(kmemtrace_disable);
+
+bool kmemtrace_enabled(void)
+{
+	return READ_ONCE(kmemtrace_on);
+}
+EXPORT_SYMBOL_GPL(kmemtrace_enabled);
+
+/*
+ * Open the channel as early as the page allocator and vmalloc allow, before
+ * debugfs exists, so that kmemtrace.enable=1 records the boot; the files
+ * appear later (debugfs.c).
+ */
+static int __init kmemtrace_init(void)
+{
+	int ret = kmemtrace_relay_open();
+
+	if (ret) {
+		pr_err("cannot allocate %u x %u byte buffers per CPU: %d\n",
+		       kmemtrace_subbufs, kmemtrace_subbuf_size, ret);
+		return ret;
+	}
+	mutex_lock(&kmemtrace_mutex);
+	kmemtrace_ready = true;
+	mutex_unlock(&kmemtrace_mutex);
+	if (kmemtrace_enable_at_boot)
+		return kmemtrace_enable();
+	return 0;
+}
+early_initcall(kmemtrace_init);

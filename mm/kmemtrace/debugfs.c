@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace control files in /sys/kernel/debug/kmemtrace/:
+ *
+ *   cpuN         per-CPU event streams (relay.c), 0400
+ *   enabled      "1" records, "0" stops; anything else is -EINVAL, 0600
+ *   abi_version  KMEMTRACE_ABI_VERSION of the event format, 0444
+ *   dropped      events lost on all CPUs since boot, 0444
+ *   stats        per-CPU events written and dropped, 0444
+ *   subbufs      sub-buffers per CPU (kmemtrace.subbufs), 0444
+ *   subbuf_size  bytes per sub-buffer (kmemtrace.subbuf_size), 0444
+ *
+ * See Documentation/trace/kmemtrace.rst.
+ */
+
+#define pr_fmt(fmt) "kmemtrace: " fmt
+
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/init.h>
+#include <linux/seq_file.h>
+#include <linux/uaccess.h>
+
+#include "kmemtrace.h"
+
+static int enabled_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%d\n", kmemtrace_enabled());
+	return 0;
+}
+
+static int enabled_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, enabled_show, NULL);
+}
+
+static ssize_t enabled_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *off)
+{
+	unsigned int val;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 10, &val);
+	if (ret == -EFAULT)
+		return ret;
+	if (ret || val > 1)
+		return -EINVAL;
+
+	if (val)
+		ret = kmemtrace_enable();
+	else
+		kmemtrace_disable();
+	return ret ? ret : count;
+}
+
+static const struct file_operations enabled_fops = {
+	.owner		= THIS_MODULE,
+	.open		= enabled_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.write		= enabled_write,
+	.release	= single_release,
+};
+
+static int abi_version_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%d\n", KMEMTRACE_ABI_VERSION);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(abi_version);
+
+static int dropped_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%lu\n", kmemtrace_total_dropped());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(dropped);
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	int cpu;
+
+	seq_puts(m, "# kmemtrace stats v1\n# cpu events dropped\n");
+	for_each_possible_cpu(cpu) {
+		struct kmemtrace_cpu *kc = per_cpu_ptr(&kmemtrace_cpu, cpu);
+
+		seq_printf(m, "%d %lu %lu\n", cpu, READ_ONCE(kc->events),
+			   READ_ONCE(kc->dropped));
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
+
+static int __init kmemtrace_debugfs_init(void)
+{
+	struct dentry *dir;
+	int ret;
+
+	dir = debugfs_create_dir("kmemtrace", NULL);
+	if (IS_ERR(dir))
+		return PTR_ERR(dir);
+
+	debugfs_create_file("enabled", 0600, dir, NULL, &enabled_fops);
+	debugfs_create_file("abi_version", 0444, dir, NULL, &abi_version_fops);
+	debugfs_create_file("dropped", 0444, dir, NULL, &dropped_fops);
+	debugfs_create_file("stats", 0444, dir, NULL, &stats_fops);
+	debugfs_create_u32("subbufs", 0444, dir, &kmemtrace_subbufs);
+	debugfs_create_u32("subbuf_size", 0444, dir, &kmemtrace_subbuf_size);
+
+	ret = kmemtrace_relay_setup_files(dir);
+	if (ret)
+		pr_err("cannot create the cpuN files: %d\n", ret);
+	return 0;
+}
+late_initcall(kmemtrace_debugfs_init);

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmemtrace internal header: shared between the probes (core.c), the relay
+ * channel (relay.c), the debugfs control files (debugfs.c) and the tests.
+ */
+#ifndef _MM_KMEMTRACE_KMEMTRACE_H
+#define _MM_KMEMTRACE_KMEMTRACE_H
+
+#include <linux/kmemtrace.h>
+#include <linux/percpu.h>
+#include <linux/types.h>
+#include <uapi/linux/kmemtrace.h>
+
+/*
+ * Per-CPU state, touched only by the local CPU with interrupts disabled.
+ * @seq:     sequence number of the next event this CPU records
+ * @events:  events written to the relay buffer
+ * @dropped: events lost, buffer full or recursion
+ */
+struct kmemtrace_cpu {
+	u64		seq;
+	unsigned long	events;
+	unsigned long	dropped;
+};
+
+DECLARE_PER_CPU(struct kmemtrace_cpu, kmemtrace_cpu);
+
+/* Boot parameters, validated; see core.c. */
+extern unsigned int kmemtrace_subbufs;
+extern unsigned int kmemtrace_subbuf_size;
+
+/* core.c */
+void kmemtrace_emit(struct kmemtrace_event *ev);
+unsigned long kmemtrace_total_dropped(void);
+
+/* relay.c */
+int kmemtrace_relay_open(void);
+int kmemtrace_relay_setup_files(struct dentry *dir);
+bool kmemtrace_relay_write(const struct kmemtrace_event *ev);
+
+#if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
+/**
+ * struct kmemtrace_capture - events of one task, copied for the KUnit test
+ * @task:   only events recorded in this task's context are copied
+ * @events: array the events are copied to
+ * @max:    size of @events
+ * @count:  events copied
+ * @lost:   events that did not fit
+ */
+struct kmemtrace_capture {
+	struct task_struct	*task;
+	struct kmemtrace_event	*events;
+	unsigned int		max;
+	unsigned int		count;
+	unsigned int		lost;
+};
+
+void kmemtrace_capture_start(struct kmemtrace_capture *c);
+void kmemtrace_capture_stop(void);
+#endif
+
+#endif /* _MM_KMEMTRACE_KMEMTRACE_H */
