@@ -1,0 +1,566 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace record - record allocations and frees into a directory
+ *
+ * Enables kmemtrace, runs a command (or waits for a signal or a duration),
+ * disables kmemtrace and copies the per-CPU relay streams, abi_version,
+ * dropped and kallsyms into the output directory.  The streams are also
+ * drained while tracing runs so that the relay buffers do not overflow.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kmemtrace.h"
+#include "trace.h"
+#include "utils.h"
+
+#define KMT_DEBUGFS		"/sys/kernel/debug/kmemtrace"
+#define KMT_KALLSYMS		"/proc/kallsyms"
+#define KMT_POLL_MS		100
+/* Whole events per read(); relay read() returns whole events only. */
+#define KMT_READ_SIZE		(819 * KMEMTRACE_EVENT_SIZE)
+/* Reads of one stream per loop round, so that no CPU starves the others. */
+#define KMT_READS_PER_ROUND	16
+
+struct record_params {
+	const char *outdir;
+	const char *debugfs;
+	const char *kallsyms;
+	uint64_t duration;
+	bool has_duration;
+	bool empty;
+	char **cmd;
+};
+
+/* A debugfs cpuN stream and the file it is copied to. */
+struct cpu_stream {
+	int cpu;
+	int in;
+	int out;
+	uint64_t bytes;
+};
+
+struct recorder {
+	const struct record_params *p;
+	struct cpu_stream *cpus;
+	size_t nr;
+	bool enabled;
+	bool stop;
+	pid_t child;
+	int sigfd;
+	sigset_t sigs;
+	char buf[KMT_READ_SIZE];
+};
+
+static void record_usage(int status)
+{
+	FILE *out = status ? stderr : stdout;
+
+	fprintf(out,
+		"  usage: kmemtrace record -o DIR [-e] [-d SECONDS] [-D DEBUGFS_DIR]\n"
+		"                          [-K KALLSYMS] [-- CMD [ARGS...]]\n"
+		"\n"
+		"  Enable kmemtrace, run CMD (or wait for SIGINT/SIGTERM, or SECONDS),\n"
+		"  disable kmemtrace and write the cpuN streams, abi_version, dropped\n"
+		"  and kallsyms to DIR.  Needs root.\n"
+		"\n"
+		"     -o/--output DIR         directory to write, created if needed\n"
+		"     -e/--empty              discard events left in the buffers by an\n"
+		"                             earlier session before enabling\n"
+		"     -d/--duration SECONDS   stop after SECONDS (not with CMD)\n"
+		"     -D/--debugfs DIR        kmemtrace debugfs directory\n"
+		"                             (default " KMT_DEBUGFS ")\n"
+		"     -K/--kallsyms FILE      copy FILE instead of " KMT_KALLSYMS "\n"
+		"     -h/--help               print this help\n");
+	exit(status);
+}
+
+static void record_check_args(struct record_params *p, int argc, char **argv)
+{
+	if (optind < argc)
+		p->cmd = argv + optind;
+	if (!p->outdir) {
+		err_msg("record: -o DIR is required");
+		record_usage(KMT_EXIT_USAGE);
+	}
+	if (p->cmd && p->has_duration) {
+		err_msg("record: -d and CMD cannot be used together");
+		record_usage(KMT_EXIT_USAGE);
+	}
+}
+
+static void record_parse_args(int argc, char **argv, struct record_params *p)
+{
+	static const struct option long_options[] = {
+		{ "output",	required_argument,	NULL, 'o' },
+		{ "empty",	no_argument,		NULL, 'e' },
+		{ "duration",	required_argument,	NULL, 'd' },
+		{ "debugfs",	required_argument,	NULL, 'D' },
+		{ "kallsyms",	required_argument,	NULL, 'K' },
+		{ "help",	no_argument,		NULL, 'h' },
+		{ NULL,		0,			NULL, 0 },
+	};
+	int c;
+
+	memset(p, 0, sizeof(*p));
+	p->debugfs = KMT_DEBUGFS;
+	p->kallsyms = KMT_KALLSYMS;
+	/* '+': stop at CMD, its options are its own. */
+	while ((c = getopt_long(argc, argv, "+o:ed:D:K:h", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			p->outdir = optarg;
+			break;
+		case 'e':
+			p->empty = true;
+			break;
+		case 'd':
+			if (parse_u64(optarg, &p->duration)) {
+				err_msg("record: bad number of seconds for -d: '%s'", optarg);
+				record_usage(KMT_EXIT_USAGE);
+			}
+			p->has_duration = true;
+			break;
+		case 'D':
+			p->debugfs = optarg;
+			break;
+		case 'K':
+			p->kallsyms = optarg;
+			break;
+		case 'h':
+			record_usage(0);
+			break;
+		default:
+			record_usage(KMT_EXIT_USAGE);
+		}
+	}
+	record_check_args(p, argc, argv);
+}
+
+static int check_debugfs(const char *dir)
+{
+	char *path;
+	uint64_t abi;
+	int ret;
+
+	ret = is_dir(dir);
+	if (ret <= 0) {
+		err_msg("%s: %s (is debugfs mounted and CONFIG_KMEMTRACE on?)", dir,
+			strerror(ret ? -ret : ENOTDIR));
+		return -1;
+	}
+	path = path_join(dir, "abi_version");
+	ret = read_u64_file(path, &abi);
+	if (ret)
+		err_msg("%s: %s", path, ret == -EINVAL ? "not a number" : strerror(-ret));
+	else if (abi != KMEMTRACE_ABI_VERSION)
+		err_msg("%s: ABI version %llu, this kmemtrace supports %d", path,
+			(unsigned long long)abi, KMEMTRACE_ABI_VERSION);
+	free(path);
+	return ret || abi != KMEMTRACE_ABI_VERSION ? -1 : 0;
+}
+
+static int make_outdir(const char *dir)
+{
+	if (!mkdir(dir, 0755) || (errno == EEXIST && is_dir(dir) == 1))
+		return 0;
+	err_msg("%s: %s", dir, errno == EEXIST ? strerror(ENOTDIR) : strerror(errno));
+	return -1;
+}
+
+/* Open debugfs cpuN and DIR/cpuN. */
+static int open_stream(struct recorder *r, int cpu, const char *name)
+{
+	struct cpu_stream *cs;
+	char *in, *out;
+	int ret = 0;
+
+	r->cpus = xrealloc(r->cpus, (r->nr + 1) * sizeof(*r->cpus));
+	cs = &r->cpus[r->nr];
+	in = path_join(r->p->debugfs, name);
+	out = path_join(r->p->outdir, name);
+	cs->cpu = cpu;
+	cs->bytes = 0;
+	cs->in = open(in, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	cs->out = -1;
+	if (cs->in < 0) {
+		err_msg("%s: %s", in, strerror(errno));
+		ret = -1;
+	} else {
+		cs->out = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (cs->out < 0) {
+			err_msg("%s: %s", out, strerror(errno));
+			ret = -1;
+		}
+	}
+	r->nr++;
+	free(in);
+	free(out);
+	return ret;
+}
+
+static int stream_cmp(const void *a, const void *b)
+{
+	const struct cpu_stream *x = a, *y = b;
+
+	return x->cpu - y->cpu;
+}
+
+static int open_streams(struct recorder *r)
+{
+	struct dirent *de;
+	int cpu, ret = 0;
+	DIR *d;
+
+	d = opendir(r->p->debugfs);
+	if (!d) {
+		err_msg("%s: %s", r->p->debugfs, strerror(errno));
+		return -1;
+	}
+	while (!ret && (de = readdir(d))) {
+		cpu = kmt_cpu_from_name(de->d_name);
+		if (cpu >= 0)
+			ret = open_stream(r, cpu, de->d_name);
+	}
+	closedir(d);
+	if (!ret && !r->nr) {
+		err_msg("%s: no cpuN files", r->p->debugfs);
+		ret = -1;
+	}
+	qsort(r->cpus, r->nr, sizeof(*r->cpus), stream_cmp);
+	return ret;
+}
+
+/*
+ * Read up to @max times from a stream, appending to its output unless
+ * @discard.  Return the number of bytes read, or -1 on error.
+ */
+static ssize_t copy_stream(struct recorder *r, struct cpu_stream *cs,
+			   int max, bool discard)
+{
+	ssize_t n, total = 0;
+	int ret;
+
+	while (max-- > 0) {
+		n = read(cs->in, r->buf, sizeof(r->buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n < 0) {
+			err_msg("%s/cpu%d: %s", r->p->debugfs, cs->cpu, strerror(errno));
+			return -1;
+		}
+		if (!n)
+			break;
+		total += n;
+		if (discard)
+			continue;
+		ret = write_all(cs->out, r->buf, n);
+		if (ret) {
+			err_msg("%s/cpu%d: %s", r->p->outdir, cs->cpu, strerror(-ret));
+			return -1;
+		}
+		cs->bytes += n;
+	}
+	return total;
+}
+
+/* Copy every stream until read() returns 0; return bytes read or -1. */
+static ssize_t drain_streams(struct recorder *r, bool discard)
+{
+	ssize_t n, total = 0;
+	size_t i;
+
+	for (i = 0; i < r->nr; i++) {
+		do {
+			n = copy_stream(r, &r->cpus[i], KMT_READS_PER_ROUND, discard);
+			if (n < 0)
+				return -1;
+			total += n;
+		} while (n > 0);
+	}
+	return total;
+}
+
+static int set_enabled(struct recorder *r, bool on)
+{
+	char *path = path_join(r->p->debugfs, "enabled");
+	int ret;
+
+	ret = write_string(path, on ? "1\n" : "0\n");
+	if (ret)
+		err_msg("%s: %s", path, strerror(-ret));
+	else
+		r->enabled = on;
+	free(path);
+	return ret;
+}
+
+/* SIGINT, SIGTERM and SIGCHLD are read from a signalfd polled with the streams. */
+static int setup_signals(struct recorder *r)
+{
+	sigemptyset(&r->sigs);
+	sigaddset(&r->sigs, SIGINT);
+	sigaddset(&r->sigs, SIGTERM);
+	sigaddset(&r->sigs, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &r->sigs, NULL)) {
+		err_msg("sigprocmask: %s", strerror(errno));
+		return -1;
+	}
+	r->sigfd = signalfd(-1, &r->sigs, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (r->sigfd < 0) {
+		err_msg("signalfd: %s", strerror(errno));
+		sigprocmask(SIG_UNBLOCK, &r->sigs, NULL);
+		return -1;
+	}
+	return 0;
+}
+
+static void restore_signals(struct recorder *r)
+{
+	close(r->sigfd);
+	sigprocmask(SIG_UNBLOCK, &r->sigs, NULL);
+}
+
+/* A stop signal ends the recording, or is passed on to CMD. */
+static void read_signals(struct recorder *r)
+{
+	struct signalfd_siginfo si;
+
+	while (read(r->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo != SIGINT && si.ssi_signo != SIGTERM)
+			continue;
+		if (r->child)
+			kill(r->child, si.ssi_signo);
+		else
+			r->stop = true;
+	}
+}
+
+/*
+ * Run CMD.  A close-on-exec pipe tells whether execvp() worked: it reads
+ * EOF on success and the errno of the failure otherwise.
+ */
+static int start_child(struct recorder *r)
+{
+	int pipefd[2], err = 0;
+
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		err_msg("pipe: %s", strerror(errno));
+		return -1;
+	}
+	r->child = fork();
+	if (!r->child) {
+		close(pipefd[0]);
+		sigprocmask(SIG_UNBLOCK, &r->sigs, NULL);
+		execvp(r->p->cmd[0], r->p->cmd);
+		err = errno;
+		write_all(pipefd[1], &err, sizeof(err));
+		_exit(127);
+	}
+	close(pipefd[1]);
+	if (r->child < 0)
+		err = errno;
+	else if (read(pipefd[0], &err, sizeof(err)) <= 0)
+		err = 0;
+	close(pipefd[0]);
+	if (!err)
+		return 0;
+	err_msg("%s: %s", r->child < 0 ? "fork" : r->p->cmd[0], strerror(err));
+	if (r->child > 0)
+		waitpid(r->child, NULL, 0);
+	r->child = 0;
+	return -1;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+/* Reap the child; return true once it has exited. */
+static bool child_done(struct recorder *r)
+{
+	int status;
+
+	if (waitpid(r->child, &status, WNOHANG) != r->child)
+		return false;
+	if (WIFEXITED(status) && WEXITSTATUS(status))
+		err_msg("%s exited with status %d", r->p->cmd[0], WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		err_msg("%s killed by signal %d", r->p->cmd[0], WTERMSIG(status));
+	r->child = 0;
+	return true;
+}
+
+/* Decide whether recording is over; return the poll() timeout if not. */
+static int record_timeout(struct recorder *r, uint64_t deadline)
+{
+	uint64_t now;
+
+	read_signals(r);
+	if (r->child)
+		return child_done(r) ? -1 : KMT_POLL_MS;
+	if (r->stop)
+		return -1;
+	if (!r->p->has_duration)
+		return KMT_POLL_MS;
+	now = now_ms();
+	if (now >= deadline)
+		return -1;
+	return deadline - now < KMT_POLL_MS ? deadline - now : KMT_POLL_MS;
+}
+
+/* Copy the streams while tracing runs; pfd[0] is the signalfd. */
+static int record_loop(struct recorder *r, struct pollfd *pfd)
+{
+	uint64_t deadline = now_ms() + r->p->duration * 1000;
+	int timeout, ready;
+	ssize_t n, total;
+	size_t i;
+
+	while ((timeout = record_timeout(r, deadline)) >= 0) {
+		ready = poll(pfd, r->nr + 1, timeout);
+		if (ready > 0 && pfd[0].revents)
+			ready--;
+		total = 0;
+		/* relay only polls readable on full sub-buffers: try them all. */
+		for (i = 0; i < r->nr; i++) {
+			n = copy_stream(r, &r->cpus[i], KMT_READS_PER_ROUND, false);
+			if (n < 0)
+				return -1;
+			total += n;
+		}
+		/* Plain files (tests) always poll readable, even at EOF. */
+		if (ready > 0 && !total)
+			usleep(KMT_POLL_MS * 1000);
+	}
+	return 0;
+}
+
+static int record_run(struct recorder *r)
+{
+	struct pollfd *pfd = xcalloc(r->nr + 1, sizeof(*pfd));
+	int ret;
+	size_t i;
+
+	if (setup_signals(r))
+		return -1;
+	pfd[0].fd = r->sigfd;
+	pfd[0].events = POLLIN;
+	for (i = 0; i < r->nr; i++) {
+		pfd[i + 1].fd = r->cpus[i].in;
+		pfd[i + 1].events = POLLIN;
+	}
+	ret = set_enabled(r, true);
+	if (!ret && r->p->cmd)
+		ret = start_child(r);
+	else if (!ret && !r->p->has_duration)
+		err_msg("recording, press Ctrl-C or send SIGTERM to stop");
+	if (!ret)
+		ret = record_loop(r, pfd);
+	if (r->enabled && set_enabled(r, false))
+		ret = -1;
+	if (r->child) {
+		kill(r->child, SIGTERM);
+		waitpid(r->child, NULL, 0);
+	}
+	restore_signals(r);
+	free(pfd);
+	return ret;
+}
+
+static int copy_meta(struct recorder *r, const char *src, const char *name)
+{
+	char *dst = path_join(r->p->outdir, name);
+	int ret;
+
+	ret = copy_file(src, dst);
+	free(dst);
+	return ret;
+}
+
+static int record_finish(struct recorder *r)
+{
+	char *abi = path_join(r->p->debugfs, "abi_version");
+	char *dropped = path_join(r->p->debugfs, "dropped");
+	uint64_t bytes = 0, lost = 0;
+	int ret;
+	size_t i;
+
+	ret = copy_meta(r, abi, "abi_version");
+	if (copy_meta(r, dropped, "dropped"))
+		ret = -1;
+	if (copy_meta(r, r->p->kallsyms, "kallsyms"))
+		err_msg("warning: no kallsyms in %s, report will not symbolize",
+			r->p->outdir);
+	for (i = 0; i < r->nr; i++)
+		bytes += r->cpus[i].bytes;
+	read_u64_file(dropped, &lost);
+	err_msg("recorded %llu events (%llu bytes) from %zu CPUs into %s, %llu dropped",
+		(unsigned long long)(bytes / KMEMTRACE_EVENT_SIZE),
+		(unsigned long long)bytes, r->nr, r->p->outdir,
+		(unsigned long long)lost);
+	if (bytes % KMEMTRACE_EVENT_SIZE)
+		err_msg("warning: %llu bytes are not a whole number of events",
+			(unsigned long long)bytes);
+	free(abi);
+	free(dropped);
+	return ret ? -1 : 0;
+}
+
+static void record_close(struct recorder *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr; i++) {
+		if (r->cpus[i].in >= 0)
+			close(r->cpus[i].in);
+		if (r->cpus[i].out >= 0 && close(r->cpus[i].out))
+			err_msg("%s/cpu%d: %s", r->p->outdir, r->cpus[i].cpu,
+				strerror(errno));
+	}
+	free(r->cpus);
+}
+
+int record_main(int argc, char **argv)
+{
+	struct record_params p;
+	struct recorder *r;
+	int ret;
+
+	record_parse_args(argc, argv, &p);
+	if (check_debugfs(p.debugfs) || make_outdir(p.outdir))
+		return 1;
+	r = xcalloc(1, sizeof(*r));
+	r->p = &p;
+	ret = open_streams(r);
+	if (!ret && p.empty && drain_streams(r, true) < 0)
+		ret = -1;
+	if (!ret)
+		ret = record_run(r);
+	if (!ret && drain_streams(r, false) < 0)
+		ret = -1;
+	if (!ret)
+		ret = record_finish(r);
+	record_close(r);
+	free(r);
+	return ret ? 1 : 0;
+}

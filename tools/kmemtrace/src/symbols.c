@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace - turning call site addresses into symbol names
+ *
+ * The text backend reads the "ADDRESS TYPE NAME [MODULE]" lines of
+ * /proc/kallsyms and System.map; the libdw backend (symbols_dw.c) reads a
+ * vmlinux and is only built when libdw is available.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbols.h"
+#include "utils.h"
+
+/* Parse one line; return 1 for a text symbol, 0 to skip the line. */
+static int parse_sym_line(char *line, struct kmt_sym *sym)
+{
+	char *addr, *type, *name, *mod, *end, *save;
+	size_t len;
+
+	addr = strtok_r(line, " \t\r\n", &save);
+	type = strtok_r(NULL, " \t\r\n", &save);
+	name = strtok_r(NULL, " \t\r\n", &save);
+	mod = strtok_r(NULL, " \t\r\n", &save);
+	if (!addr || !type || !name || type[1] || !strchr("tTwW", type[0]))
+		return 0;
+	sym->addr = strtoull(addr, &end, 16);
+	if (*end || !sym->addr)
+		return 0;
+	sym->name = xstrdup(name);
+	sym->module = NULL;
+	len = mod ? strlen(mod) : 0;
+	if (len > 2 && mod[0] == '[' && mod[len - 1] == ']') {
+		mod[len - 1] = '\0';
+		sym->module = xstrdup(mod + 1);
+	}
+	return 1;
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct kmt_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void sym_free(struct kmt_sym *sym)
+{
+	free(sym->name);
+	free(sym->module);
+}
+
+/* Sort by address and keep only the first symbol of each address. */
+static void symtab_sort(struct kmt_symtab *st)
+{
+	size_t i, n = 0;
+
+	qsort(st->syms, st->nr, sizeof(*st->syms), sym_cmp);
+	for (i = 0; i < st->nr; i++) {
+		if (n && st->syms[n - 1].addr == st->syms[i].addr) {
+			sym_free(&st->syms[i]);
+			continue;
+		}
+		st->syms[n++] = st->syms[i];
+	}
+	st->nr = n;
+}
+
+int kmt_symtab_load_text(struct kmt_symtab *st, const char *path)
+{
+	size_t len, size = st->nr, lines = 0;
+	char *buf, *line, *save;
+	int ret;
+
+	ret = read_file(path, &buf, &len);
+	if (ret) {
+		err_msg("%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (st->nr == size) {
+			size = size ? size * 2 : 1024;
+			st->syms = xrealloc(st->syms, size * sizeof(*st->syms));
+		}
+		st->syms[st->nr].order = lines++;
+		st->nr += parse_sym_line(line, &st->syms[st->nr]);
+	}
+	free(buf);
+	if (!st->nr)
+		err_msg("%s: no text symbols with an address (kptr_restrict?)", path);
+	symtab_sort(st);
+	return 0;
+}
+
+const struct kmt_sym *kmt_symtab_lookup(const struct kmt_symtab *st,
+					uint64_t addr, uint64_t *off)
+{
+	size_t lo = 0, hi = st->nr, mid;
+
+	/* Find the last symbol at or below @addr. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (st->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr - st->syms[lo - 1].addr >= KMT_SYM_MAX_OFFSET)
+		return NULL;
+	*off = addr - st->syms[lo - 1].addr;
+	return &st->syms[lo - 1];
+}
+
+#ifdef HAVE_LIBDW
+static const struct kmt_sym *symtab_find_name(const struct kmt_symtab *st,
+					      const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr; i++)
+		if (!st->syms[i].module && !strcmp(st->syms[i].name, name))
+			return &st->syms[i];
+	return NULL;
+}
+
+int kmt_symtab_load_vmlinux(struct kmt_symtab *st, const char *path)
+{
+	const struct kmt_sym *text;
+	uint64_t link;
+
+	st->dw = kmt_dw_open(path);
+	if (!st->dw)
+		return -EINVAL;
+	text = symtab_find_name(st, "_text");
+	if (text && !kmt_dw_symbol_addr(st->dw, "_text", &link))
+		st->bias = text->addr - link;
+	return 0;
+}
+#else
+int kmt_symtab_load_vmlinux(struct kmt_symtab *st, const char *path)
+{
+	(void)st;
+	err_msg("%s: this kmemtrace was built without libdw (STATIC=1), use -s System.map instead",
+		path);
+	return -EOPNOTSUPP;
+}
+#endif /* HAVE_LIBDW */
+
+int kmt_symtab_setup(struct kmt_symtab *st, const char *dir,
+		     const char *symfile, const char *vmlinux)
+{
+	char *path = NULL;
+	int ret = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (symfile) {
+		ret = kmt_symtab_load_text(st, symfile);
+	} else if (dir) {
+		path = path_join(dir, "kallsyms");
+		if (!access(path, F_OK))
+			ret = kmt_symtab_load_text(st, path);
+		free(path);
+	}
+	if (!ret && vmlinux)
+		ret = kmt_symtab_load_vmlinux(st, vmlinux);
+	return ret;
+}
+
+void kmt_symtab_format(const struct kmt_symtab *st, uint64_t addr,
+		       char *buf, size_t len)
+{
+	const struct kmt_sym *sym;
+	uint64_t off;
+
+	if (st->dw && !kmt_dw_format(st->dw, addr - st->bias, buf, len))
+		return;
+	sym = kmt_symtab_lookup(st, addr, &off);
+	if (!sym)
+		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+	else if (sym->module)
+		snprintf(buf, len, "%s+0x%llx [%s]", sym->name,
+			 (unsigned long long)off, sym->module);
+	else
+		snprintf(buf, len, "%s+0x%llx", sym->name,
+			 (unsigned long long)off);
+}
+
+void kmt_symtab_free(struct kmt_symtab *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr; i++)
+		sym_free(&st->syms[i]);
+	free(st->syms);
+	kmt_dw_close(st->dw);
+	memset(st, 0, sizeof(*st));
+}

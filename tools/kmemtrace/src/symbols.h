@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmemtrace - turning call site addresses into symbol names
+ */
+#ifndef __KMEMTRACE_SYMBOLS_H
+#define __KMEMTRACE_SYMBOLS_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A call site further than this from the symbol before it is not resolved. */
+#define KMT_SYM_MAX_OFFSET	0x100000
+
+/**
+ * struct kmt_sym - one text symbol of a kallsyms or System.map file
+ * @addr: address of the symbol
+ * @name: symbol name
+ * @module: module name, NULL for symbols of the kernel image
+ * @order: line of the symbol in its file, to keep sorting stable
+ */
+struct kmt_sym {
+	uint64_t addr;
+	char *name;
+	char *module;
+	size_t order;
+};
+
+struct kmt_dw;
+
+/**
+ * struct kmt_symtab - everything known to symbolize call sites
+ * @syms: text symbols from a kallsyms or System.map file, sorted by address
+ * @nr: number of @syms
+ * @dw: vmlinux opened with libdw, NULL when none
+ * @bias: what to subtract from a traced address to get a vmlinux address
+ *	(the KASLR offset, computed from "_text" when kallsyms is known)
+ */
+struct kmt_symtab {
+	struct kmt_sym *syms;
+	size_t nr;
+	struct kmt_dw *dw;
+	uint64_t bias;
+};
+
+/**
+ * kmt_symtab_load_text() - read a /proc/kallsyms or System.map file
+ * @st: the table, zero-initialised; symbols are added to it
+ * @path: the file, lines of "ADDRESS TYPE NAME [MODULE]"
+ *
+ * Only text symbols (types t, T, w and W) with a non-zero address are kept.
+ * Of several symbols at one address, the first one of the file wins.
+ *
+ * Return: 0 on success, -errno on failure (reported with err_msg()).
+ */
+int kmt_symtab_load_text(struct kmt_symtab *st, const char *path);
+
+/**
+ * kmt_symtab_lookup() - find the text symbol an address belongs to
+ * @st: the table
+ * @addr: the address
+ * @off: on success, @addr minus the address of the symbol
+ *
+ * Return: the symbol, or NULL if none is close enough before @addr.
+ */
+const struct kmt_sym *kmt_symtab_lookup(const struct kmt_symtab *st,
+					uint64_t addr, uint64_t *off);
+
+/**
+ * kmt_symtab_load_vmlinux() - use a vmlinux (with libdw) for symbols
+ * @st: the table; if it already holds kallsyms symbols, they are used to
+ *	compute the KASLR offset of the traced kernel
+ * @path: the vmlinux file
+ *
+ * Return: 0 on success, -errno on failure (reported with err_msg()).
+ */
+int kmt_symtab_load_vmlinux(struct kmt_symtab *st, const char *path);
+
+/**
+ * kmt_symtab_setup() - load the symbols "report" and "dump" use
+ * @st: the table, zero-initialised
+ * @dir: a record directory whose "kallsyms" file is used when present,
+ *	or NULL
+ * @symfile: a kallsyms or System.map file to use instead, or NULL
+ * @vmlinux: a vmlinux to use first, or NULL
+ *
+ * Return: 0 on success, -errno on failure (reported with err_msg()).
+ */
+int kmt_symtab_setup(struct kmt_symtab *st, const char *dir,
+		     const char *symfile, const char *vmlinux);
+
+/**
+ * kmt_symtab_format() - write an address as "func+0xoff"
+ * @st: the table
+ * @addr: the address
+ * @buf: where to write; "func+0xoff [module]" for a module symbol,
+ *	"func+0xoff (file:line)" when a vmlinux with debug info knows the
+ *	line, or "0xADDRESS" when no symbol matches
+ * @len: size of @buf
+ */
+void kmt_symtab_format(const struct kmt_symtab *st, uint64_t addr,
+		       char *buf, size_t len);
+
+/**
+ * kmt_symtab_free() - release a table
+ * @st: the table
+ */
+void kmt_symtab_free(struct kmt_symtab *st);
+
+#ifdef HAVE_LIBDW
+/**
+ * kmt_dw_open() - open a vmlinux with libdw
+ * @path: the vmlinux file
+ *
+ * Return: the handle, or NULL on failure (reported with err_msg()).
+ */
+struct kmt_dw *kmt_dw_open(const char *path);
+
+/**
+ * kmt_dw_symbol_addr() - link-time address of a symbol of the vmlinux
+ * @dw: the handle
+ * @name: the symbol, e.g. "_text"
+ * @addr: on success, its address
+ *
+ * Return: 0 on success, -ENOENT if the symbol is not found.
+ */
+int kmt_dw_symbol_addr(struct kmt_dw *dw, const char *name, uint64_t *addr);
+
+/**
+ * kmt_dw_format() - write a vmlinux address as "func+0xoff (file:line)"
+ * @dw: the handle
+ * @addr: link-time address of a call site
+ * @buf: where to write; the "(file:line)" part needs debug info
+ * @len: size of @buf
+ *
+ * Return: 0 on success, -ENOENT if no symbol contains @addr.
+ */
+int kmt_dw_format(struct kmt_dw *dw, uint64_t addr, char *buf, size_t len);
+
+/**
+ * kmt_dw_close() - release a handle of kmt_dw_open()
+ * @dw: the handle
+ */
+void kmt_dw_close(struct kmt_dw *dw);
+#else
+/* Without libdw, kmt_symtab_load_vmlinux() fails and these are unused. */
+static inline int kmt_dw_symbol_addr(struct kmt_dw *dw, const char *name,
+				     uint64_t *addr)
+{
+	(void)dw;
+	(void)name;
+	(void)addr;
+	return -ENOENT;
+}
+
+static inline int kmt_dw_format(struct kmt_dw *dw, uint64_t addr,
+				char *buf, size_t len)
+{
+	(void)dw;
+	(void)addr;
+	(void)buf;
+	(void)len;
+	return -ENOENT;
+}
+
+static inline void kmt_dw_close(struct kmt_dw *dw)
+{
+	(void)dw;
+}
+#endif /* HAVE_LIBDW */
+
+#endif /* __KMEMTRACE_SYMBOLS_H */

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace - reading and validating recorded event streams
+ */
+#include <assert.h>
+#include <byteswap.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace.h"
+#include "utils.h"
+
+static_assert(sizeof(struct kmemtrace_event) == KMEMTRACE_EVENT_SIZE,
+	       "struct kmemtrace_event must be KMEMTRACE_EVENT_SIZE bytes");
+
+static const char * const kind_names[] = {
+	[KMEMTRACE_KIND_ALLOC]	= "alloc",
+	[KMEMTRACE_KIND_FREE]	= "free",
+};
+
+static const char * const type_names[] = {
+	[KMEMTRACE_TYPE_KMALLOC]	= "kmalloc",
+	[KMEMTRACE_TYPE_CACHE]		= "cache",
+	[KMEMTRACE_TYPE_PAGES]		= "pages",
+	[KMEMTRACE_TYPE_PERCPU]		= "percpu",
+	[KMEMTRACE_TYPE_VMALLOC]	= "vmalloc",
+};
+
+const char *kmt_kind_name(unsigned int kind)
+{
+	if (kind >= ARRAY_SIZE(kind_names) || !kind_names[kind])
+		return "?";
+	return kind_names[kind];
+}
+
+const char *kmt_type_name(unsigned int type)
+{
+	if (type >= ARRAY_SIZE(type_names) || !type_names[type])
+		return "?";
+	return type_names[type];
+}
+
+int kmt_cpu_from_name(const char *path)
+{
+	const char *name = path_basename(path);
+	long cpu = 0;
+	const char *p;
+
+	if (strncmp(name, "cpu", 3) || !name[3])
+		return -1;
+	for (p = name + 3; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		cpu = cpu * 10 + (*p - '0');
+		if (cpu > INT_MAX)
+			return -1;
+	}
+	return cpu;
+}
+
+void kmt_event_swab(struct kmemtrace_event *ev)
+{
+	ev->magic = bswap_16(ev->magic);
+	ev->flags = bswap_16(ev->flags);
+	ev->cpu = bswap_32(ev->cpu);
+	ev->pid = bswap_32(ev->pid);
+	ev->node = (__s32)bswap_32((__u32)ev->node);
+	ev->gfp_flags = bswap_32(ev->gfp_flags);
+	ev->cache_id = bswap_32(ev->cache_id);
+	ev->__reserved = bswap_32(ev->__reserved);
+	ev->seq = bswap_64(ev->seq);
+	ev->timestamp = bswap_64(ev->timestamp);
+	ev->call_site = bswap_64(ev->call_site);
+	ev->ptr = bswap_64(ev->ptr);
+	ev->bytes_req = bswap_64(ev->bytes_req);
+	ev->bytes_alloc = bswap_64(ev->bytes_alloc);
+}
+
+int kmt_stream_load(struct kmt_stream *s, const char *path)
+{
+	size_t len, i;
+	char *buf;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	ret = read_file(path, &buf, &len);
+	if (ret) {
+		err_msg("%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	s->path = xstrdup(path);
+	s->cpu = kmt_cpu_from_name(path);
+	s->nr = len / KMEMTRACE_EVENT_SIZE;
+	s->tail = len % KMEMTRACE_EVENT_SIZE;
+	s->ev = xmalloc(s->nr * KMEMTRACE_EVENT_SIZE);
+	s->valid = xcalloc(s->nr, sizeof(*s->valid));
+	memcpy(s->ev, buf, s->nr * KMEMTRACE_EVENT_SIZE);
+	free(buf);
+
+	for (i = 0; i < s->nr; i++) {
+		if (s->ev[i].magic != KMEMTRACE_MAGIC_SWAPPED)
+			continue;
+		kmt_event_swab(&s->ev[i]);
+		s->swapped++;
+	}
+	return 0;
+}
+
+static void stream_problem(const struct kmt_stream *s, struct kmt_stats *st,
+			   size_t i, const char *what)
+{
+	if (++st->errors > KMT_MAX_ERRORS)
+		return;
+	err_msg("%s: event %zu (offset %zu): %s", s->path, i,
+		i * KMEMTRACE_EVENT_SIZE, what);
+}
+
+/* Return NULL for a well-formed event, else what is wrong with it in @buf. */
+static const char *event_problem(const struct kmt_stream *s,
+				 const struct kmemtrace_event *ev,
+				 char *buf, size_t len)
+{
+	if (ev->magic != KMEMTRACE_MAGIC)
+		snprintf(buf, len, "bad magic 0x%04x", ev->magic);
+	else if (ev->abi_version != KMEMTRACE_ABI_VERSION)
+		snprintf(buf, len, "unsupported abi_version %u (expected %u)",
+			 ev->abi_version, KMEMTRACE_ABI_VERSION);
+	else if (ev->kind < KMEMTRACE_KIND_ALLOC || ev->kind > KMEMTRACE_KIND_FREE)
+		snprintf(buf, len, "bad kind %u", ev->kind);
+	else if (ev->type < KMEMTRACE_TYPE_KMALLOC || ev->type > KMEMTRACE_TYPE_VMALLOC)
+		snprintf(buf, len, "bad type %u", ev->type);
+	else if (s->cpu >= 0 && ev->cpu != (__u32)s->cpu)
+		snprintf(buf, len, "cpu field %u does not match file cpu%d",
+			 ev->cpu, s->cpu);
+	else
+		return NULL;
+	return buf;
+}
+
+/* Account a well-formed event; return false if its seq goes backwards. */
+static bool stream_account_seq(struct kmt_stats *st,
+			       const struct kmemtrace_event *ev,
+			       char *buf, size_t len)
+{
+	if (st->events && ev->seq <= st->last_seq) {
+		snprintf(buf, len, "seq %llu not above previous seq %llu",
+			 (unsigned long long)ev->seq,
+			 (unsigned long long)st->last_seq);
+		return false;
+	}
+	if (st->events)
+		st->gaps += ev->seq - st->last_seq - 1;
+	else
+		st->first_seq = ev->seq;
+	st->last_seq = ev->seq;
+	st->events++;
+	return true;
+}
+
+size_t kmt_stream_validate(struct kmt_stream *s, struct kmt_stats *st)
+{
+	char why[128];
+	size_t i;
+
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < s->nr; i++) {
+		s->valid[i] = false;
+		if (event_problem(s, &s->ev[i], why, sizeof(why)) ||
+		    !stream_account_seq(st, &s->ev[i], why, sizeof(why))) {
+			stream_problem(s, st, i, why);
+			continue;
+		}
+		s->valid[i] = true;
+	}
+	if (s->tail) {
+		if (++st->errors <= KMT_MAX_ERRORS)
+			err_msg("%s: truncated event at offset %zu (%zu bytes, file size not a multiple of %d)",
+				s->path, s->nr * KMEMTRACE_EVENT_SIZE, s->tail,
+				KMEMTRACE_EVENT_SIZE);
+	}
+	if (st->errors > KMT_MAX_ERRORS)
+		err_msg("%s: %zu more problems not shown", s->path,
+			st->errors - KMT_MAX_ERRORS);
+	return st->errors;
+}
+
+void kmt_stream_free(struct kmt_stream *s)
+{
+	free(s->path);
+	free(s->ev);
+	free(s->valid);
+	memset(s, 0, sizeof(*s));
+}
+
+int kmt_trace_add_file(struct kmt_trace *t, const char *path)
+{
+	struct kmt_stream s;
+	int ret;
+
+	ret = kmt_stream_load(&s, path);
+	if (ret)
+		return ret;
+	t->streams = xrealloc(t->streams, (t->nr + 1) * sizeof(*t->streams));
+	t->streams[t->nr++] = s;
+	return 0;
+}
+
+static int stream_cmp(const void *a, const void *b)
+{
+	const struct kmt_stream *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+void kmt_trace_read_dropped(struct kmt_trace *t)
+{
+	char *path = path_join(t->dir, "dropped");
+	int ret;
+
+	ret = read_u64_file(path, &t->dropped);
+	t->has_dropped = !ret;
+	if (ret && ret != -ENOENT)
+		err_msg("%s: %s, ignored", path,
+			ret == -EINVAL ? "not a number" : strerror(-ret));
+	free(path);
+}
+
+int kmt_trace_load_dir(struct kmt_trace *t, const char *dir)
+{
+	struct dirent *de;
+	int ret = 0;
+	char *path;
+	DIR *d;
+
+	memset(t, 0, sizeof(*t));
+	d = opendir(dir);
+	if (!d) {
+		ret = -errno;
+		err_msg("%s: %s", dir, strerror(-ret));
+		return ret;
+	}
+	t->dir = xstrdup(dir);
+	while (!ret && (de = readdir(d))) {
+		if (kmt_cpu_from_name(de->d_name) < 0)
+			continue;
+		path = path_join(dir, de->d_name);
+		ret = kmt_trace_add_file(t, path);
+		free(path);
+	}
+	closedir(d);
+	if (!ret && !t->nr) {
+		err_msg("%s: no cpuN files (not a kmemtrace record directory?)", dir);
+		ret = -ENOENT;
+	}
+	if (ret)
+		return ret;
+	qsort(t->streams, t->nr, sizeof(*t->streams), stream_cmp);
+	kmt_trace_read_dropped(t);
+	return 0;
+}
+
+size_t kmt_trace_validate(struct kmt_trace *t, struct kmt_stats *st)
+{
+	size_t i, errors = 0;
+
+	for (i = 0; i < t->nr; i++)
+		errors += kmt_stream_validate(&t->streams[i], &st[i]);
+	return errors;
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct kmt_ref *x = a, *y = b;
+	int c;
+
+	c = cmp_u64(x->ev->timestamp, y->ev->timestamp);
+	if (!c)
+		c = cmp_u64(x->ev->cpu, y->ev->cpu);
+	if (!c)
+		c = cmp_u64(x->ev->seq, y->ev->seq);
+	if (!c)
+		c = cmp_u64(x->stream, y->stream);
+	if (!c)
+		c = cmp_u64(x->index, y->index);
+	return c;
+}
+
+struct kmt_ref *kmt_trace_timeline(const struct kmt_trace *t, size_t *nr)
+{
+	size_t i, j, n = 0;
+	struct kmt_ref *refs;
+
+	for (i = 0; i < t->nr; i++)
+		for (j = 0; j < t->streams[i].nr; j++)
+			n += t->streams[i].valid[j];
+	refs = xcalloc(n, sizeof(*refs));
+	n = 0;
+	for (i = 0; i < t->nr; i++) {
+		for (j = 0; j < t->streams[i].nr; j++) {
+			if (!t->streams[i].valid[j])
+				continue;
+			refs[n].ev = &t->streams[i].ev[j];
+			refs[n].stream = i;
+			refs[n].index = j;
+			n++;
+		}
+	}
+	qsort(refs, n, sizeof(*refs), ref_cmp);
+	*nr = n;
+	return refs;
+}
+
+void kmt_trace_free(struct kmt_trace *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr; i++)
+		kmt_stream_free(&t->streams[i]);
+	free(t->streams);
+	free(t->dir);
+	memset(t, 0, sizeof(*t));
+}

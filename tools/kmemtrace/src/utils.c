@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace - small helpers shared by the commands
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "utils.h"
+
+void err_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("kmemtrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void out_of_memory(size_t size)
+{
+	err_msg("out of memory allocating %zu bytes", size);
+	exit(1);
+}
+
+void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (!p)
+		out_of_memory(size);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	if (!p)
+		out_of_memory(nmemb * size);
+	return p;
+}
+
+void *xrealloc(void *ptr, size_t size)
+{
+	void *p = realloc(ptr, size ? size : 1);
+
+	if (!p)
+		out_of_memory(size);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		out_of_memory(strlen(s) + 1);
+	return p;
+}
+
+char *path_join(const char *dir, const char *name)
+{
+	size_t len = strlen(dir) + strlen(name) + 2;
+	char *p = xmalloc(len);
+
+	snprintf(p, len, "%s/%s", dir, name);
+	return p;
+}
+
+const char *path_basename(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+int is_dir(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return -errno;
+	return S_ISDIR(st.st_mode);
+}
+
+int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int read_fd(int fd, char **buf, size_t *len)
+{
+	size_t size = 4096, used = 0;
+	char *p = xmalloc(size);
+	ssize_t n;
+
+	for (;;) {
+		if (size - used < 2) {
+			size *= 2;
+			p = xrealloc(p, size);
+		}
+		n = read(fd, p + used, size - used - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			n = -errno;
+			free(p);
+			return n;
+		}
+		if (!n)
+			break;
+		used += n;
+	}
+	p[used] = '\0';
+	*buf = p;
+	*len = used;
+	return 0;
+}
+
+int read_file(const char *path, char **buf, size_t *len)
+{
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = read_fd(fd, buf, len);
+	close(fd);
+	return ret;
+}
+
+int write_string(const char *path, const char *s)
+{
+	int fd, ret;
+
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = write_all(fd, s, strlen(s));
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+int copy_file(const char *src, const char *dst)
+{
+	size_t len;
+	char *buf;
+	int fd, ret;
+
+	ret = read_file(src, &buf, &len);
+	if (ret) {
+		err_msg("%s: %s", src, strerror(-ret));
+		return ret;
+	}
+	fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+	} else {
+		ret = write_all(fd, buf, len);
+		if (close(fd) && !ret)
+			ret = -errno;
+	}
+	if (ret)
+		err_msg("%s: %s", dst, strerror(-ret));
+	free(buf);
+	return ret;
+}
+
+int parse_u64(const char *s, uint64_t *val)
+{
+	unsigned long long v;
+	char *end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return -EINVAL;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end)
+		return -EINVAL;
+	*val = v;
+	return 0;
+}
+
+int read_u64_file(const char *path, uint64_t *val)
+{
+	size_t len;
+	char *buf;
+	int ret;
+
+	ret = read_file(path, &buf, &len);
+	if (ret)
+		return ret;
+	ret = parse_u64(buf, val);
+	free(buf);
+	return ret;
+}

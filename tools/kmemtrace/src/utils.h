@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmemtrace - small helpers shared by the commands
+ */
+#ifndef __KMEMTRACE_UTILS_H
+#define __KMEMTRACE_UTILS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit status of a command line usage error. */
+#define KMT_EXIT_USAGE	2
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
+/* The kernel's __printf(); <linux/compiler.h> is not usable from here. */
+#ifndef __printf
+#define __kmt_attribute(x)	__attribute__((x))
+#define __printf(a, b)		__kmt_attribute(format(printf, a, b))
+#endif
+
+/**
+ * err_msg() - print "kmemtrace: MESSAGE\n" on stderr
+ * @fmt: printf() format of the message, without the trailing newline
+ */
+__printf(1, 2) void err_msg(const char *fmt, ...);
+
+/**
+ * xmalloc() - malloc() that exits on failure
+ * @size: bytes to allocate
+ *
+ * Return: the new memory, never NULL.
+ */
+void *xmalloc(size_t size);
+
+/**
+ * xcalloc() - calloc() that exits on failure
+ * @nmemb: number of elements
+ * @size: bytes per element
+ *
+ * Return: the new zeroed memory, never NULL.
+ */
+void *xcalloc(size_t nmemb, size_t size);
+
+/**
+ * xrealloc() - realloc() that exits on failure
+ * @ptr: memory to resize, or NULL
+ * @size: new size in bytes
+ *
+ * Return: the resized memory, never NULL.
+ */
+void *xrealloc(void *ptr, size_t size);
+
+/**
+ * xstrdup() - strdup() that exits on failure
+ * @s: string to copy
+ *
+ * Return: the copy, never NULL.
+ */
+char *xstrdup(const char *s);
+
+/**
+ * path_join() - build "DIR/NAME"
+ * @dir: directory
+ * @name: file name inside @dir
+ *
+ * Return: the new path, to be freed by the caller.
+ */
+char *path_join(const char *dir, const char *name);
+
+/**
+ * path_basename() - last component of a path, without modifying it
+ * @path: the path
+ *
+ * Return: pointer into @path after its last '/'.
+ */
+const char *path_basename(const char *path);
+
+/**
+ * is_dir() - tell whether a path names a directory
+ * @path: the path
+ *
+ * Return: 1 for a directory, 0 for anything else, -errno if stat() failed.
+ */
+int is_dir(const char *path);
+
+/**
+ * write_all() - write a whole buffer, retrying short writes and EINTR
+ * @fd: file descriptor
+ * @buf: bytes to write
+ * @len: number of bytes
+ *
+ * Return: 0 on success, -errno on failure.
+ */
+int write_all(int fd, const void *buf, size_t len);
+
+/**
+ * read_file() - read a whole file into memory
+ * @path: file to read; works for files whose size stat() does not know
+ * @buf: on success, the NUL-terminated contents, to be freed by the caller
+ * @len: on success, the number of bytes read (without the NUL)
+ *
+ * Return: 0 on success, -errno on failure.
+ */
+int read_file(const char *path, char **buf, size_t *len);
+
+/**
+ * write_string() - replace the contents of a file by a string
+ * @path: file to open with O_WRONLY | O_TRUNC; it must exist
+ * @s: the new contents
+ *
+ * Return: 0 on success, -errno on failure.
+ */
+int write_string(const char *path, const char *s);
+
+/**
+ * copy_file() - copy a file, creating or truncating the destination
+ * @src: file to read
+ * @dst: file to write
+ *
+ * Return: 0 on success, -errno on failure; err_msg() names the failing file.
+ */
+int copy_file(const char *src, const char *dst);
+
+/**
+ * parse_u64() - parse an unsigned number, decimal or 0x hexadecimal
+ * @s: the text; surrounding blanks and one trailing newline are allowed
+ * @val: on success, the number
+ *
+ * Return: 0 on success, -EINVAL if @s is not a number.
+ */
+int parse_u64(const char *s, uint64_t *val);
+
+/**
+ * read_u64_file() - read a file holding one unsigned number
+ * @path: the file, e.g. "DIR/dropped"
+ * @val: on success, the number
+ *
+ * Return: 0 on success, -errno on failure, -EINVAL for bad contents.
+ */
+int read_u64_file(const char *path, uint64_t *val);
+
+#endif /* __KMEMTRACE_UTILS_H */

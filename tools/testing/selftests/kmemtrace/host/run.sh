@@ -1,0 +1,521 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host tests of the kmemtrace tool: crafted streams in, exact output out.
+#
+# usage: run.sh KMEMTRACE_BINARY SCRATCH_DIR
+#
+# Builds mkstream.c with ${CC:-cc}, then runs every test in its own
+# directory SCRATCH_DIR/NAME and prints the results as KTAP.  A failing
+# test prints what it expected and what it got as "# " lines.
+# Exit status: 0 when every test passed or was skipped, 1 otherwise.
+
+set -u
+
+if [ $# -ne 2 ]; then
+	echo "usage: $0 KMEMTRACE_BINARY SCRATCH_DIR" >&2
+	exit 2
+fi
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+case $1 in
+*/*)	dir=$(cd "$(dirname "$1")" 2> /dev/null && pwd) || dir=$(dirname "$1")
+	KMT=$dir/$(basename "$1") ;;
+*)	KMT=$(command -v "$1") || KMT=$1 ;;
+esac
+mkdir -p "$2" || exit 1
+SCRATCH=$(cd "$2" && pwd)
+MKSTREAM=$SCRATCH/mkstream
+UAPI=$HERE/../../../../../include/uapi/linux/kmemtrace.h
+
+# ---------------------------------------------------------------- helpers
+
+# run ARGS...: run kmemtrace; stdout to ./out, stderr to ./err, status in $rc
+run() {
+	"$KMT" "$@" > out 2> err
+	rc=$?
+}
+
+fail() {
+	echo "$*"
+	return 1
+}
+
+expect_rc() {
+	[ "$rc" -eq "$1" ] || fail "exit status $rc, expected $1"
+}
+
+# expect_file FILE: FILE must hold exactly the text on stdin
+expect_file() {
+	cat > "$1.expected"
+	diff -u "$1.expected" "$1" >&2 || fail "unexpected contents of $1"
+}
+
+expect_out() {
+	expect_file out
+}
+
+expect_err() {
+	expect_file err
+}
+
+# expect_has FILE TEXT: FILE must hold a line containing TEXT
+expect_has() {
+	grep -qF -- "$2" "$1" || fail "$1 lacks '$2'"
+}
+
+mk() {
+	"$MKSTREAM" "$@" || fail "mkstream $*"
+}
+
+KALLSYMS='ffffffff81000000 T _text
+ffffffff81000100 T foo_alloc
+ffffffff81000100 t foo_alloc_alias
+ffffffff81000180 d some_data
+ffffffff81000200 t bar_create
+ffffffff81000300 T _etext
+ffffffffc0001000 t mod_fn	[mymod]'
+
+# basic_trace DIR: two CPUs, every allocator type but percpu, 2 seq gaps
+basic_trace() {
+	mkdir -p "$1"
+	mk "$1/cpu0" \
+		site=0xffffffff81000110,ptr=0xffff888000001000,req=100,alloc=128 \
+		site=0xffffffff81000110,ptr=0xffff888000002000,req=50,alloc=64 \
+		kind=free,site=0xffffffff81000210,ptr=0xffff888000001000 \
+		type=pages,order=1,site=0xffffffffc0001010,ptr=0xffffea0000001000,req=8192,alloc=8192 &&
+	mk "$1/cpu1" \
+		seq=5,ts=1500,type=cache,cache=3,site=0xffffffff81000220,ptr=0xffff888000003000,req=192,alloc=192,gfp=0xcc0,pid=42,node=0 \
+		seq=8,ts=2500,kind=free,ptr=0xffff888000002000,site=0xffffffff81000210 &&
+	echo 3 > "$1/dropped" &&
+	echo 1 > "$1/abi_version" &&
+	echo "$KALLSYMS" > "$1/kallsyms"
+}
+
+# ------------------------------------------------------------------ tests
+
+t_cli_help_and_version() {
+	run --help
+	expect_rc 0 && expect_has out "usage: kmemtrace COMMAND" || return 1
+	for c in record report check dump; do
+		expect_has out "$c " || return 1
+	done
+	run --version
+	expect_rc 0 && grep -q '^kmemtrace version .' out ||
+		fail "bad --version output" || return 1
+	for c in record report check dump; do
+		run $c --help
+		expect_rc 0 && expect_has out "usage: kmemtrace $c" || return 1
+	done
+}
+
+t_cli_unknown_command() {
+	run frobnicate
+	expect_rc 2 && expect_has err "kmemtrace: unknown command 'frobnicate'" &&
+		expect_has err "usage: kmemtrace COMMAND" && expect_out < /dev/null ||
+		return 1
+	run
+	expect_rc 2 && expect_has err "usage: kmemtrace COMMAND"
+}
+
+t_cli_bad_args() {
+	basic_trace t || return 1
+	run report --bogus t
+	expect_rc 2 && expect_has err "unrecognized option '--bogus'" &&
+		expect_has err "usage: kmemtrace report" || return 1
+	run report -n many t
+	expect_rc 2 && expect_has err "kmemtrace: report: bad number for -n: 'many'" ||
+		return 1
+	for c in report check dump record; do
+		run $c
+		expect_rc 2 && expect_has err "usage: kmemtrace $c" || return 1
+	done
+	run record -o x -d 1 -- true
+	expect_rc 2 && expect_has err "-d and CMD cannot be used together"
+}
+
+t_report_counts_by_kind_type_cpu() {
+	basic_trace t || return 1
+	run report t
+	expect_rc 0 || return 1
+	sed -n '1,/^dropped/p' out > counts
+	expect_file counts <<-'END'
+	kmemtrace report v1
+	events: 6 (alloc 4, free 2)
+
+	type            alloc         free
+	kmalloc             2            2
+	cache               1            0
+	pages               1            0
+	percpu              0            0
+	vmalloc             0            0
+
+	cpu            events
+	cpu0                4
+	cpu1                2
+
+	dropped: 3 (kernel counter), 2 seen as seq gaps
+	END
+}
+
+t_report_top_sites_symbolized() {
+	basic_trace t || return 1
+	run report t
+	expect_rc 0 || return 1
+	sed -n '/^still/,$p' out > sites
+	expect_file sites <<-'END'
+	still allocated at end: 2 allocations, 8384 bytes
+
+	top 10 call sites by bytes allocated:
+	     count    bytes_req  bytes_alloc   waste  call_site
+	         1         8192         8192    0.0%  mod_fn+0x10 [mymod]
+	         2          150          192   21.9%  foo_alloc+0x10
+	         1          192          192    0.0%  bar_create+0x20
+	END
+}
+
+t_report_symfile_and_unresolved() {
+	basic_trace t || return 1
+	rm t/kallsyms
+	mk t/cpu0 site=0xffffffff81000110,alloc=300 site=0xffffffff810001a0,alloc=200 \
+		site=0xffffffff80000000,alloc=100 site=0xffffffff81200000,alloc=50 || return 1
+	printf '%s\n' 'ffffffff81000000 T _text' 'ffffffff81000100 T map_fn' \
+		'ffffffff81000180 D map_data' 'ffffffff81000300 T _etext' > System.map
+	run report -n 4 t
+	sed -n '/^top/,$p' out > sites
+	expect_rc 0 && expect_file sites <<-'END' || return 1
+	top 4 call sites by bytes allocated:
+	     count    bytes_req  bytes_alloc   waste  call_site
+	         1            0          300  100.0%  0xffffffff81000110
+	         1            0          200  100.0%  0xffffffff810001a0
+	         1          192          192    0.0%  0xffffffff81000220
+	         1            0          100  100.0%  0xffffffff80000000
+	END
+	run report -n 4 -s System.map t
+	sed -n '/^top/,$p' out > sites
+	expect_rc 0 && expect_file sites <<-'END'
+	top 4 call sites by bytes allocated:
+	     count    bytes_req  bytes_alloc   waste  call_site
+	         1            0          300  100.0%  map_fn+0x10
+	         1            0          200  100.0%  map_fn+0xa0
+	         1          192          192    0.0%  map_fn+0x120
+	         1            0          100  100.0%  0xffffffff80000000
+	END
+}
+
+t_report_top_n_ties_by_address() {
+	mkdir t && echo "$KALLSYMS" > t/kallsyms || return 1
+	mk t/cpu0 site=0xffffffff81000230,req=64,alloc=64 \
+		site=0xffffffff81000120,req=32,alloc=64 \
+		site=0xffffffff81000210,req=64,alloc=64 \
+		site=0xffffffff81000140,req=8,alloc=8 || return 1
+	run report -n 2 t
+	sed -n '/^top/,$p' out > sites
+	expect_rc 0 && expect_file sites <<-'END'
+	top 2 call sites by bytes allocated:
+	     count    bytes_req  bytes_alloc   waste  call_site
+	         1           32           64   50.0%  foo_alloc+0x20
+	         1           64           64    0.0%  bar_create+0x10
+	END
+}
+
+t_report_still_allocated() {
+	mkdir t || return 1
+	# 0x1000 freed on the other CPU, 0x2000 freed then allocated again,
+	# 0x3000 freed as another type, 0x4000 freed before being allocated.
+	mk t/cpu0 ts=100,ptr=0x1000,alloc=16 ts=200,ptr=0x2000,alloc=32 \
+		ts=400,ptr=0x2000,alloc=64 ts=500,ptr=0x3000,alloc=128 \
+		ts=900,ptr=0x4000,alloc=256 || return 1
+	mk t/cpu1 ts=150,kind=free,ptr=0x1000 ts=300,kind=free,ptr=0x2000 \
+		ts=600,kind=free,type=vmalloc,ptr=0x3000 \
+		ts=800,kind=free,ptr=0x4000 || return 1
+	run report t
+	expect_rc 0 && expect_has out "still allocated at end: 3 allocations, 448 bytes"
+}
+
+t_report_dropped_unknown_and_invalid() {
+	mkdir t || return 1
+	mk t/cpu0 seq=10 seq=12 magic=0x1234 seq=20 || return 1
+	run report t
+	expect_rc 0 && expect_has out "events: 3 (alloc 3, free 0)" &&
+		expect_has out "invalid: 1 problems, events skipped (see kmemtrace check)" &&
+		expect_has out "dropped: unknown (no dropped file), 8 seen as seq gaps" &&
+		expect_err <<-'END'
+	kmemtrace: t/cpu0: event 2 (offset 160): bad magic 0x1234
+	END
+}
+
+t_check_valid_trace() {
+	basic_trace t || return 1
+	mk t/cpu2 || return 1
+	run check t
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END'
+	cpu0: events 4, first seq 0, last seq 3, gaps 0
+	cpu1: events 2, first seq 5, last seq 8, gaps 2
+	cpu2: events 0
+	total: events 6, gaps 2, dropped 3
+	result: ok
+	END
+}
+
+t_check_gap_counts() {
+	mkdir t && echo 7 > t/dropped || return 1
+	mk t/cpu0 seq=0 seq=1 seq=5 seq=6 seq=10 && mk t/cpu1 seq=100 seq=102 ||
+		return 1
+	run check t
+	expect_rc 0 && expect_out <<-'END'
+	cpu0: events 5, first seq 0, last seq 10, gaps 6
+	cpu1: events 2, first seq 100, last seq 102, gaps 1
+	total: events 7, gaps 7, dropped 7
+	result: ok
+	END
+}
+
+t_check_gaps_exceed_dropped() {
+	mkdir t && echo 2 > t/dropped || return 1
+	mk t/cpu0 seq=0 seq=4 || return 1
+	run check t
+	expect_rc 1 && expect_has out "total: events 2, gaps 3, dropped 2" &&
+		expect_has out "result: 1 problems" && expect_err <<-'END'
+	kmemtrace: t: seq gaps show 3 lost events but dropped says only 2
+	END
+}
+
+t_check_detects_bad_magic() {
+	mkdir t || return 1
+	mk t/cpu0 "" "" && mk t/cpu1 "" "" magic=0x1234 "" || return 1
+	run check t
+	expect_rc 1 && expect_has out "result: 1 problems" && expect_err <<-'END'
+	kmemtrace: t/cpu1: event 2 (offset 160): bad magic 0x1234
+	END
+}
+
+t_check_detects_truncated_file() {
+	mkdir t || return 1
+	mk -t 40 t/cpu0 "" "" "" || return 1
+	run check t
+	expect_rc 1 && expect_has out "cpu0: events 2, first seq 0, last seq 1, gaps 0" &&
+		expect_err <<-'END'
+	kmemtrace: t/cpu0: truncated event at offset 160 (40 bytes, file size not a multiple of 80)
+	END
+}
+
+t_check_detects_seq_backwards() {
+	mkdir t || return 1
+	mk t/cpu3 seq=7 seq=8 seq=4 seq=8 seq=9 || return 1
+	run check t
+	expect_rc 1 && expect_has out "cpu3: events 3, first seq 7, last seq 9, gaps 0" &&
+		expect_err <<-'END'
+	kmemtrace: t/cpu3: event 2 (offset 160): seq 4 not above previous seq 8
+	kmemtrace: t/cpu3: event 3 (offset 240): seq 8 not above previous seq 8
+	END
+}
+
+t_check_detects_bad_fields() {
+	mkdir t && echo 2 > t/abi_version || return 1
+	mk t/cpu1 kind=3 type=0 type=6 abi=2 cpu=0 "" || return 1
+	run check t
+	expect_rc 1 && expect_has out "result: 6 problems" && expect_err <<-'END'
+	kmemtrace: t/abi_version: ABI version 2, this kmemtrace supports 1
+	kmemtrace: t/cpu1: event 0 (offset 0): bad kind 3
+	kmemtrace: t/cpu1: event 1 (offset 80): bad type 0
+	kmemtrace: t/cpu1: event 2 (offset 160): bad type 6
+	kmemtrace: t/cpu1: event 3 (offset 240): unsupported abi_version 2 (expected 1)
+	kmemtrace: t/cpu1: event 4 (offset 320): cpu field 0 does not match file cpu1
+	END
+}
+
+t_check_named_files_only() {
+	mkdir t && echo 0 > t/dropped || return 1
+	mk t/cpu0 magic=0x1234 && mk t/cpu1 seq=3 seq=4 || return 1
+	run check t cpu1
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
+	cpu1: events 2, first seq 3, last seq 4, gaps 0
+	total: events 2, gaps 0, dropped 0
+	result: ok
+	END
+	run check t/cpu1
+	expect_rc 0 && expect_has out "total: events 2, gaps 0, dropped unknown"
+}
+
+t_swapped_endian_reads_same_as_native() {
+	basic_trace native || return 1
+	cp -r native swapped || return 1
+	for f in native/cpu*; do
+		cpu=${f#native/}
+		case $cpu in
+		cpu0) mk -s swapped/cpu0 \
+			site=0xffffffff81000110,ptr=0xffff888000001000,req=100,alloc=128 \
+			site=0xffffffff81000110,ptr=0xffff888000002000,req=50,alloc=64 \
+			kind=free,site=0xffffffff81000210,ptr=0xffff888000001000 \
+			type=pages,order=1,site=0xffffffffc0001010,ptr=0xffffea0000001000,req=8192,alloc=8192 ;;
+		cpu1) mk -s swapped/cpu1 \
+			seq=5,ts=1500,type=cache,cache=3,site=0xffffffff81000220,ptr=0xffff888000003000,req=192,alloc=192,gfp=0xcc0,pid=42,node=0 \
+			seq=8,ts=2500,kind=free,ptr=0xffff888000002000,site=0xffffffff81000210 ;;
+		esac || return 1
+		! cmp -s "$f" "swapped/$cpu" || fail "swapped/$cpu not byte-swapped" || return 1
+	done
+	for cmd in report check dump; do
+		run $cmd native && expect_rc 0 && [ -s out ] ||
+			fail "$cmd failed on the native trace" || return 1
+		mv out native.out && run $cmd swapped &&
+			expect_rc 0 && expect_err < /dev/null || return 1
+		diff -u native.out out >&2 || fail "$cmd differs when swapped" || return 1
+	done
+}
+
+t_dump_sorted_by_timestamp() {
+	basic_trace t || return 1
+	run dump t
+	expect_rc 0 && expect_out <<-'END'
+	cpu=0 seq=0 ts=1000 alloc kmalloc site=0xffffffff81000110 ptr=0xffff888000001000 req=100 alloc=128 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 sym=foo_alloc+0x10
+	cpu=1 seq=5 ts=1500 alloc cache site=0xffffffff81000220 ptr=0xffff888000003000 req=192 alloc=192 gfp=0xcc0 node=0 pid=42 order=0 cache_id=3 sym=bar_create+0x20
+	cpu=0 seq=1 ts=2000 alloc kmalloc site=0xffffffff81000110 ptr=0xffff888000002000 req=50 alloc=64 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 sym=foo_alloc+0x10
+	cpu=1 seq=8 ts=2500 free kmalloc site=0xffffffff81000210 ptr=0xffff888000002000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 sym=bar_create+0x10
+	cpu=0 seq=2 ts=3000 free kmalloc site=0xffffffff81000210 ptr=0xffff888000001000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 sym=bar_create+0x10
+	cpu=0 seq=3 ts=4000 alloc pages site=0xffffffffc0001010 ptr=0xffffea0000001000 req=8192 alloc=8192 gfp=0x0 node=-1 pid=0 order=1 cache_id=0 sym=mod_fn+0x10 [mymod]
+	END
+}
+
+# fake_debugfs DIR: plain files standing in for /sys/kernel/debug/kmemtrace
+fake_debugfs() {
+	mkdir -p "$1" && echo 0 > "$1/enabled" && echo 1 > "$1/abi_version" &&
+		echo 7 > "$1/dropped" && echo "$KALLSYMS" > kallsyms &&
+		mk "$1/cpu0" "" "" && mk "$1/cpu1" seq=9
+}
+
+t_record_fake_debugfs() {
+	fake_debugfs fake || return 1
+	run record -D fake -o rec -K kallsyms -- sh -c 'cat fake/enabled > seen'
+	expect_rc 0 && expect_out < /dev/null && expect_err <<-'END' || return 1
+	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
+	END
+	expect_file seen <<-'END' || return 1
+	1
+	END
+	expect_file fake/enabled <<-'END' || return 1
+	0
+	END
+	for f in cpu0 cpu1 abi_version dropped; do
+		cmp "fake/$f" "rec/$f" || fail "rec/$f differs from fake/$f" || return 1
+	done
+	cmp kallsyms rec/kallsyms || fail "rec/kallsyms differs" || return 1
+	run check rec
+	expect_rc 0
+}
+
+t_record_empty_and_duration() {
+	fake_debugfs fake || return 1
+	run record -e -d 0 -D fake -o rec -K kallsyms
+	expect_rc 0 && expect_file fake/enabled <<-'END' || return 1
+	0
+	END
+	[ -f rec/cpu0 ] && [ ! -s rec/cpu0 ] && [ -f rec/cpu1 ] && [ ! -s rec/cpu1 ] ||
+		fail "-e did not discard the old events" || return 1
+	expect_has err "recorded 0 events (0 bytes) from 2 CPUs into rec, 7 dropped"
+}
+
+t_record_errors() {
+	run record -D nodir -o rec -- true
+	expect_rc 1 && expect_err <<-'END' || return 1
+	kmemtrace: nodir: No such file or directory (is debugfs mounted and CONFIG_KMEMTRACE on?)
+	END
+	fake_debugfs fake && echo 2 > fake/abi_version || return 1
+	run record -D fake -o rec -- true
+	expect_rc 1 && expect_err <<-'END' || return 1
+	kmemtrace: fake/abi_version: ABI version 2, this kmemtrace supports 1
+	END
+	echo 1 > fake/abi_version || return 1
+	run record -D fake -o rec -K kallsyms -- ./no-such-command
+	expect_rc 1 && expect_has err "kmemtrace: ./no-such-command: No such file or directory" &&
+		expect_file fake/enabled <<-'END'
+	0
+	END
+}
+
+t_report_vmlinux_libdw() {
+	if ! command -v nm > /dev/null; then
+		echo "# SKIP nm not found"
+		return 4
+	fi
+	printf '%s\n' 'void _text(void)' '{' '}' '' 'int foo_alloc(int x)' '{' \
+		'	return x * 3;' '}' '' 'int main(void)' '{' \
+		'	return foo_alloc(1);' '}' > fv.c
+	if ! ${CC:-cc} -g -O0 -no-pie -o vmlinux fv.c 2> /dev/null; then
+		echo "# SKIP cannot build a non-PIE test vmlinux"
+		return 4
+	fi
+	text=$(nm vmlinux | awk '$3 == "_text" { print $1 }')
+	foo=$(nm vmlinux | awk '$3 == "foo_alloc" { print $1 }')
+	# Pretend KASLR moved the kernel by 16 MiB.
+	mkdir t && printf '%x T _text\n' $((0x$text + 0x1000000)) > t/kallsyms &&
+		mk t/cpu0 site=$((0x$foo + 0x1000000 + 4)),req=60,alloc=64 || return 1
+	run report -k vmlinux t
+	if [ $rc -ne 0 ] && grep -q "built without libdw" err; then
+		echo "# SKIP kmemtrace built without libdw"
+		return 4
+	fi
+	expect_rc 0 && expect_has out "         1           60           64    6.2%  foo_alloc+0x4 ($(pwd -P)/fv.c:6)"
+}
+
+TESTS="
+cli_help_and_version
+cli_unknown_command
+cli_bad_args
+report_counts_by_kind_type_cpu
+report_top_sites_symbolized
+report_symfile_and_unresolved
+report_top_n_ties_by_address
+report_still_allocated
+report_dropped_unknown_and_invalid
+report_vmlinux_libdw
+check_valid_trace
+check_gap_counts
+check_gaps_exceed_dropped
+check_detects_bad_magic
+check_detects_truncated_file
+check_detects_seq_backwards
+check_detects_bad_fields
+check_named_files_only
+swapped_endian_reads_same_as_native
+dump_sorted_by_timestamp
+record_fake_debugfs
+record_empty_and_duration
+record_errors
+"
+
+# ------------------------------------------------------------------- main
+
+echo "KTAP version 1"
+if [ ! -x "$KMT" ]; then
+	echo "Bail out! $KMT is not an executable"
+	exit 1
+fi
+mkdir -p "$SCRATCH/include/linux" &&
+	cp "$UAPI" "$SCRATCH/include/linux/kmemtrace.h" &&
+	${CC:-cc} -Wall -Wextra -O2 -I"$SCRATCH/include" -o "$MKSTREAM" \
+		"$HERE/mkstream.c" ||
+	{ echo "Bail out! cannot build mkstream"; exit 1; }
+
+set -- $TESTS
+echo "1..$#"
+n=0
+failed=0
+for name in $TESTS; do
+	n=$((n + 1))
+	dir=$SCRATCH/$name
+	rm -rf "$dir" && mkdir -p "$dir" || exit 1
+	(cd "$dir" && "t_$name") > "$dir.log" 2>&1
+	status=$?
+	sed 's/^/# /; s/^# # /# /' "$dir.log"
+	if [ $status -eq 0 ]; then
+		echo "ok $n $name"
+	elif [ $status -eq 4 ]; then
+		echo "ok $n $name # SKIP"
+	else
+		echo "not ok $n $name"
+		failed=$((failed + 1))
+	fi
+done
+echo "# $((n - failed)) of $n passed"
+[ $failed -eq 0 ]
