@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# kmemtrace: build the series on Debian's linux-source-6.12, boot it under
+# QEMU and test it.  See README.md.
+#
+#   make run          build, boot, record a workload and print a report
+#   make check        run every test layer; the last line sums them
+#   make checkpatch   the kernel's style checks on everything we add
+#   make clean        forget the builds (keeps the download)
+#
+# The kernel tree, builds and logs live in $(KMT_CACHE), outside the repo.
+
+KMT_PIN		:= 6.12.117-1~deb12u1
+KMT_CACHE	?= $(HOME)/.cache/kmemtrace
+KMT_REPO	:= $(CURDIR)
+KMT_TIMEOUT	?= 900
+KMT_SMP		?= 2
+
+export KMT_PIN KMT_CACHE KMT_REPO KMT_TIMEOUT KMT_SMP
+
+BIN		:= tools/testing/selftests/kmemtrace/bin
+CONFIGS		:= tools/testing/selftests/kmemtrace/configs
+STAGE		= $(BIN)/stage.sh
+
+.PHONY: all run check checkpatch deps source prepare kernel tool initramfs \
+	host-test clean distclean banner
+
+all: run
+
+banner:
+	@echo "kmemtrace: cache $(KMT_CACHE) (make KMT_CACHE=... to move it)"
+
+deps: banner
+	@$(STAGE) deps $(BIN)/deps.sh
+
+source: deps
+	@$(STAGE) source $(BIN)/fetch.sh
+
+prepare: source
+	@$(STAGE) prepare $(BIN)/prepare.sh
+
+kernel: prepare
+	@$(STAGE) kernel $(BIN)/build.sh kmemtrace \
+		$(CONFIGS)/base.config $(CONFIGS)/kmemtrace.config
+
+tool: deps
+	@$(STAGE) tool $(BIN)/build-tool.sh
+
+initramfs: kernel tool
+	@$(STAGE) initramfs $(BIN)/mkinitramfs.sh
+
+run: initramfs
+	@$(STAGE) boot $(BIN)/run.sh demo
+
+host-test: tool
+	@$(STAGE) host-test $(BIN)/host-test.sh
+
+check: deps
+	@KMT_MAKE="$(MAKE)" $(BIN)/check.sh
+
+checkpatch: source
+	@$(BIN)/checkpatch.sh
+
+clean:
+	rm -rf $(KMT_CACHE)/build $(KMT_CACHE)/out $(KMT_CACHE)/stage
+
+distclean:
+	rm -rf $(KMT_CACHE)

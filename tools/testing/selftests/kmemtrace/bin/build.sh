@@ -1,0 +1,58 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# build.sh NAME FRAGMENT... - configure and build a kernel.
+#
+# The kernel is built out of tree in $KMT_CACHE/build/VERSION/NAME from
+# tinyconfig plus the config fragments, so Kbuild rebuilds only what
+# changed.  Fails, naming the log, if the build fails or a fragment's
+# option did not make it into the final .config.
+
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+name=$1
+shift
+SRC=$(kmt_src)
+OUT=$(kmt_build "$name")
+LOG=$OUT/build.log
+mkdir -p "$OUT"
+KMAKE="make -C $SRC O=$OUT ARCH=x86_64 -j$KMT_JOBS"
+
+configure() {
+	$KMAKE tinyconfig
+	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$OUT" "$OUT/.config" "$@"
+	$KMAKE olddefconfig
+}
+
+# Every option a fragment sets must be in the result.
+verify() {
+	bad=0
+	for f in "$@"; do
+		grep -h '^CONFIG_' "$f" | while IFS='=' read -r opt val; do
+			if [ "$val" = n ]; then
+				! grep -q "^$opt=" "$OUT/.config" || echo "$opt"
+			else
+				grep -qx "$opt=$val" "$OUT/.config" || echo "$opt"
+			fi
+		done
+	done >"$OUT/config.missing"
+	if [ -s "$OUT/config.missing" ]; then
+		kmt_log "error: options not set in $OUT/.config (dependencies?):"
+		sed 's/^/kmemtrace:   /' "$OUT/config.missing"
+		return 1
+	fi
+}
+
+# Out-of-tree builds need a clean source tree; an in-tree make spoils it.
+if [ -e "$SRC/.config" ] || [ -d "$SRC/include/config" ]; then
+	kmt_log "source tree was configured in place; cleaning it (make mrproper)"
+	make -s -C "$SRC" ARCH=x86_64 mrproper
+fi
+
+kmt_log "building kernel '$name' in $OUT (log: $LOG)"
+if ! { configure "$@" && verify "$@" && $KMAKE bzImage; } >"$LOG" 2>&1; then
+	tail -n 30 "$LOG"
+	kmt_die "kernel '$name' failed to build; full log: $LOG"
+fi
+grep -E '^(  CC|  LD|  AR)' "$LOG" | wc -l | sed 's/^/kmemtrace: objects rebuilt: /'

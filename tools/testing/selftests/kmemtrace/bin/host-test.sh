@@ -1,0 +1,10 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run the host tests of tools/kmemtrace (KTAP on stdout).
+
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+rm -rf "$KMT_CACHE/out/host"
+exec sh "$KMT_SELFTESTS/host/run.sh" "$KMT_CACHE/tool/host/kmemtrace" "$KMT_CACHE/out/host"

@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared settings of the kmemtrace QEMU harness, sourced by the other
+# scripts in this directory.  Everything is driven by the top-level
+# Makefile, which exports KMT_CACHE, KMT_PIN and KMT_REPO.
+
+: "${KMT_REPO:?KMT_REPO must name the kmemtrace repository}"
+: "${KMT_CACHE:?KMT_CACHE must name the cache directory}"
+: "${KMT_PIN:?KMT_PIN must name the pinned linux-source-6.12 version}"
+
+# Sub-makes get their own -j; an outer make's jobserver only adds noise.
+unset MAKEFLAGS MFLAGS MAKELEVEL
+
+KMT_BIN=$KMT_REPO/tools/testing/selftests/kmemtrace/bin
+KMT_SELFTESTS=$KMT_REPO/tools/testing/selftests/kmemtrace
+KMT_JOBS=${KMT_JOBS:-$(nproc)}
+
+kmt_die() {
+	echo "kmemtrace: error: $*" >&2
+	exit 1
+}
+
+kmt_log() {
+	echo "kmemtrace: $*"
+}
+
+# The version actually used: the pin, unless fetch.sh had to fall back.
+kmt_version() {
+	if [ -f "$KMT_CACHE/version" ]; then
+		cat "$KMT_CACHE/version"
+	else
+		echo "$KMT_PIN"
+	fi
+}
+
+kmt_src() {
+	echo "$KMT_CACHE/src/$(kmt_version)/linux-source-6.12"
+}
+
+kmt_orig() {
+	echo "$KMT_CACHE/src/$(kmt_version)/orig"
+}
+
+kmt_build() {
+	echo "$KMT_CACHE/build/$(kmt_version)/$1"
+}

@@ -1,0 +1,25 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Assemble the guest initramfs: static busybox, the guest init, the guest
+# tests and the static kmemtrace tool, as $KMT_CACHE/out/initramfs.cpio.
+
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+ROOT=$KMT_CACHE/initramfs
+CPIO=$KMT_CACHE/out/initramfs.cpio
+GUEST=$KMT_SELFTESTS/guest
+
+rm -rf "$ROOT"
+mkdir -p "$ROOT/bin" "$ROOT/kmt/tests" "$(dirname "$CPIO")"
+cp /bin/busybox "$ROOT/bin/busybox"
+file -b /bin/busybox 2>/dev/null | grep -q static ||
+	ldd /bin/busybox 2>&1 | grep -q 'not a dynamic' ||
+	kmt_die "/bin/busybox is not static (install busybox-static)"
+cp "$KMT_CACHE/tool/static/kmemtrace" "$ROOT/bin/kmemtrace"
+cp "$GUEST/init" "$ROOT/init"
+cp "$GUEST/run-tests.sh" "$GUEST/demo.sh" "$GUEST/workload.sh" "$ROOT/kmt/"
+cp "$GUEST"/tests/*.sh "$ROOT/kmt/tests/"
+chmod +x "$ROOT/init" "$ROOT"/kmt/*.sh
+(cd "$ROOT" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$CPIO"

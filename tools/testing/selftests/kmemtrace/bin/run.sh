@@ -1,0 +1,54 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh MODE [EXTRA_CMDLINE] - boot the kmemtrace kernel under QEMU (TCG,
+# $KMT_SMP vCPUs) with kmt.mode=MODE, bounded by $KMT_TIMEOUT seconds.
+#
+# Output goes to $KMT_CACHE/out/MODE: console.log, and the files the guest
+# wrote to its virtio disk, unpacked into guest/.  A guest that hangs,
+# panics or never prints KMT-DONE fails here with the log's path.
+# MODE demo then prints the host-side report of the recorded workload.
+
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+mode=$1
+extra=${2:-}
+OUT=$KMT_CACHE/out/$mode
+BUILD=$(kmt_build kmemtrace)
+LOG=$OUT/console.log
+DISK=$OUT/disk.img
+
+rm -rf "$OUT"
+mkdir -p "$OUT/guest"
+truncate -s 256M "$DISK"
+
+kmt_log "booting ($mode, $KMT_SMP vCPUs, TCG, timeout ${KMT_TIMEOUT}s); console: $LOG"
+rc=0
+timeout --foreground -k 10 "$KMT_TIMEOUT" \
+	qemu-system-x86_64 -accel tcg,thread=multi -smp "$KMT_SMP" -m 1G \
+	-kernel "$BUILD/arch/x86/boot/bzImage" \
+	-initrd "$KMT_CACHE/out/initramfs.cpio" \
+	-append "console=ttyS0 panic=-1 nokaslr kmt.mode=$mode $extra" \
+	-drive file="$DISK",format=raw,if=virtio \
+	-display none -monitor none -serial file:"$LOG" -no-reboot \
+	</dev/null || rc=$?
+
+if [ $rc = 124 ] || [ $rc = 137 ]; then
+	kmt_die "guest timed out after ${KMT_TIMEOUT}s; console: $LOG"
+elif [ $rc != 0 ]; then
+	kmt_die "qemu exited with $rc; console: $LOG"
+elif ! grep -q '^KMT-DONE' "$LOG"; then
+	grep -m1 -A20 -E 'Kernel panic|BUG:|Oops' "$LOG" || tail -n 20 "$LOG"
+	kmt_die "guest did not finish (panic or crash?); console: $LOG"
+fi
+tar -xf "$DISK" -C "$OUT/guest" 2>/dev/null || true
+
+if [ "$mode" = demo ]; then
+	sed -n '/^kmemtrace: recording/,/^KMT-DONE/p' "$LOG" | grep -v KMT-DONE
+	[ -f "$OUT/guest/record/cpu0" ] || kmt_die "the guest recorded nothing; console: $LOG"
+	echo
+	"$KMT_CACHE/tool/host/kmemtrace" report -k "$BUILD/vmlinux" "$OUT/guest/record"
+	echo
+	kmt_log "streams: $OUT/guest/record (kmemtrace dump/report/check DIR)"
+fi

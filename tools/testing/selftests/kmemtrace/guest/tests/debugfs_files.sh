@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# description: kmemtrace debugfs files exist, root-only where they leak
+#              addresses, one cpuN per possible CPU, enabled switches
+# requires: CONFIG_KMEMTRACE, debugfs at /sys/kernel/debug
+
+D=/sys/kernel/debug/kmemtrace
+fail() { echo "FAIL: $*"; exit 1; }
+
+mode_is() {
+	m=$(stat -c %a "$D/$1") || fail "$D/$1 missing"
+	[ "$m" = "$2" ] || fail "$1 has mode $m, want $2"
+}
+
+mode_is enabled 600
+mode_is abi_version 444
+mode_is dropped 444
+mode_is stats 444
+mode_is subbufs 444
+mode_is subbuf_size 444
+
+ncpu=$(grep -c '^processor' /proc/cpuinfo)
+[ "$ncpu" -ge 2 ] || fail "want at least 2 CPUs, have $ncpu"
+i=0
+while [ $i -lt "$ncpu" ]; do
+	mode_is cpu$i 400
+	i=$((i + 1))
+done
+[ ! -e "$D/cpu$ncpu" ] || fail "cpu$ncpu exists with $ncpu CPUs"
+
+[ "$(cat $D/abi_version)" = 1 ] || fail "abi_version is $(cat $D/abi_version)"
+[ "$(cat $D/subbufs)" = 64 ] || fail "subbufs is $(cat $D/subbufs), want 64"
+[ "$(cat $D/subbuf_size)" = 65536 ] || fail "subbuf_size is $(cat $D/subbuf_size)"
+case $(cat $D/dropped) in
+''|*[!0-9]*) fail "dropped is not a number: $(cat $D/dropped)" ;;
+esac
+[ "$(head -n 1 $D/stats)" = "# kmemtrace stats v1" ] || fail "stats header"
+[ "$(grep -vc '^#' $D/stats)" = "$ncpu" ] || fail "stats wants $ncpu CPU lines"
+
+[ "$(cat $D/enabled)" = 0 ] || fail "enabled at boot without kmemtrace.enable"
+echo 1 >$D/enabled || fail "cannot write 1"
+[ "$(cat $D/enabled)" = 1 ] || fail "enabled does not read 1"
+echo 0 >$D/enabled || fail "cannot write 0"
+[ "$(cat $D/enabled)" = 0 ] || fail "enabled does not read 0"
+echo "ok: modes, $ncpu cpu files, abi_version, geometry, enabled 0/1"
