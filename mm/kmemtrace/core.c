@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmemtrace core: allocator tracepoint probes that turn every allocation
- * and free into a struct kmemtrace_event and hand it to the relay channel.
+ * kmemtrace core: records the events the probes (probes.c) build, and
+ * switches recording on and off.
  *
  * The probes run inside the allocators, often with preemption or interrupts
- * disabled and allocator locks held.  They therefore never allocate, never
- * sleep and take no lock: an event is built on the stack and copied into
- * this CPU's relay sub-buffer with interrupts disabled.  A per-CPU sequence
+ * disabled and allocator locks held.  Recording therefore never allocates,
+ * never sleeps and takes no lock: an event built on the stack is copied
+ * into this CPU's relay sub-buffer with interrupts disabled.  A per-CPU sequence
  * number is taken for every event, written or not, so a reader sees a loss
  * as a gap in the sequence; the loss is also counted per CPU.
  *
@@ -31,12 +31,13 @@
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
 #include <kunit/visibility.h>
-#include <trace/events/kmem.h>
 
-#include "../slab.h"
 #include "kmemtrace.h"
 
 static_assert(sizeof(struct kmemtrace_event) == KMEMTRACE_EVENT_SIZE);
+static_assert(offsetof(struct kmemtrace_event, cpu) == 8);
+static_assert(offsetof(struct kmemtrace_event, cache_id) == 24);
+static_assert(offsetof(struct kmemtrace_event, migratetype) == 28);
 static_assert(offsetof(struct kmemtrace_event, seq) == 32);
 static_assert(offsetof(struct kmemtrace_event, bytes_alloc) == 72);
 
@@ -126,18 +127,17 @@ module_param_cb(subbuf_size, &kmemtrace_subbuf_size_ops, &kmemtrace_subbuf_size,
 static struct kmemtrace_capture *kmemtrace_capture;
 
 /**
- * kmemtrace_capture_start() - copy the calling task's events to @c
+ * kmemtrace_capture_start() - copy recorded events to @c as well
  * @c: capture buffer, owned by the caller until kmemtrace_capture_stop()
  *
- * Only events recorded in @c->task's own context (not interrupts) are
- * copied, so the capture has a single writer and needs no lock.
+ * Events of @c->task's own context, or of every context if that is NULL,
+ * are copied to @c->events in the order their CPUs record them.
  *
  * Context: Process context; for the KUnit test only.
  */
 void kmemtrace_capture_start(struct kmemtrace_capture *c)
 {
-	c->count = 0;
-	c->lost = 0;
+	atomic_set(&c->next, 0);
 	/* Publish @c only once it is reset; pairs with the acquire below. */
 	smp_store_release(&kmemtrace_capture, c);
 }
@@ -146,11 +146,19 @@ EXPORT_SYMBOL_IF_KUNIT(kmemtrace_capture_start);
 /**
  * kmemtrace_capture_stop() - stop copying events
  *
- * Context: Process context, the task that started the capture.
+ * Return: the number of events copied; after it, the capture buffer is
+ * the caller's again.
+ *
+ * Context: Process context, may sleep.
  */
-void kmemtrace_capture_stop(void)
+unsigned int kmemtrace_capture_stop(void)
 {
+	struct kmemtrace_capture *c = kmemtrace_capture;
+
 	WRITE_ONCE(kmemtrace_capture, NULL);
+	/* Events are copied with interrupts off: wait for those under way. */
+	synchronize_rcu();
+	return c ? min_t(unsigned int, atomic_read(&c->next), c->max) : 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(kmemtrace_capture_stop);
 
@@ -158,21 +166,25 @@ static void kmemtrace_capture_event(const struct kmemtrace_event *ev)
 {
 	/* See the reset capture; pairs with kmemtrace_capture_start(). */
 	struct kmemtrace_capture *c = smp_load_acquire(&kmemtrace_capture);
+	unsigned int slot;
 
-	if (likely(!c) || !in_task() || c->task != current)
+	if (likely(!c) || (c->task && (!in_task() || c->task != current)))
 		return;
-	if (c->count < c->max)
-		c->events[c->count++] = *ev;
-	else
-		c->lost++;
+	slot = atomic_fetch_inc(&c->next);
+	if (slot < c->max)
+		c->events[slot] = *ev;
 }
 #else
 static inline void kmemtrace_capture_event(const struct kmemtrace_event *ev) { }
 #endif
 
-/*
- * Fill in what every event has and write it to this CPU's buffer.  The
- * caller has set kind, type and the allocation's fields.
+/**
+ * kmemtrace_emit() - fill in what every event has and record it
+ * @ev: event with kind, type, call site and the allocation's fields set
+ *
+ * Writes @ev to this CPU's relay buffer, or counts it as dropped.
+ *
+ * Context: Any context but NMI; takes no lock.
  */
 void kmemtrace_emit(struct kmemtrace_event *ev)
 {
@@ -213,111 +225,22 @@ unsigned long kmemtrace_total_dropped(void)
 	return sum;
 }
 
-/* === Probes ============================================================== */
-
-static void probe_kmalloc(void *ignore, unsigned long call_site,
-			  const void *ptr, size_t bytes_req,
-			  size_t bytes_alloc, gfp_t gfp_flags, int node)
-{
-	struct kmemtrace_event ev = {
-		.kind = KMEMTRACE_KIND_ALLOC,
-		.type = KMEMTRACE_TYPE_KMALLOC,
-		.node = node,
-		.gfp_flags = (__force u32)gfp_flags,
-		.call_site = call_site,
-		.ptr = (unsigned long)ptr,
-		.bytes_req = bytes_req,
-		.bytes_alloc = bytes_alloc,
-	};
-
-	kmemtrace_emit(&ev);
-}
-
-static void probe_kfree(void *ignore, unsigned long call_site, const void *ptr)
-{
-	struct kmemtrace_event ev = {
-		.kind = KMEMTRACE_KIND_FREE,
-		.type = KMEMTRACE_TYPE_KMALLOC,
-		.node = KMEMTRACE_NO_NODE,
-		.call_site = call_site,
-		.ptr = (unsigned long)ptr,
-	};
-
-	if (ZERO_OR_NULL_PTR(ptr))
-		return;
-	kmemtrace_emit(&ev);
-}
-
-static void probe_kmem_cache_alloc(void *ignore, unsigned long call_site,
-				   const void *ptr, struct kmem_cache *s,
-				   gfp_t gfp_flags, int node)
-{
-	struct kmemtrace_event ev = {
-		.kind = KMEMTRACE_KIND_ALLOC,
-		.type = KMEMTRACE_TYPE_CACHE,
-		.node = node,
-		.gfp_flags = (__force u32)gfp_flags,
-		.call_site = call_site,
-		.ptr = (unsigned long)ptr,
-		.bytes_req = s->object_size,
-		.bytes_alloc = s->size,
-	};
-
-	kmemtrace_emit(&ev);
-}
-
-static void probe_kmem_cache_free(void *ignore, unsigned long call_site,
-				  const void *ptr, const struct kmem_cache *s)
-{
-	struct kmemtrace_event ev = {
-		.kind = KMEMTRACE_KIND_FREE,
-		.type = KMEMTRACE_TYPE_CACHE,
-		.node = KMEMTRACE_NO_NODE,
-		.call_site = call_site,
-		.ptr = (unsigned long)ptr,
-	};
-
-	kmemtrace_emit(&ev);
-}
-
 /* === Switching =========================================================== */
-
-static void kmemtrace_detach(void)
-{
-	unregister_trace_kmem_cache_free(probe_kmem_cache_free, NULL);
-	unregister_trace_kmem_cache_alloc(probe_kmem_cache_alloc, NULL);
-	unregister_trace_kfree(probe_kfree, NULL);
-	unregister_trace_kmalloc(probe_kmalloc, NULL);
-}
-
-static int kmemtrace_attach(void)
-{
-	int ret;
-
-	ret = register_trace_kmalloc(probe_kmalloc, NULL);
-	if (!ret)
-		ret = register_trace_kfree(probe_kfree, NULL);
-	if (!ret)
-		ret = register_trace_kmem_cache_alloc(probe_kmem_cache_alloc, NULL);
-	if (!ret)
-		ret = register_trace_kmem_cache_free(probe_kmem_cache_free, NULL);
-	if (ret) {
-		/* Unregistering a probe that is not attached is harmless. */
-		kmemtrace_detach();
-		tracepoint_synchronize_unregister();
-	}
-	return ret;
-}
 
 int kmemtrace_enable(void)
 {
 	int ret = 0;
 
 	mutex_lock(&kmemtrace_mutex);
-	if (!kmemtrace_ready)
+	if (!kmemtrace_ready) {
 		ret = -ENODEV;
-	else if (!kmemtrace_on)
-		ret = kmemtrace_attach();
+	} else if (!kmemtrace_on) {
+		/* Scopes first, so no event misses its caller. */
+		static_branch_enable(&kmemtrace_scope_key);
+		ret = kmemtrace_probes_attach();
+		if (ret)
+			static_branch_disable(&kmemtrace_scope_key);
+	}
 	if (!ret)
 		WRITE_ONCE(kmemtrace_on, true);
 	mutex_unlock(&kmemtrace_mutex);
@@ -331,8 +254,9 @@ void kmemtrace_disable(void)
 {
 	mutex_lock(&kmemtrace_mutex);
 	if (kmemtrace_on) {
-		kmemtrace_detach();
+		kmemtrace_probes_detach();
 		tracepoint_synchronize_unregister();
+		static_branch_disable(&kmemtrace_scope_key);
 		WRITE_ONCE(kmemtrace_on, false);
 	}
 	mutex_unlock(&kmemtrace_mutex);

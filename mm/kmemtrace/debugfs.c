@@ -6,7 +6,8 @@
  *   enabled      "1" records, "0" stops; anything else is -EINVAL, 0600
  *   abi_version  KMEMTRACE_ABI_VERSION of the event format, 0444
  *   dropped      events lost on all CPUs since boot, 0444
- *   stats        per-CPU events written and dropped, 0444
+ *   stats        per-CPU events written, dropped and next sequence number
+ *   caches       slab cache ids with their names and sizes, 0444
  *   subbufs      sub-buffers per CPU (kmemtrace.subbufs), 0444
  *   subbuf_size  bytes per sub-buffer (kmemtrace.subbuf_size), 0444
  *
@@ -21,6 +22,7 @@
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
 
+#include "../slab.h"
 #include "kmemtrace.h"
 
 static int enabled_show(struct seq_file *m, void *v)
@@ -80,16 +82,30 @@ static int stats_show(struct seq_file *m, void *v)
 {
 	int cpu;
 
-	seq_puts(m, "# kmemtrace stats v1\n# cpu events dropped\n");
+	seq_puts(m, "# kmemtrace stats v1\n# cpu events dropped next_seq\n");
 	for_each_possible_cpu(cpu) {
 		struct kmemtrace_cpu *kc = per_cpu_ptr(&kmemtrace_cpu, cpu);
 
-		seq_printf(m, "%d %lu %lu\n", cpu, READ_ONCE(kc->events),
-			   READ_ONCE(kc->dropped));
+		seq_printf(m, "%d %lu %lu %llu\n", cpu, READ_ONCE(kc->events),
+			   READ_ONCE(kc->dropped), READ_ONCE(kc->seq));
 	}
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
+
+static int caches_show(struct seq_file *m, void *v)
+{
+	struct kmem_cache *s;
+
+	seq_puts(m, "# kmemtrace caches v1\n# id name object_size size\n");
+	mutex_lock(&slab_mutex);
+	list_for_each_entry(s, &slab_caches, list)
+		seq_printf(m, "%u %s %u %u\n", s->kmemtrace_id, s->name,
+			   s->object_size, s->size);
+	mutex_unlock(&slab_mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(caches);
 
 static int __init kmemtrace_debugfs_init(void)
 {
@@ -104,6 +120,7 @@ static int __init kmemtrace_debugfs_init(void)
 	debugfs_create_file("abi_version", 0444, dir, NULL, &abi_version_fops);
 	debugfs_create_file("dropped", 0444, dir, NULL, &dropped_fops);
 	debugfs_create_file("stats", 0444, dir, NULL, &stats_fops);
+	debugfs_create_file("caches", 0444, dir, NULL, &caches_fops);
 	debugfs_create_u32("subbufs", 0444, dir, &kmemtrace_subbufs);
 	debugfs_create_u32("subbuf_size", 0444, dir, &kmemtrace_subbuf_size);
 

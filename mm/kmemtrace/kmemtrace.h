@@ -6,6 +6,7 @@
 #ifndef _MM_KMEMTRACE_KMEMTRACE_H
 #define _MM_KMEMTRACE_KMEMTRACE_H
 
+#include <linux/atomic.h>
 #include <linux/kmemtrace.h>
 #include <linux/percpu.h>
 #include <linux/types.h>
@@ -25,6 +26,8 @@ struct kmemtrace_cpu {
 
 DECLARE_PER_CPU(struct kmemtrace_cpu, kmemtrace_cpu);
 
+struct dentry;
+
 /* Boot parameters, validated; see core.c. */
 extern unsigned int kmemtrace_subbufs;
 extern unsigned int kmemtrace_subbuf_size;
@@ -33,6 +36,13 @@ extern unsigned int kmemtrace_subbuf_size;
 void kmemtrace_emit(struct kmemtrace_event *ev);
 unsigned long kmemtrace_total_dropped(void);
 
+/* probes.c */
+int kmemtrace_probes_attach(void);
+void kmemtrace_probes_detach(void);
+
+/* scope.c */
+struct kmemtrace_scope *kmemtrace_scope_current(void);
+
 /* relay.c */
 int kmemtrace_relay_open(void);
 int kmemtrace_relay_setup_files(struct dentry *dir);
@@ -40,23 +50,22 @@ bool kmemtrace_relay_write(const struct kmemtrace_event *ev);
 
 #if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
 /**
- * struct kmemtrace_capture - events of one task, copied for the KUnit test
- * @task:   only events recorded in this task's context are copied
+ * struct kmemtrace_capture - events copied aside for the KUnit test
+ * @task:   if set, only events recorded in this task's context are copied;
+ *          if NULL, events of every context
  * @events: array the events are copied to
  * @max:    size of @events
- * @count:  events copied
- * @lost:   events that did not fit
+ * @next:   slots taken; events beyond @max are lost
  */
 struct kmemtrace_capture {
 	struct task_struct	*task;
 	struct kmemtrace_event	*events;
 	unsigned int		max;
-	unsigned int		count;
-	unsigned int		lost;
+	atomic_t		next;
 };
 
 void kmemtrace_capture_start(struct kmemtrace_capture *c);
-void kmemtrace_capture_stop(void);
+unsigned int kmemtrace_capture_stop(void);
 #endif
 
 #endif /* _MM_KMEMTRACE_KMEMTRACE_H */

@@ -26,10 +26,14 @@
  * enum kmemtrace_kind - what happened to the memory
  * @KMEMTRACE_KIND_ALLOC: memory was handed out
  * @KMEMTRACE_KIND_FREE: memory was given back
+ * @KMEMTRACE_KIND_REALLOC: memory was resized where it is (krealloc(),
+ *	vrealloc()); the event carries the new sizes.  A resize that moves
+ *	the memory is an alloc of the new memory and a free of the old.
  */
 enum kmemtrace_kind {
 	KMEMTRACE_KIND_ALLOC	= 1,
 	KMEMTRACE_KIND_FREE	= 2,
+	KMEMTRACE_KIND_REALLOC	= 3,
 };
 
 /**
@@ -50,6 +54,12 @@ enum kmemtrace_type {
 
 /* Bits of struct kmemtrace_event::flags */
 #define KMEMTRACE_FLAG_INTERRUPT	0x0001	/* recorded outside task context */
+/*
+ * Pages an allocator took (or gave back) as backing store for memory that
+ * has events of its own: slabs, vmalloc areas, percpu chunks.  Analyses
+ * that add up bytes skip these, or they count the memory twice.
+ */
+#define KMEMTRACE_FLAG_BACKING		0x0002
 
 /* No NUMA node was asked for (NUMA_NO_NODE). */
 #define KMEMTRACE_NO_NODE	(-1)
@@ -64,18 +74,25 @@ enum kmemtrace_type {
  * @flags: KMEMTRACE_FLAG_* bits
  * @cpu: CPU the event was recorded on
  * @pid: pid of the current task (the interrupted one in interrupt context)
- * @node: NUMA node asked for, KMEMTRACE_NO_NODE when any
+ * @node: NUMA node asked for, KMEMTRACE_NO_NODE when any; for pages,
+ *	the node the pages are on
  * @gfp_flags: gfp_t of the allocation, 0 for frees
- * @cache_id: slab cache identity for KMEMTRACE_TYPE_CACHE, 0 otherwise
+ * @cache_id: slab cache identity for KMEMTRACE_TYPE_CACHE allocs and
+ *	frees (see /sys/kernel/debug/kmemtrace/caches), 0 otherwise
+ * @migratetype: migrate type of a page allocation, 0 otherwise
  * @__reserved: 0
  * @seq: per-CPU sequence number; every event the CPU tried to record
  *	takes one, so a gap in @seq means the events in the gap were dropped
  * @timestamp: nanoseconds of local_clock() (trace_clock "local")
- * @call_site: address of the instruction after the call into the allocator
- *	API, that is, inside the caller that asked for the memory
- * @ptr: address of the memory
- * @bytes_req: bytes the caller asked for, 0 for frees
- * @bytes_alloc: bytes the allocator actually reserved, 0 if unknown
+ * @call_site: an address inside the function that called the allocator
+ *	API (kmalloc(), alloc_pages(), vfree(), ...), even when the event
+ *	comes from deep inside the allocator; 0 if no API call was seen,
+ *	as for pages freed by the last put_page() of some paths
+ * @ptr: address of the memory: for pages the kernel virtual address of
+ *	the first page, for percpu the __percpu pointer
+ * @bytes_req: bytes the caller asked for; 0 for frees but of pages
+ * @bytes_alloc: bytes the allocator actually reserved; 0 for frees but
+ *	of pages, which always know their size
  */
 struct kmemtrace_event {
 	__u16	magic;
@@ -89,7 +106,8 @@ struct kmemtrace_event {
 	__s32	node;
 	__u32	gfp_flags;
 	__u32	cache_id;
-	__u32	__reserved;
+	__u8	migratetype;
+	__u8	__reserved[3];
 	__u64	seq;
 	__u64	timestamp;
 	__u64	call_site;

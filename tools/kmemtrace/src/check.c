@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +29,12 @@ static void check_usage(int status)
 		"\n"
 		"  Validate the cpuN streams of DIR (only FILES, relative to DIR unless\n"
 		"  they hold a '/', when given): event size, magic, byte order, ABI\n"
-		"  version, kind, type, CPU and seq order.  Prints per stream the number\n"
-		"  of events, the first and last seq and the seq gaps, and compares the\n"
-		"  gaps with DIR/dropped.  Exits 1 when a problem is found.\n"
+		"  version, kind, type, flags, CPU and seq order.  Prints per stream the\n"
+		"  number of events, the first and last seq and the seq gaps, and compares\n"
+		"  the gaps with DIR/dropped.  With DIR/stats, also accounts exactly for\n"
+		"  the events of each CPU: leading (before the first event of the stream),\n"
+		"  gaps and trailing (after the last one), against the CPU's dropped count.\n"
+		"  Exits 1 when a problem is found.\n"
 		"\n"
 		"     -h/--help  print this help\n");
 	exit(status);
@@ -89,6 +93,70 @@ static int check_load(struct kmt_trace *t, const struct check_params *p)
 	return ret;
 }
 
+/**
+ * struct loss - where the events a CPU took but the stream lacks went
+ * @leading: seq numbers below the first event of the stream: events read
+ *	by an earlier reader, or dropped
+ * @missing: seq numbers missing between events (gaps) and after the last
+ *	one (trailing), that is events that can only have been dropped
+ * @trailing: the part of @missing after the last event
+ */
+struct loss {
+	uint64_t leading;
+	uint64_t missing;
+	uint64_t trailing;
+};
+
+/*
+ * Account for the events of a stream with the stats line of its CPU; print
+ * what was found and return the number of problems.
+ */
+static size_t check_loss(const struct kmt_stream *s, const struct kmt_stats *st,
+			 const struct kmt_cpu_stat *cs, struct loss *l)
+{
+	memset(l, 0, sizeof(*l));
+	if (st->events && st->last_seq >= cs->next_seq) {
+		printf(", next seq %llu\n", (unsigned long long)cs->next_seq);
+		err_msg("cpu%d: last seq %llu but stats give next seq %llu",
+			s->cpu, (unsigned long long)st->last_seq,
+			(unsigned long long)cs->next_seq);
+		return 1;
+	}
+	if (st->events) {
+		l->leading = st->first_seq;
+		l->trailing = cs->next_seq - 1 - st->last_seq;
+		l->missing = st->gaps + l->trailing;
+		printf(", leading %llu", (unsigned long long)l->leading);
+	} else {
+		l->trailing = cs->next_seq;
+		l->missing = l->trailing;
+	}
+	printf(", trailing %llu, dropped %llu\n", (unsigned long long)l->trailing,
+	       (unsigned long long)cs->dropped);
+	/*
+	 * A stream that starts at seq 0 holds every event its CPU wrote, so
+	 * what it lacks was dropped.  One that starts later follows events
+	 * an earlier reader took or the CPU dropped: that part is a bound.
+	 * So is all of an empty stream, as nothing tells where it starts.
+	 */
+	if (st->events && st->first_seq && cs->dropped > l->leading + l->missing) {
+		err_msg("cpu%d: %llu events missing from the stream and %llu before it but %llu dropped",
+			s->cpu, (unsigned long long)l->missing,
+			(unsigned long long)l->leading,
+			(unsigned long long)cs->dropped);
+		return 1;
+	}
+	if ((st->events && !st->first_seq && cs->dropped != l->missing) ||
+	    (st->events && cs->dropped < l->missing) ||
+	    (!st->events && cs->dropped > l->missing)) {
+		err_msg("cpu%d: %llu events missing from the stream but %llu dropped",
+			s->cpu, (unsigned long long)l->missing,
+			(unsigned long long)cs->dropped);
+		return 1;
+	}
+	return 0;
+}
+
 /* Compare DIR/abi_version, when present, with the supported version. */
 static size_t check_abi_file(const char *dir)
 {
@@ -110,56 +178,102 @@ static size_t check_abi_file(const char *dir)
 	return errors;
 }
 
-static uint64_t check_print(const struct kmt_trace *t, const struct kmt_stats *st)
-{
-	uint64_t gaps = 0;
-	size_t i, events = 0;
+/* What check_print() adds up over the streams. */
+struct totals {
+	size_t events;
+	uint64_t gaps;
+	uint64_t leading;
+	uint64_t trailing;
+	bool accounted;
+	size_t errors;
+};
 
+static void check_print(const struct kmt_trace *t, const struct kmt_stats *st,
+			struct totals *tot)
+{
+	const struct kmt_cpu_stat *cs;
+	const struct kmt_stream *s;
+	struct loss l;
+	size_t i;
+
+	memset(tot, 0, sizeof(*tot));
 	for (i = 0; i < t->nr; i++) {
-		printf("%s: events %zu", path_basename(t->streams[i].path),
-		       st[i].events);
+		s = &t->streams[i];
+		printf("%s: events %zu", path_basename(s->path), st[i].events);
 		if (st[i].events)
 			printf(", first seq %llu, last seq %llu, gaps %llu",
 			       (unsigned long long)st[i].first_seq,
 			       (unsigned long long)st[i].last_seq,
 			       (unsigned long long)st[i].gaps);
-		printf("\n");
-		events += st[i].events;
-		gaps += st[i].gaps;
+		cs = kmt_trace_cpu_stat(t, s->cpu);
+		if (cs) {
+			tot->errors += check_loss(s, &st[i], cs, &l);
+			tot->leading += l.leading;
+			tot->trailing += l.trailing;
+			tot->accounted = true;
+		} else {
+			printf("\n");
+		}
+		tot->events += st[i].events;
+		tot->gaps += st[i].gaps;
 	}
-	printf("total: events %zu, gaps %llu, dropped ", events,
-	       (unsigned long long)gaps);
+	printf("total: events %zu, gaps %llu", tot->events,
+	       (unsigned long long)tot->gaps);
+	if (tot->accounted)
+		printf(", leading %llu, trailing %llu",
+		       (unsigned long long)tot->leading,
+		       (unsigned long long)tot->trailing);
 	if (t->has_dropped)
-		printf("%llu\n", (unsigned long long)t->dropped);
+		printf(", dropped %llu\n", (unsigned long long)t->dropped);
 	else
-		printf("unknown\n");
-	return gaps;
+		printf(", dropped unknown\n");
+}
+
+/* Compare the dropped counts of DIR/stats and DIR/dropped. */
+static size_t check_stats_total(const struct kmt_trace *t)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	if (!t->has_stats || !t->has_dropped)
+		return 0;
+	for (i = 0; i < t->nr_stats; i++)
+		sum += t->stats[i].dropped;
+	if (sum == t->dropped)
+		return 0;
+	err_msg("%s: stats count %llu dropped events but dropped says %llu",
+		t->dir, (unsigned long long)sum, (unsigned long long)t->dropped);
+	return 1;
 }
 
 int check_main(int argc, char **argv)
 {
 	struct check_params p;
 	struct kmt_stats *st;
+	struct totals tot;
 	struct kmt_trace t;
 	size_t errors = 0;
-	uint64_t gaps;
 
 	check_parse_args(argc, argv, &p);
 	if (check_load(&t, &p)) {
 		kmt_trace_free(&t);
 		return 1;
 	}
-	if (t.dir)
+	if (t.dir) {
 		errors += check_abi_file(t.dir);
+		errors += kmt_trace_read_stats(&t);
+	}
 	st = xcalloc(t.nr, sizeof(*st));
 	errors += kmt_trace_validate(&t, st);
-	gaps = check_print(&t, st);
-	if (t.has_dropped && gaps > t.dropped) {
+	check_print(&t, st, &tot);
+	errors += tot.errors;
+	if (t.has_dropped && tot.gaps > t.dropped) {
 		err_msg("%s: seq gaps show %llu lost events but dropped says only %llu",
-			t.dir, (unsigned long long)gaps,
+			t.dir, (unsigned long long)tot.gaps,
 			(unsigned long long)t.dropped);
 		errors++;
 	}
+	errors += check_stats_total(&t);
 	if (errors)
 		printf("result: %zu problems\n", errors);
 	else

@@ -27,9 +27,12 @@ static void dump_usage(int status)
 		"\n"
 		"  Print the valid events of the cpuN files of DIR, or of one FILE, one\n"
 		"  line per event, sorted by timestamp across CPUs:\n"
-		"    cpu seq ts kind type site ptr req alloc gfp node pid order cache_id [sym]\n"
-		"  sym is the symbolized call site, when symbols are known (DIR/kallsyms,\n"
-		"  -s or -k).\n"
+		"    cpu seq ts kind type site ptr req alloc gfp node pid order cache_id\n"
+		"    [migratetype] [cache] [flags] [sym]\n"
+		"  migratetype is shown for page allocations, cache (the cache name) for\n"
+		"  kmem_cache events when DIR/caches names it, flags (irq, backing) when\n"
+		"  any is set, sym (the symbolized call site) when symbols are known\n"
+		"  (DIR/kallsyms, -s or -k).\n"
 		"\n"
 		"     -k/--vmlinux VMLINUX  symbolize call sites with this vmlinux (libdw)\n"
 		"     -s/--symbols SYMFILE  use this kallsyms or System.map file\n"
@@ -71,8 +74,10 @@ static void dump_parse_args(int argc, char **argv, struct dump_params *p)
 }
 
 static void dump_event(const struct kmemtrace_event *ev,
-		       const struct kmt_symtab *syms)
+		       const struct kmt_symtab *syms,
+		       const struct kmt_caches *caches)
 {
+	const char *cache;
 	char name[512];
 
 	printf("cpu=%u seq=%llu ts=%llu %s %s site=0x%llx ptr=0x%llx",
@@ -84,6 +89,16 @@ static void dump_event(const struct kmemtrace_event *ev,
 	       (unsigned long long)ev->bytes_req,
 	       (unsigned long long)ev->bytes_alloc, ev->gfp_flags, ev->node,
 	       ev->pid, ev->order, ev->cache_id);
+	if (ev->type == KMEMTRACE_TYPE_PAGES && ev->kind == KMEMTRACE_KIND_ALLOC)
+		printf(" migratetype=%u", ev->migratetype);
+	cache = ev->type == KMEMTRACE_TYPE_CACHE ?
+		kmt_caches_name(caches, ev->cache_id) : NULL;
+	if (cache)
+		printf(" cache=%s", cache);
+	if (ev->flags) {
+		kmt_flags_format(ev->flags, name, sizeof(name));
+		printf(" flags=%s", name);
+	}
 	if (syms->nr || syms->dw) {
 		kmt_symtab_format(syms, ev->call_site, name, sizeof(name));
 		printf(" sym=%s", name);
@@ -107,6 +122,7 @@ static int dump_load(struct kmt_trace *t, const char *path)
 
 int dump_main(int argc, char **argv)
 {
+	struct kmt_caches caches;
 	struct dump_params p;
 	struct kmt_symtab syms;
 	struct kmt_stats *st;
@@ -126,9 +142,11 @@ int dump_main(int argc, char **argv)
 	st = xcalloc(t.nr, sizeof(*st));
 	kmt_trace_validate(&t, st);
 	refs = kmt_trace_timeline(&t, &nr);
+	kmt_caches_load(&caches, t.dir);
 	for (i = 0; i < nr; i++)
-		dump_event(refs[i].ev, &syms);
+		dump_event(refs[i].ev, &syms, &caches);
 
+	kmt_caches_free(&caches);
 	free(refs);
 	free(st);
 	kmt_symtab_free(&syms);

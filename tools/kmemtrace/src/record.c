@@ -4,8 +4,9 @@
  *
  * Enables kmemtrace, runs a command (or waits for a signal or a duration),
  * disables kmemtrace and copies the per-CPU relay streams, abi_version,
- * dropped and kallsyms into the output directory.  The streams are also
- * drained while tracing runs so that the relay buffers do not overflow.
+ * dropped, stats, caches and kallsyms into the output directory.  The
+ * streams are also drained while tracing runs so that the relay buffers do
+ * not overflow.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -74,8 +75,8 @@ static void record_usage(int status)
 		"                          [-K KALLSYMS] [-- CMD [ARGS...]]\n"
 		"\n"
 		"  Enable kmemtrace, run CMD (or wait for SIGINT/SIGTERM, or SECONDS),\n"
-		"  disable kmemtrace and write the cpuN streams, abi_version, dropped\n"
-		"  and kallsyms to DIR.  Needs root.\n"
+		"  disable kmemtrace and write the cpuN streams, abi_version, dropped,\n"
+		"  stats, caches and kallsyms to DIR.  Needs root.\n"
 		"\n"
 		"     -o/--output DIR         directory to write, created if needed\n"
 		"     -e/--empty              discard events left in the buffers by an\n"
@@ -497,6 +498,32 @@ static int copy_meta(struct recorder *r, const char *src, const char *name)
 	return ret;
 }
 
+/*
+ * Copy a file older kernels lack; without it, remove what an earlier
+ * recording into the same DIR left, which would not match the streams.
+ */
+static void copy_optional(struct recorder *r, const char *name,
+			  const char *without)
+{
+	char *src = path_join(r->p->debugfs, name);
+	char *dst;
+
+	if (access(src, F_OK) && errno == ENOENT) {
+		err_msg("warning: %s: not found (older kernel?), %s", src, without);
+	} else if (copy_meta(r, src, name)) {
+		err_msg("warning: %s not copied, %s", name, without);
+	} else {
+		free(src);
+		return;
+	}
+	dst = path_join(r->p->outdir, name);
+	if (unlink(dst) && errno != ENOENT)
+		err_msg("%s: %s", dst, strerror(errno));
+	free(dst);
+	free(src);
+}
+
+/* Called with kmemtrace disabled and the streams drained. */
 static int record_finish(struct recorder *r)
 {
 	char *abi = path_join(r->p->debugfs, "abi_version");
@@ -508,6 +535,8 @@ static int record_finish(struct recorder *r)
 	ret = copy_meta(r, abi, "abi_version");
 	if (copy_meta(r, dropped, "dropped"))
 		ret = -1;
+	copy_optional(r, "stats", "check cannot account for lost events per CPU");
+	copy_optional(r, "caches", "report will show cache ids without names");
 	if (copy_meta(r, r->p->kallsyms, "kallsyms"))
 		err_msg("warning: no kallsyms in %s, report will not symbolize",
 			r->p->outdir);

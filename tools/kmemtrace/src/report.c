@@ -20,12 +20,19 @@ struct report_params {
 	uint64_t top;
 };
 
-/* Allocations of one call site. */
+/* Allocations of one call site, or of one cache. */
 struct site {
-	uint64_t addr;
+	uint64_t key;
 	uint64_t count;
 	uint64_t req;
 	uint64_t alloc;
+};
+
+/* The KMEMTRACE_FLAG_BACKING events, which the byte counts leave out. */
+struct backing {
+	uint64_t allocs;
+	uint64_t bytes;
+	uint64_t frees;
 };
 
 static void report_usage(int status)
@@ -35,13 +42,15 @@ static void report_usage(int status)
 	fprintf(out,
 		"  usage: kmemtrace report [-k VMLINUX] [-s SYMFILE] [-n TOP] DIR\n"
 		"\n"
-		"  Summarize the trace \"kmemtrace record\" wrote to DIR.\n"
+		"  Summarize the trace \"kmemtrace record\" wrote to DIR.  Allocator\n"
+		"  backing store (flag backing) is counted apart from the byte totals;\n"
+		"  cache names come from DIR/caches.\n"
 		"\n"
 		"     -k/--vmlinux VMLINUX  symbolize call sites with this vmlinux (libdw),\n"
 		"                           with file:line when it has debug info\n"
 		"     -s/--symbols SYMFILE  use this kallsyms or System.map file instead\n"
 		"                           of DIR/kallsyms\n"
-		"     -n/--top TOP          show the TOP call sites (default 10)\n"
+		"     -n/--top TOP          show the TOP call sites and caches (default 10)\n"
 		"     -h/--help             print this help\n");
 	exit(status);
 }
@@ -89,28 +98,29 @@ static void report_parse_args(int argc, char **argv, struct report_params *p)
 
 static void report_kinds(const struct kmt_ref *refs, size_t nr, size_t errors)
 {
-	uint64_t count[KMEMTRACE_KIND_FREE + 1][KMEMTRACE_TYPE_VMALLOC + 1];
-	unsigned int type;
+	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
+	unsigned int kind, type;
 	size_t i;
 
 	memset(count, 0, sizeof(count));
 	for (i = 0; i < nr; i++)
 		count[refs[i].ev->kind][refs[i].ev->type]++;
-	for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++) {
-		count[KMEMTRACE_KIND_ALLOC][0] += count[KMEMTRACE_KIND_ALLOC][type];
-		count[KMEMTRACE_KIND_FREE][0] += count[KMEMTRACE_KIND_FREE][type];
-	}
-	printf("events: %zu (alloc %llu, free %llu)\n", nr,
+	for (kind = KMEMTRACE_KIND_ALLOC; kind <= KMEMTRACE_KIND_REALLOC; kind++)
+		for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++)
+			count[kind][0] += count[kind][type];
+	printf("events: %zu (alloc %llu, free %llu, realloc %llu)\n", nr,
 	       (unsigned long long)count[KMEMTRACE_KIND_ALLOC][0],
-	       (unsigned long long)count[KMEMTRACE_KIND_FREE][0]);
+	       (unsigned long long)count[KMEMTRACE_KIND_FREE][0],
+	       (unsigned long long)count[KMEMTRACE_KIND_REALLOC][0]);
 	if (errors)
 		printf("invalid: %zu problems, events skipped (see kmemtrace check)\n",
 		       errors);
-	printf("\n%-8s %12s %12s\n", "type", "alloc", "free");
+	printf("\n%-8s %12s %12s %12s\n", "type", "alloc", "free", "realloc");
 	for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++)
-		printf("%-8s %12llu %12llu\n", kmt_type_name(type),
+		printf("%-8s %12llu %12llu %12llu\n", kmt_type_name(type),
 		       (unsigned long long)count[KMEMTRACE_KIND_ALLOC][type],
-		       (unsigned long long)count[KMEMTRACE_KIND_FREE][type]);
+		       (unsigned long long)count[KMEMTRACE_KIND_FREE][type],
+		       (unsigned long long)count[KMEMTRACE_KIND_REALLOC][type]);
 }
 
 static void report_cpus(const struct kmt_trace *t, const struct kmt_stats *st)
@@ -132,6 +142,31 @@ static void report_cpus(const struct kmt_trace *t, const struct kmt_stats *st)
 		       (unsigned long long)gaps);
 }
 
+/*
+ * Move the backing store events out of @refs, which keeps the timeline
+ * order of the others; return how many are left.
+ */
+static size_t split_backing(struct kmt_ref *refs, size_t nr,
+			    struct backing *bk)
+{
+	size_t i, n = 0;
+
+	memset(bk, 0, sizeof(*bk));
+	for (i = 0; i < nr; i++) {
+		if (!kmt_event_is_backing(refs[i].ev)) {
+			refs[n++] = refs[i];
+			continue;
+		}
+		if (refs[i].ev->kind == KMEMTRACE_KIND_ALLOC) {
+			bk->allocs++;
+			bk->bytes += refs[i].ev->bytes_alloc;
+		} else if (refs[i].ev->kind == KMEMTRACE_KIND_FREE) {
+			bk->frees++;
+		}
+	}
+	return n;
+}
+
 static int live_cmp(const void *a, const void *b)
 {
 	const struct kmt_ref *x = a, *y = b;
@@ -151,13 +186,19 @@ static bool same_memory(const struct kmemtrace_event *a,
 }
 
 /*
- * An allocation is still allocated at the end when it is the last event of
- * its type and pointer: no free of the same memory follows it.
+ * Replay the events of each memory (type and pointer) in time order: an
+ * alloc makes it live with its size, a realloc of live memory changes the
+ * size, a free ends it.  Memory live at the end is still allocated.
+ * Memory allocated before the trace started is not counted, even when
+ * a realloc shows it.
  */
-static void report_still_allocated(const struct kmt_ref *refs, size_t nr)
+static void report_still_allocated(const struct kmt_ref *refs, size_t nr,
+				   const struct backing *bk)
 {
 	struct kmt_ref *byptr = xcalloc(nr, sizeof(*byptr));
-	uint64_t count = 0, bytes = 0;
+	uint64_t count = 0, bytes = 0, size = 0;
+	const struct kmemtrace_event *ev;
+	bool live = false;
 	size_t i;
 
 	for (i = 0; i < nr; i++) {
@@ -166,23 +207,35 @@ static void report_still_allocated(const struct kmt_ref *refs, size_t nr)
 	}
 	qsort(byptr, nr, sizeof(*byptr), live_cmp);
 	for (i = 0; i < nr; i++) {
-		if (i + 1 < nr && same_memory(byptr[i].ev, byptr[i + 1].ev))
-			continue;
-		if (byptr[i].ev->kind != KMEMTRACE_KIND_ALLOC)
+		ev = byptr[i].ev;
+		if (i && !same_memory(byptr[i - 1].ev, ev))
+			live = false;
+		if (ev->kind == KMEMTRACE_KIND_ALLOC) {
+			live = true;
+			size = ev->bytes_alloc;
+		} else if (ev->kind == KMEMTRACE_KIND_REALLOC) {
+			size = ev->bytes_alloc;
+		} else {
+			live = false;
+		}
+		if (!live || (i + 1 < nr && same_memory(ev, byptr[i + 1].ev)))
 			continue;
 		count++;
-		bytes += byptr[i].ev->bytes_alloc;
+		bytes += size;
 	}
 	free(byptr);
 	printf("\nstill allocated at end: %llu allocations, %llu bytes\n",
 	       (unsigned long long)count, (unsigned long long)bytes);
+	printf("backing pages: %llu allocs (%llu bytes), %llu frees\n",
+	       (unsigned long long)bk->allocs, (unsigned long long)bk->bytes,
+	       (unsigned long long)bk->frees);
 }
 
-static int site_addr_cmp(const void *a, const void *b)
+static int site_key_cmp(const void *a, const void *b)
 {
 	const struct site *x = a, *y = b;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	return x->key < y->key ? -1 : x->key > y->key;
 }
 
 static int site_bytes_cmp(const void *a, const void *b)
@@ -191,27 +244,33 @@ static int site_bytes_cmp(const void *a, const void *b)
 
 	if (x->alloc != y->alloc)
 		return x->alloc > y->alloc ? -1 : 1;
-	return site_addr_cmp(a, b);
+	return site_key_cmp(a, b);
 }
 
-/* Merge the allocations by call site; return the number of sites. */
+/*
+ * Merge the allocations (not the reallocs) by call site, or by cache for
+ * the kmem_cache allocations when @by_cache; return the number of sites.
+ */
 static size_t collect_sites(const struct kmt_ref *refs, size_t nr,
-			    struct site *sites)
+			    struct site *sites, bool by_cache)
 {
+	const struct kmemtrace_event *ev;
 	size_t i, n = 0;
 
 	for (i = 0; i < nr; i++) {
-		if (refs[i].ev->kind != KMEMTRACE_KIND_ALLOC)
+		ev = refs[i].ev;
+		if (ev->kind != KMEMTRACE_KIND_ALLOC ||
+		    (by_cache && ev->type != KMEMTRACE_TYPE_CACHE))
 			continue;
-		sites[n].addr = refs[i].ev->call_site;
+		sites[n].key = by_cache ? ev->cache_id : ev->call_site;
 		sites[n].count = 1;
-		sites[n].req = refs[i].ev->bytes_req;
-		sites[n].alloc = refs[i].ev->bytes_alloc;
+		sites[n].req = ev->bytes_req;
+		sites[n].alloc = ev->bytes_alloc;
 		n++;
 	}
-	qsort(sites, n, sizeof(*sites), site_addr_cmp);
+	qsort(sites, n, sizeof(*sites), site_key_cmp);
 	for (nr = 0, i = 0; i < n; i++) {
-		if (nr && sites[nr - 1].addr == sites[i].addr) {
+		if (nr && sites[nr - 1].key == sites[i].key) {
 			sites[nr - 1].count++;
 			sites[nr - 1].req += sites[i].req;
 			sites[nr - 1].alloc += sites[i].alloc;
@@ -223,35 +282,65 @@ static size_t collect_sites(const struct kmt_ref *refs, size_t nr,
 	return nr;
 }
 
+static void print_site(const struct site *site, const char *name)
+{
+	double waste = 0;
+
+	if (site->alloc > site->req)
+		waste = (site->alloc - site->req) * 100.0 / site->alloc;
+	printf("%10llu %12llu %12llu %6.1f%%  %s\n",
+	       (unsigned long long)site->count, (unsigned long long)site->req,
+	       (unsigned long long)site->alloc, waste, name);
+}
+
 static void report_sites(const struct kmt_ref *refs, size_t nr,
 			 const struct kmt_symtab *syms, uint64_t top)
 {
 	struct site *sites = xcalloc(nr, sizeof(*sites));
 	char name[512];
-	double waste;
 	size_t i, n;
 
-	n = collect_sites(refs, nr, sites);
+	n = collect_sites(refs, nr, sites, false);
 	printf("\ntop %llu call sites by bytes allocated:\n", (unsigned long long)top);
 	printf("%10s %12s %12s %7s  %s\n", "count", "bytes_req", "bytes_alloc",
 	       "waste", "call_site");
 	for (i = 0; i < n && i < top; i++) {
-		waste = 0;
-		if (sites[i].alloc > sites[i].req)
-			waste = (sites[i].alloc - sites[i].req) * 100.0 / sites[i].alloc;
-		kmt_symtab_format(syms, sites[i].addr, name, sizeof(name));
-		printf("%10llu %12llu %12llu %6.1f%%  %s\n",
-		       (unsigned long long)sites[i].count,
-		       (unsigned long long)sites[i].req,
-		       (unsigned long long)sites[i].alloc, waste, name);
+		kmt_symtab_format(syms, sites[i].key, name, sizeof(name));
+		print_site(&sites[i], name);
+	}
+	free(sites);
+}
+
+static void report_caches(const struct kmt_ref *refs, size_t nr,
+			  const struct kmt_caches *caches, uint64_t top)
+{
+	struct site *sites = xcalloc(nr, sizeof(*sites));
+	const char *cache;
+	char name[32];
+	size_t i, n;
+
+	n = collect_sites(refs, nr, sites, true);
+	printf("\ntop %llu caches by bytes allocated:\n", (unsigned long long)top);
+	printf("%10s %12s %12s %7s  %s\n", "count", "bytes_req", "bytes_alloc",
+	       "waste", "cache");
+	for (i = 0; i < n && i < top; i++) {
+		cache = kmt_caches_name(caches, sites[i].key);
+		if (!cache) {
+			snprintf(name, sizeof(name), "cache#%llu",
+				 (unsigned long long)sites[i].key);
+			cache = name;
+		}
+		print_site(&sites[i], cache);
 	}
 	free(sites);
 }
 
 int report_main(int argc, char **argv)
 {
+	struct kmt_caches caches;
 	struct report_params p;
 	struct kmt_symtab syms;
+	struct backing bk;
 	struct kmt_stats *st;
 	struct kmt_ref *refs;
 	struct kmt_trace t;
@@ -268,12 +357,17 @@ int report_main(int argc, char **argv)
 	errors = kmt_trace_validate(&t, st);
 	refs = kmt_trace_timeline(&t, &nr);
 
+	kmt_caches_load(&caches, t.dir);
+
 	printf("kmemtrace report v%d\n", KMT_REPORT_VERSION);
 	report_kinds(refs, nr, errors);
 	report_cpus(&t, st);
-	report_still_allocated(refs, nr);
+	nr = split_backing(refs, nr, &bk);
+	report_still_allocated(refs, nr, &bk);
 	report_sites(refs, nr, &syms, p.top);
+	report_caches(refs, nr, &caches, p.top);
 
+	kmt_caches_free(&caches);
 	free(refs);
 	free(st);
 	kmt_symtab_free(&syms);

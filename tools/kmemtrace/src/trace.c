@@ -20,6 +20,7 @@ static_assert(sizeof(struct kmemtrace_event) == KMEMTRACE_EVENT_SIZE,
 static const char * const kind_names[] = {
 	[KMEMTRACE_KIND_ALLOC]	= "alloc",
 	[KMEMTRACE_KIND_FREE]	= "free",
+	[KMEMTRACE_KIND_REALLOC]	= "realloc",
 };
 
 static const char * const type_names[] = {
@@ -42,6 +43,37 @@ const char *kmt_type_name(unsigned int type)
 	if (type >= ARRAY_SIZE(type_names) || !type_names[type])
 		return "?";
 	return type_names[type];
+}
+
+void kmt_flags_format(unsigned int flags, char *buf, size_t len)
+{
+	static const struct {
+		unsigned int bit;
+		const char *name;
+	} names[] = {
+		{ KMEMTRACE_FLAG_INTERRUPT,	"irq" },
+		{ KMEMTRACE_FLAG_BACKING,	"backing" },
+	};
+	size_t i, used = 0;
+	int n;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	if (!flags) {
+		snprintf(buf, len, "0");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(names) && used < len; i++) {
+		if (!(flags & names[i].bit))
+			continue;
+		flags &= ~names[i].bit;
+		n = snprintf(buf + used, len - used, "%s%s", used ? "," : "",
+			     names[i].name);
+		used += n > 0 ? n : 0;
+	}
+	if (flags && used < len)
+		snprintf(buf + used, len - used, "%s0x%x", used ? "," : "", flags);
 }
 
 int kmt_cpu_from_name(const char *path)
@@ -71,7 +103,7 @@ void kmt_event_swab(struct kmemtrace_event *ev)
 	ev->node = (__s32)bswap_32((__u32)ev->node);
 	ev->gfp_flags = bswap_32(ev->gfp_flags);
 	ev->cache_id = bswap_32(ev->cache_id);
-	ev->__reserved = bswap_32(ev->__reserved);
+	/* migratetype and __reserved[] are bytes. */
 	ev->seq = bswap_64(ev->seq);
 	ev->timestamp = bswap_64(ev->timestamp);
 	ev->call_site = bswap_64(ev->call_site);
@@ -129,10 +161,12 @@ static const char *event_problem(const struct kmt_stream *s,
 	else if (ev->abi_version != KMEMTRACE_ABI_VERSION)
 		snprintf(buf, len, "unsupported abi_version %u (expected %u)",
 			 ev->abi_version, KMEMTRACE_ABI_VERSION);
-	else if (ev->kind < KMEMTRACE_KIND_ALLOC || ev->kind > KMEMTRACE_KIND_FREE)
+	else if (ev->kind < KMEMTRACE_KIND_ALLOC || ev->kind > KMEMTRACE_KIND_REALLOC)
 		snprintf(buf, len, "bad kind %u", ev->kind);
 	else if (ev->type < KMEMTRACE_TYPE_KMALLOC || ev->type > KMEMTRACE_TYPE_VMALLOC)
 		snprintf(buf, len, "bad type %u", ev->type);
+	else if (ev->flags & ~KMT_KNOWN_FLAGS)
+		snprintf(buf, len, "bad flags 0x%x", ev->flags);
 	else if (s->cpu >= 0 && ev->cpu != (__u32)s->cpu)
 		snprintf(buf, len, "cpu field %u does not match file cpu%d",
 			 ev->cpu, s->cpu);
@@ -229,6 +263,272 @@ void kmt_trace_read_dropped(struct kmt_trace *t)
 		err_msg("%s: %s, ignored", path,
 			ret == -EINVAL ? "not a number" : strerror(-ret));
 	free(path);
+}
+
+/* A field of a line of text: @len bytes from @s. */
+struct field {
+	const char *s;
+	size_t len;
+};
+
+/* Split @line at blanks; return the number of fields, storing @max. */
+static size_t split_fields(const char *line, struct field *f, size_t max)
+{
+	size_t n = 0, len;
+
+	for (;;) {
+		line += strspn(line, " \t\r");
+		len = strcspn(line, " \t\r");
+		if (!len)
+			return n;
+		if (n < max) {
+			f[n].s = line;
+			f[n].len = len;
+		}
+		n++;
+		line += len;
+	}
+}
+
+static int field_u64(const struct field *f, uint64_t *val)
+{
+	char buf[32];
+
+	if (f->len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, f->s, f->len);
+	buf[f->len] = '\0';
+	return parse_u64(buf, val);
+}
+
+/*
+ * A "# kmemtrace WHAT v1" file: @fn parses line @nr of @path for @arg, and
+ * returns nonzero to stop.
+ */
+struct line_parser {
+	const char *path;
+	const char *what;
+	int (*fn)(void *arg, const char *path, size_t nr, const char *line);
+	void *arg;
+};
+
+/*
+ * Call @lp->fn for every line of @buf but blank ones and "#" comments,
+ * NUL-terminated in place.  A first line "# kmemtrace WHAT vN" must name
+ * version 1.  Stop at the first nonzero return of @lp->fn and return it;
+ * return -EPROTO for a bad version.
+ */
+static int parse_lines(char *buf, const struct line_parser *lp)
+{
+	char *line, *next, header[64];
+	size_t nr = 0, len;
+	uint64_t version;
+	int ret;
+
+	len = snprintf(header, sizeof(header), "# kmemtrace %s v", lp->what);
+	for (line = buf; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		nr++;
+		if (nr == 1 && !strncmp(line, header, len) &&
+		    (parse_u64(line + len, &version) || version != 1)) {
+			err_msg("%s: %s format v%s, this kmemtrace supports v1",
+				lp->path, lp->what, line + len);
+			return -EPROTO;
+		}
+		if (line[0] == '#' || !line[strspn(line, " \t\r")])
+			continue;
+		ret = lp->fn(lp->arg, lp->path, nr, line);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int stat_cmp(const void *a, const void *b)
+{
+	const struct kmt_cpu_stat *x = a, *y = b;
+
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+static int stats_line(void *arg, const char *path, size_t nr, const char *line)
+{
+	struct kmt_trace *t = arg;
+	struct kmt_cpu_stat cs;
+	struct field f[4];
+	size_t i;
+
+	if (split_fields(line, f, ARRAY_SIZE(f)) != ARRAY_SIZE(f) ||
+	    field_u64(&f[0], &cs.cpu) || field_u64(&f[1], &cs.events) ||
+	    field_u64(&f[2], &cs.dropped) || field_u64(&f[3], &cs.next_seq) ||
+	    cs.cpu > INT_MAX) {
+		err_msg("%s: line %zu: not \"CPU EVENTS DROPPED NEXT_SEQ\", file ignored",
+			path, nr);
+		return -EINVAL;
+	}
+	/* The kernel lists the CPUs in order: search only when they are not. */
+	for (i = t->nr_stats; i && cs.cpu <= t->stats[t->nr_stats - 1].cpu; i--) {
+		if (t->stats[i - 1].cpu != cs.cpu)
+			continue;
+		err_msg("%s: line %zu: cpu %llu listed twice, file ignored", path,
+			nr, (unsigned long long)cs.cpu);
+		return -EINVAL;
+	}
+	t->stats = xrealloc(t->stats, (t->nr_stats + 1) * sizeof(*t->stats));
+	t->stats[t->nr_stats++] = cs;
+	return 0;
+}
+
+size_t kmt_trace_read_stats(struct kmt_trace *t)
+{
+	struct line_parser lp = { .what = "stats", .fn = stats_line, .arg = t };
+	char *path = path_join(t->dir, "stats");
+	size_t len;
+	char *buf;
+	int ret;
+
+	free(t->stats);
+	t->stats = NULL;
+	t->nr_stats = 0;
+	t->has_stats = false;
+	ret = read_file(path, &buf, &len);
+	if (ret) {
+		if (ret != -ENOENT)
+			err_msg("%s: %s, ignored", path, strerror(-ret));
+		free(path);
+		return ret != -ENOENT;
+	}
+	lp.path = path;
+	ret = parse_lines(buf, &lp);
+	free(buf);
+	free(path);
+	if (ret) {
+		free(t->stats);
+		t->stats = NULL;
+		t->nr_stats = 0;
+		return 1;
+	}
+	qsort(t->stats, t->nr_stats, sizeof(*t->stats), stat_cmp);
+	t->has_stats = true;
+	return 0;
+}
+
+const struct kmt_cpu_stat *kmt_trace_cpu_stat(const struct kmt_trace *t,
+					      int cpu)
+{
+	struct kmt_cpu_stat key = { .cpu = cpu };
+
+	if (cpu < 0 || !t->nr_stats)
+		return NULL;
+	return bsearch(&key, t->stats, t->nr_stats, sizeof(*t->stats), stat_cmp);
+}
+
+static int cache_cmp(const void *a, const void *b)
+{
+	const struct kmt_cache *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static int cache_id_cmp(const void *a, const void *b)
+{
+	const struct kmt_cache *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* "ID NAME OBJECT_SIZE SIZE"; NAME is what lies between ID and the sizes. */
+static int caches_line(void *arg, const char *path, size_t nr, const char *line)
+{
+	struct kmt_caches *c = arg;
+	struct field f[64];
+	struct kmt_cache kc;
+	uint64_t id;
+	size_t n;
+
+	n = split_fields(line, f, ARRAY_SIZE(f));
+	if (n < 4 || n > ARRAY_SIZE(f) || field_u64(&f[0], &id) ||
+	    id > UINT32_MAX || field_u64(&f[n - 2], &kc.object_size) ||
+	    field_u64(&f[n - 1], &kc.size)) {
+		err_msg("%s: line %zu: not \"ID NAME OBJECT_SIZE SIZE\", skipped",
+			path, nr);
+		return 0;
+	}
+	kc.id = id;
+	kc.line = nr;
+	kc.name = strndup(f[1].s, f[n - 3].s + f[n - 3].len - f[1].s);
+	if (!kc.name)
+		kc.name = xstrdup("?");
+	c->caches = xrealloc(c->caches, (c->nr + 1) * sizeof(*c->caches));
+	c->caches[c->nr++] = kc;
+	return 0;
+}
+
+/* Sort by id and keep the first line of each id. */
+static void caches_sort(struct kmt_caches *c)
+{
+	size_t i, n = 0;
+
+	qsort(c->caches, c->nr, sizeof(*c->caches), cache_cmp);
+	for (i = 0; i < c->nr; i++) {
+		if (n && c->caches[n - 1].id == c->caches[i].id) {
+			free(c->caches[i].name);
+			continue;
+		}
+		c->caches[n++] = c->caches[i];
+	}
+	c->nr = n;
+}
+
+void kmt_caches_load(struct kmt_caches *c, const char *dir)
+{
+	struct line_parser lp = { .what = "caches", .fn = caches_line, .arg = c };
+	size_t len;
+	char *path, *buf;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	if (!dir)
+		return;
+	path = path_join(dir, "caches");
+	ret = read_file(path, &buf, &len);
+	if (ret) {
+		if (ret != -ENOENT)
+			err_msg("%s: %s, ignored", path, strerror(-ret));
+		free(path);
+		return;
+	}
+	lp.path = path;
+	if (parse_lines(buf, &lp))
+		kmt_caches_free(c);
+	else
+		caches_sort(c);
+	free(buf);
+	free(path);
+}
+
+const char *kmt_caches_name(const struct kmt_caches *c, uint32_t id)
+{
+	struct kmt_cache key = { .id = id }, *kc;
+
+	if (!c->nr)
+		return NULL;
+	kc = bsearch(&key, c->caches, c->nr, sizeof(*c->caches), cache_id_cmp);
+	return kc ? kc->name : NULL;
+}
+
+void kmt_caches_free(struct kmt_caches *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr; i++)
+		free(c->caches[i].name);
+	free(c->caches);
+	memset(c, 0, sizeof(*c));
 }
 
 int kmt_trace_load_dir(struct kmt_trace *t, const char *dir)
@@ -328,6 +628,7 @@ void kmt_trace_free(struct kmt_trace *t)
 	for (i = 0; i < t->nr; i++)
 		kmt_stream_free(&t->streams[i]);
 	free(t->streams);
+	free(t->stats);
 	free(t->dir);
 	memset(t, 0, sizeof(*t));
 }

@@ -13,6 +13,9 @@
 /* How many problems one stream reports before it only counts them. */
 #define KMT_MAX_ERRORS	20
 
+/* The KMEMTRACE_FLAG_* bits this kmemtrace knows. */
+#define KMT_KNOWN_FLAGS	(KMEMTRACE_FLAG_INTERRUPT | KMEMTRACE_FLAG_BACKING)
+
 /**
  * struct kmt_stream - the events of one cpuN file
  * @path: file the events were read from
@@ -51,12 +54,30 @@ struct kmt_stats {
 };
 
 /**
+ * struct kmt_cpu_stat - one CPU line of the "stats" file
+ * @cpu: the CPU
+ * @events: events the CPU wrote to its stream since boot
+ * @dropped: events the CPU dropped since boot
+ * @next_seq: seq of the CPU's next event, that is every event it tried
+ *	to record since boot, written or dropped
+ */
+struct kmt_cpu_stat {
+	uint64_t cpu;
+	uint64_t events;
+	uint64_t dropped;
+	uint64_t next_seq;
+};
+
+/**
  * struct kmt_trace - a recorded trace, that is the streams of a directory
  * @dir: the directory, NULL when the streams were named one by one
  * @streams: the streams, sorted by CPU number and then by path
  * @nr: number of streams
  * @has_dropped: whether @dir held a readable "dropped" file
  * @dropped: contents of "dropped": events the kernel says it lost
+ * @has_stats: whether @dir held a readable "stats" file
+ * @stats: its CPU lines, sorted by CPU
+ * @nr_stats: number of CPU lines in @stats
  */
 struct kmt_trace {
 	char *dir;
@@ -64,6 +85,35 @@ struct kmt_trace {
 	size_t nr;
 	bool has_dropped;
 	uint64_t dropped;
+	bool has_stats;
+	struct kmt_cpu_stat *stats;
+	size_t nr_stats;
+};
+
+/**
+ * struct kmt_cache - one slab cache of the "caches" file
+ * @id: the cache_id events carry
+ * @name: the cache name
+ * @object_size: bytes of an object as asked for at cache creation
+ * @size: bytes an object takes in the slab, with metadata and padding
+ * @line: line of the file, to keep the first of the lines of an id
+ */
+struct kmt_cache {
+	uint32_t id;
+	char *name;
+	uint64_t object_size;
+	uint64_t size;
+	size_t line;
+};
+
+/**
+ * struct kmt_caches - the slab caches of a trace directory
+ * @caches: the caches, sorted by id
+ * @nr: number of caches
+ */
+struct kmt_caches {
+	struct kmt_cache *caches;
+	size_t nr;
 };
 
 /**
@@ -82,7 +132,7 @@ struct kmt_ref {
  * kmt_kind_name() - name of an enum kmemtrace_kind value
  * @kind: the value
  *
- * Return: "alloc", "free" or "?".
+ * Return: "alloc", "free", "realloc" or "?".
  */
 const char *kmt_kind_name(unsigned int kind);
 
@@ -93,6 +143,27 @@ const char *kmt_kind_name(unsigned int kind);
  * Return: "kmalloc", "cache", "pages", "percpu", "vmalloc" or "?".
  */
 const char *kmt_type_name(unsigned int type);
+
+/**
+ * kmt_flags_format() - write KMEMTRACE_FLAG_* bits as names
+ * @flags: the bits
+ * @buf: where to write "irq", "backing", "irq,backing", with unknown bits
+ *	as a last "0x..." element, or "0" when @flags is 0
+ * @len: size of @buf
+ */
+void kmt_flags_format(unsigned int flags, char *buf, size_t len);
+
+/**
+ * kmt_event_is_backing() - whether an event is an allocator's backing store
+ * @ev: the event
+ *
+ * Return: true for a KMEMTRACE_FLAG_BACKING event, whose memory other
+ * events describe as well.
+ */
+static inline bool kmt_event_is_backing(const struct kmemtrace_event *ev)
+{
+	return ev->flags & KMEMTRACE_FLAG_BACKING;
+}
 
 /**
  * kmt_cpu_from_name() - CPU number of a stream file name
@@ -166,6 +237,53 @@ int kmt_trace_add_file(struct kmt_trace *t, const char *path);
  * bad contents are reported with err_msg() and ignored.
  */
 void kmt_trace_read_dropped(struct kmt_trace *t);
+
+/**
+ * kmt_trace_read_stats() - read the "stats" file of the trace directory
+ * @t: the trace; @t->dir must be set
+ *
+ * Sets @t->has_stats, @t->stats and @t->nr_stats.  A missing file is not
+ * an error; an unsupported version, a malformed line or a CPU listed
+ * twice is reported with err_msg() and makes the whole file ignored.
+ *
+ * Return: the number of problems found in the file.
+ */
+size_t kmt_trace_read_stats(struct kmt_trace *t);
+
+/**
+ * kmt_trace_cpu_stat() - the "stats" line of a CPU
+ * @t: the trace, with kmt_trace_read_stats() done
+ * @cpu: the CPU, -1 for none
+ *
+ * Return: the line, or NULL if "stats" was not read or lacks @cpu.
+ */
+const struct kmt_cpu_stat *kmt_trace_cpu_stat(const struct kmt_trace *t,
+					      int cpu);
+
+/**
+ * kmt_caches_load() - read the "caches" file of a trace directory
+ * @c: the table to fill; release it with kmt_caches_free()
+ * @dir: the directory, or NULL for none
+ *
+ * A missing file leaves @c empty.  Malformed lines are reported with
+ * err_msg() and skipped; for an id listed twice the first line wins.
+ */
+void kmt_caches_load(struct kmt_caches *c, const char *dir);
+
+/**
+ * kmt_caches_name() - name of a slab cache
+ * @c: the table
+ * @id: the cache_id of an event
+ *
+ * Return: the name, or NULL when @id is not in the table.
+ */
+const char *kmt_caches_name(const struct kmt_caches *c, uint32_t id);
+
+/**
+ * kmt_caches_free() - release what kmt_caches_load() allocated
+ * @c: the table
+ */
+void kmt_caches_free(struct kmt_caches *c);
 
 /**
  * kmt_trace_validate() - kmt_stream_validate() every stream of a trace

@@ -5,9 +5,10 @@
  * usage: mkstream [-s] [-t BYTES] FILE [EVENT...]
  *
  * Each EVENT is a comma-separated list of KEY=VALUE pairs; every key has a
- * default, so "" is a valid event.  Keys: kind (alloc, free or a number),
- * type (kmalloc, cache, pages, percpu, vmalloc or a number), cpu, seq, ts,
- * site, ptr, req, alloc, gfp, node, pid, order, cache, magic, abi.
+ * default, so "" is a valid event.  Keys: kind (alloc, free, realloc or a
+ * number), type (kmalloc, cache, pages, percpu, vmalloc or a number),
+ * flags (irq, backing or a number), cpu, seq, ts, site, ptr, req, alloc,
+ * gfp, node, pid, order, cache, mt (migratetype), magic, abi.
  *
  * Defaults: magic KMEMTRACE_MAGIC, abi KMEMTRACE_ABI_VERSION, kind alloc,
  * type kmalloc, cpu N of a FILE named cpuN (else 0), seq one above the
@@ -33,6 +34,9 @@ struct name_value {
 static const struct name_value names[] = {
 	{ "alloc",	KMEMTRACE_KIND_ALLOC },
 	{ "free",	KMEMTRACE_KIND_FREE },
+	{ "realloc",	KMEMTRACE_KIND_REALLOC },
+	{ "irq",	KMEMTRACE_FLAG_INTERRUPT },
+	{ "backing",	KMEMTRACE_FLAG_BACKING },
 	{ "kmalloc",	KMEMTRACE_TYPE_KMALLOC },
 	{ "cache",	KMEMTRACE_TYPE_CACHE },
 	{ "pages",	KMEMTRACE_TYPE_PAGES },
@@ -92,6 +96,10 @@ static void set_field(struct kmemtrace_event *ev, const char *key,
 		ev->order = v;
 	else if (!strcmp(key, "cache"))
 		ev->cache_id = v;
+	else if (!strcmp(key, "mt"))
+		ev->migratetype = v;
+	else if (!strcmp(key, "flags"))
+		ev->flags = v;
 	else if (!strcmp(key, "magic"))
 		ev->magic = v;
 	else if (!strcmp(key, "abi"))
@@ -123,7 +131,7 @@ static void swap_event(struct kmemtrace_event *ev)
 	ev->node = (__s32)bswap_32((__u32)ev->node);
 	ev->gfp_flags = bswap_32(ev->gfp_flags);
 	ev->cache_id = bswap_32(ev->cache_id);
-	ev->__reserved = bswap_32(ev->__reserved);
+	/* migratetype and __reserved[] are bytes. */
 	ev->seq = bswap_64(ev->seq);
 	ev->timestamp = bswap_64(ev->timestamp);
 	ev->call_site = bswap_64(ev->call_site);

@@ -68,6 +68,12 @@ mk() {
 	"$MKSTREAM" "$@" || fail "mkstream $*"
 }
 
+# section FILE REGEX: the lines of FILE from one matching REGEX to the next
+# blank line, without it
+section() {
+	sed -n "/$2/,/^\$/{/^\$/!p;}" "$1"
+}
+
 KALLSYMS='ffffffff81000000 T _text
 ffffffff81000100 T foo_alloc
 ffffffff81000100 t foo_alloc_alias
@@ -83,7 +89,7 @@ basic_trace() {
 		site=0xffffffff81000110,ptr=0xffff888000001000,req=100,alloc=128 \
 		site=0xffffffff81000110,ptr=0xffff888000002000,req=50,alloc=64 \
 		kind=free,site=0xffffffff81000210,ptr=0xffff888000001000 \
-		type=pages,order=1,site=0xffffffffc0001010,ptr=0xffffea0000001000,req=8192,alloc=8192 &&
+		type=pages,order=1,mt=2,site=0xffffffffc0001010,ptr=0xffffea0000001000,req=8192,alloc=8192 &&
 	mk "$1/cpu1" \
 		seq=5,ts=1500,type=cache,cache=3,site=0xffffffff81000220,ptr=0xffff888000003000,req=192,alloc=192,gfp=0xcc0,pid=42,node=0 \
 		seq=8,ts=2500,kind=free,ptr=0xffff888000002000,site=0xffffffff81000210 &&
@@ -141,14 +147,14 @@ t_report_counts_by_kind_type_cpu() {
 	sed -n '1,/^dropped/p' out > counts
 	expect_file counts <<-'END'
 	kmemtrace report v1
-	events: 6 (alloc 4, free 2)
+	events: 6 (alloc 4, free 2, realloc 0)
 
-	type            alloc         free
-	kmalloc             2            2
-	cache               1            0
-	pages               1            0
-	percpu              0            0
-	vmalloc             0            0
+	type            alloc         free      realloc
+	kmalloc             2            2            0
+	cache               1            0            0
+	pages               1            0            0
+	percpu              0            0            0
+	vmalloc             0            0            0
 
 	cpu            events
 	cpu0                4
@@ -165,12 +171,17 @@ t_report_top_sites_symbolized() {
 	sed -n '/^still/,$p' out > sites
 	expect_file sites <<-'END'
 	still allocated at end: 2 allocations, 8384 bytes
+	backing pages: 0 allocs (0 bytes), 0 frees
 
 	top 10 call sites by bytes allocated:
 	     count    bytes_req  bytes_alloc   waste  call_site
 	         1         8192         8192    0.0%  mod_fn+0x10 [mymod]
 	         2          150          192   21.9%  foo_alloc+0x10
 	         1          192          192    0.0%  bar_create+0x20
+
+	top 10 caches by bytes allocated:
+	     count    bytes_req  bytes_alloc   waste  cache
+	         1          192          192    0.0%  cache#3
 	END
 }
 
@@ -182,7 +193,7 @@ t_report_symfile_and_unresolved() {
 	printf '%s\n' 'ffffffff81000000 T _text' 'ffffffff81000100 T map_fn' \
 		'ffffffff81000180 D map_data' 'ffffffff81000300 T _etext' > System.map
 	run report -n 4 t
-	sed -n '/^top/,$p' out > sites
+	section out '^top .* call sites' > sites
 	expect_rc 0 && expect_file sites <<-'END' || return 1
 	top 4 call sites by bytes allocated:
 	     count    bytes_req  bytes_alloc   waste  call_site
@@ -192,7 +203,7 @@ t_report_symfile_and_unresolved() {
 	         1            0          100  100.0%  0xffffffff80000000
 	END
 	run report -n 4 -s System.map t
-	sed -n '/^top/,$p' out > sites
+	section out '^top .* call sites' > sites
 	expect_rc 0 && expect_file sites <<-'END'
 	top 4 call sites by bytes allocated:
 	     count    bytes_req  bytes_alloc   waste  call_site
@@ -210,7 +221,7 @@ t_report_top_n_ties_by_address() {
 		site=0xffffffff81000210,req=64,alloc=64 \
 		site=0xffffffff81000140,req=8,alloc=8 || return 1
 	run report -n 2 t
-	sed -n '/^top/,$p' out > sites
+	section out '^top .* call sites' > sites
 	expect_rc 0 && expect_file sites <<-'END'
 	top 2 call sites by bytes allocated:
 	     count    bytes_req  bytes_alloc   waste  call_site
@@ -237,11 +248,243 @@ t_report_dropped_unknown_and_invalid() {
 	mkdir t || return 1
 	mk t/cpu0 seq=10 seq=12 magic=0x1234 seq=20 || return 1
 	run report t
-	expect_rc 0 && expect_has out "events: 3 (alloc 3, free 0)" &&
+	expect_rc 0 && expect_has out "events: 3 (alloc 3, free 0, realloc 0)" &&
 		expect_has out "invalid: 1 problems, events skipped (see kmemtrace check)" &&
 		expect_has out "dropped: unknown (no dropped file), 8 seen as seq gaps" &&
 		expect_err <<-'END'
 	kmemtrace: t/cpu0: event 2 (offset 160): bad magic 0x1234
+	END
+}
+
+t_report_realloc_accounting() {
+	mkdir t && echo "$KALLSYMS" > t/kallsyms || return 1
+	# 0x1000 grows in place and stays; 0x3000 was allocated before the
+	# trace; 0x4000 grows and is freed; 0x5000 shrinks and stays.
+	mk t/cpu0 site=0xffffffff81000110,ptr=0x1000,req=100,alloc=128 \
+		kind=realloc,site=0xffffffff81000210,ptr=0x1000,req=200,alloc=256 \
+		kind=realloc,type=vmalloc,site=0xffffffff81000210,ptr=0x3000,req=5000,alloc=8192 \
+		site=0xffffffff81000110,ptr=0x4000,req=20,alloc=32 \
+		kind=realloc,site=0xffffffff81000210,ptr=0x4000,req=40,alloc=64 \
+		kind=free,site=0xffffffff81000210,ptr=0x4000 \
+		type=vmalloc,site=0xffffffff81000220,ptr=0x5000,req=4096,alloc=8192 \
+		kind=realloc,type=vmalloc,site=0xffffffff81000220,ptr=0x5000,req=100,alloc=4096 ||
+		return 1
+	run report t
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END'
+	kmemtrace report v1
+	events: 8 (alloc 3, free 1, realloc 4)
+
+	type            alloc         free      realloc
+	kmalloc             2            1            2
+	cache               0            0            0
+	pages               0            0            0
+	percpu              0            0            0
+	vmalloc             1            0            2
+
+	cpu            events
+	cpu0                8
+
+	dropped: unknown (no dropped file), 0 seen as seq gaps
+
+	still allocated at end: 2 allocations, 4352 bytes
+	backing pages: 0 allocs (0 bytes), 0 frees
+
+	top 10 call sites by bytes allocated:
+	     count    bytes_req  bytes_alloc   waste  call_site
+	         1         4096         8192   50.0%  bar_create+0x20
+	         2          120          160   25.0%  foo_alloc+0x10
+
+	top 10 caches by bytes allocated:
+	     count    bytes_req  bytes_alloc   waste  cache
+	END
+}
+
+t_report_backing_excluded() {
+	mkdir t && echo "$KALLSYMS" > t/kallsyms || return 1
+	# A slab page holding two cache objects, two vmalloc area pages
+	# under a vmalloc(), a page allocated in an interrupt (not backing),
+	# and a slab page from before the trace freed with no known caller.
+	mk t/cpu0 \
+		type=pages,flags=backing,order=1,site=0xffffffff81000220,ptr=0xffffea0000010000,req=8192,alloc=8192 \
+		type=cache,cache=3,site=0xffffffff81000220,ptr=0xffff888000010000,req=192,alloc=192 \
+		type=cache,cache=3,site=0xffffffff81000220,ptr=0xffff888000010100,req=192,alloc=192 \
+		type=vmalloc,site=0xffffffff81000110,ptr=0xffffc90000001000,req=5000,alloc=8192 \
+		type=pages,flags=backing,site=0xffffffff81000110,ptr=0xffffea0000020000,req=4096,alloc=4096 \
+		type=pages,flags=backing,site=0xffffffff81000110,ptr=0xffffea0000021000,req=4096,alloc=4096 \
+		type=pages,flags=irq,site=0xffffffff81000120,ptr=0xffffea0000030000,req=4096,alloc=4096 &&
+	mk t/cpu1 \
+		ts=10000,kind=free,type=pages,flags=backing,site=0,ptr=0xffffea0000040000,req=4096,alloc=4096 \
+		kind=free,type=cache,cache=3,site=0xffffffff81000210,ptr=0xffff888000010100 ||
+		return 1
+	run report t
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END'
+	kmemtrace report v1
+	events: 9 (alloc 7, free 2, realloc 0)
+
+	type            alloc         free      realloc
+	kmalloc             0            0            0
+	cache               2            1            0
+	pages               4            1            0
+	percpu              0            0            0
+	vmalloc             1            0            0
+
+	cpu            events
+	cpu0                7
+	cpu1                2
+
+	dropped: unknown (no dropped file), 0 seen as seq gaps
+
+	still allocated at end: 3 allocations, 12480 bytes
+	backing pages: 3 allocs (16384 bytes), 1 frees
+
+	top 10 call sites by bytes allocated:
+	     count    bytes_req  bytes_alloc   waste  call_site
+	         1         5000         8192   39.0%  foo_alloc+0x10
+	         1         4096         4096    0.0%  foo_alloc+0x20
+	         2          384          384    0.0%  bar_create+0x20
+
+	top 10 caches by bytes allocated:
+	     count    bytes_req  bytes_alloc   waste  cache
+	         2          384          384    0.0%  cache#3
+	END
+}
+
+t_report_top_caches_named() {
+	mkdir t || return 1
+	printf '%s\n' '# kmemtrace caches v1' '# id name object_size size' \
+		'1 kmalloc-64 64 64' '2 dentry 192 192' '5 my cache 100 128' \
+		'bogus line' '2 dentry-again 1 1' > t/caches || return 1
+	# Cache 2 and cache 5 tie on bytes: the lower id comes first.  Cache
+	# 9 is not in the file, cache 1 is cut by -n 3, frees and kmalloc()
+	# do not count.
+	mk t/cpu0 type=cache,cache=2,req=192,alloc=192 \
+		type=cache,cache=5,req=100,alloc=128 \
+		type=cache,cache=9,req=1000,alloc=1024 \
+		type=cache,cache=2,req=192,alloc=192 \
+		type=cache,cache=5,req=100,alloc=128 \
+		type=cache,cache=1,req=50,alloc=64 \
+		type=cache,cache=5,req=100,alloc=128 \
+		kind=free,type=cache,cache=1 req=8,alloc=4096 || return 1
+	run report -n 3 t
+	section out '^top .* caches' > caches
+	expect_rc 0 && expect_file caches <<-'END' || return 1
+	top 3 caches by bytes allocated:
+	     count    bytes_req  bytes_alloc   waste  cache
+	         1         1000         1024    2.3%  cache#9
+	         2          384          384    0.0%  dentry
+	         3          300          384   21.9%  my cache
+	END
+	expect_err <<-'END'
+	kmemtrace: t/caches: line 6: not "ID NAME OBJECT_SIZE SIZE", skipped
+	END
+}
+
+# stats DIR LINE...: write DIR/stats with the kernel's header lines
+stats() {
+	stats_dir=$1
+	shift
+	printf '%s\n' '# kmemtrace stats v1' '# cpu events dropped next_seq' \
+		"$@" > "$stats_dir/stats"
+}
+
+t_check_stats_exact() {
+	mkdir t && echo 7 > t/dropped || return 1
+	# cpu0 lost seq 2 and 4-5; all 4 events of cpu1 were dropped; cpu3
+	# has no stream; cpu5 is not in stats.
+	stats t '0 3 3 6' '1 0 4 4' '2 2 0 2' '3 0 0 0' || return 1
+	mk t/cpu0 seq=0 seq=1 seq=3 && mk t/cpu1 && mk t/cpu2 "" "" &&
+		mk t/cpu5 "" || return 1
+	run check t
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END'
+	cpu0: events 3, first seq 0, last seq 3, gaps 1, leading 0, trailing 2, dropped 3
+	cpu1: events 0, trailing 4, dropped 4
+	cpu2: events 2, first seq 0, last seq 1, gaps 0, leading 0, trailing 0, dropped 0
+	cpu5: events 1, first seq 0, last seq 0, gaps 0
+	total: events 6, gaps 1, leading 0, trailing 6, dropped 7
+	result: ok
+	END
+}
+
+t_check_stats_mismatch() {
+	mkdir t && echo 10 > t/dropped || return 1
+	stats t '0 2 0 2' '1 4 10 14' || return 1
+	mk t/cpu0 "" "" && mk t/cpu1 seq=0 seq=5 || return 1
+	run check t
+	expect_rc 1 && expect_out <<-'END' || return 1
+	cpu0: events 2, first seq 0, last seq 1, gaps 0, leading 0, trailing 0, dropped 0
+	cpu1: events 2, first seq 0, last seq 5, gaps 4, leading 0, trailing 8, dropped 10
+	total: events 4, gaps 4, leading 0, trailing 8, dropped 10
+	result: 1 problems
+	END
+	expect_err <<-'END' || return 1
+	kmemtrace: cpu1: 12 events missing from the stream but 10 dropped
+	END
+	# The per-CPU counts must add up to DIR/dropped.
+	stats t '0 2 0 2' '1 2 12 14' && echo 11 > t/dropped || return 1
+	run check t
+	expect_rc 1 && expect_has out "result: 1 problems" && expect_err <<-'END' || return 1
+	kmemtrace: t: stats count 12 dropped events but dropped says 11
+	END
+	# A stream cannot go past the next seq of its CPU.
+	stats t '0 2 0 2' '1 2 0 3' && echo 0 > t/dropped || return 1
+	run check t
+	expect_rc 1 && expect_has out "cpu1: events 2, first seq 0, last seq 5, gaps 4, next seq 3" &&
+		expect_has out "result: 2 problems" && expect_err <<-'END'
+	kmemtrace: cpu1: last seq 5 but stats give next seq 3
+	kmemtrace: t: seq gaps show 4 lost events but dropped says only 0
+	END
+}
+
+t_check_stats_start_unknown() {
+	mkdir t || return 1
+	# Seq 0-4 went to an earlier reader or were dropped: 2 events are
+	# missing from the stream, so cpu0 dropped between 2 and 7.
+	mk t/cpu0 seq=5 seq=6 seq=8 && mk t/cpu1 || return 1
+	for d in 2 4 7; do
+		stats t "0 3 $d 10" '1 0 0 3' && echo $d > t/dropped || return 1
+		run check t
+		expect_rc 0 && expect_err < /dev/null && expect_out <<-END || return 1
+		cpu0: events 3, first seq 5, last seq 8, gaps 1, leading 5, trailing 1, dropped $d
+		cpu1: events 0, trailing 3, dropped 0
+		total: events 3, gaps 1, leading 5, trailing 4, dropped $d
+		result: ok
+		END
+	done
+	stats t '0 3 1 10' '1 0 0 3' && echo 1 > t/dropped || return 1
+	run check t
+	expect_rc 1 && expect_err <<-'END' || return 1
+	kmemtrace: cpu0: 2 events missing from the stream but 1 dropped
+	END
+	# An empty stream cannot have dropped more than its CPU ever took.
+	stats t '0 3 8 10' '1 0 5 3' && echo 13 > t/dropped || return 1
+	run check t
+	expect_rc 1 && expect_has out "result: 2 problems" && expect_err <<-'END'
+	kmemtrace: cpu0: 2 events missing from the stream and 5 before it but 8 dropped
+	kmemtrace: cpu1: 3 events missing from the stream but 5 dropped
+	END
+}
+
+t_check_stats_bad_file() {
+	mkdir t && mk t/cpu0 "" || return 1
+	stats t '0 1 0 1' '0 1 0 1' || return 1
+	run check t
+	expect_rc 1 && expect_out <<-'END' || return 1
+	cpu0: events 1, first seq 0, last seq 0, gaps 0
+	total: events 1, gaps 0, dropped unknown
+	result: 1 problems
+	END
+	expect_err <<-'END' || return 1
+	kmemtrace: t/stats: line 4: cpu 0 listed twice, file ignored
+	END
+	stats t '0 1 0' || return 1
+	run check t
+	expect_rc 1 && expect_err <<-'END' || return 1
+	kmemtrace: t/stats: line 3: not "CPU EVENTS DROPPED NEXT_SEQ", file ignored
+	END
+	printf '%s\n' '# kmemtrace stats v2' '0 1 0 1 5' > t/stats || return 1
+	run check t
+	expect_rc 1 && expect_err <<-'END'
+	kmemtrace: t/stats: stats format v2, this kmemtrace supports v1
 	END
 }
 
@@ -313,15 +556,19 @@ t_check_detects_seq_backwards() {
 
 t_check_detects_bad_fields() {
 	mkdir t && echo 2 > t/abi_version || return 1
-	mk t/cpu1 kind=3 type=0 type=6 abi=2 cpu=0 "" || return 1
+	mk t/cpu1 kind=0 kind=4 type=0 type=6 flags=4 flags=0xff03 abi=2 cpu=0 \
+		kind=realloc,flags=3 || return 1
 	run check t
-	expect_rc 1 && expect_has out "result: 6 problems" && expect_err <<-'END'
+	expect_rc 1 && expect_has out "result: 9 problems" && expect_err <<-'END'
 	kmemtrace: t/abi_version: ABI version 2, this kmemtrace supports 1
-	kmemtrace: t/cpu1: event 0 (offset 0): bad kind 3
-	kmemtrace: t/cpu1: event 1 (offset 80): bad type 0
-	kmemtrace: t/cpu1: event 2 (offset 160): bad type 6
-	kmemtrace: t/cpu1: event 3 (offset 240): unsupported abi_version 2 (expected 1)
-	kmemtrace: t/cpu1: event 4 (offset 320): cpu field 0 does not match file cpu1
+	kmemtrace: t/cpu1: event 0 (offset 0): bad kind 0
+	kmemtrace: t/cpu1: event 1 (offset 80): bad kind 4
+	kmemtrace: t/cpu1: event 2 (offset 160): bad type 0
+	kmemtrace: t/cpu1: event 3 (offset 240): bad type 6
+	kmemtrace: t/cpu1: event 4 (offset 320): bad flags 0x4
+	kmemtrace: t/cpu1: event 5 (offset 400): bad flags 0xff03
+	kmemtrace: t/cpu1: event 6 (offset 480): unsupported abi_version 2 (expected 1)
+	kmemtrace: t/cpu1: event 7 (offset 560): cpu field 0 does not match file cpu1
 	END
 }
 
@@ -348,7 +595,7 @@ t_swapped_endian_reads_same_as_native() {
 			site=0xffffffff81000110,ptr=0xffff888000001000,req=100,alloc=128 \
 			site=0xffffffff81000110,ptr=0xffff888000002000,req=50,alloc=64 \
 			kind=free,site=0xffffffff81000210,ptr=0xffff888000001000 \
-			type=pages,order=1,site=0xffffffffc0001010,ptr=0xffffea0000001000,req=8192,alloc=8192 ;;
+			type=pages,order=1,mt=2,site=0xffffffffc0001010,ptr=0xffffea0000001000,req=8192,alloc=8192 ;;
 		cpu1) mk -s swapped/cpu1 \
 			seq=5,ts=1500,type=cache,cache=3,site=0xffffffff81000220,ptr=0xffff888000003000,req=192,alloc=192,gfp=0xcc0,pid=42,node=0 \
 			seq=8,ts=2500,kind=free,ptr=0xffff888000002000,site=0xffffffff81000210 ;;
@@ -373,14 +620,62 @@ t_dump_sorted_by_timestamp() {
 	cpu=0 seq=1 ts=2000 alloc kmalloc site=0xffffffff81000110 ptr=0xffff888000002000 req=50 alloc=64 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 sym=foo_alloc+0x10
 	cpu=1 seq=8 ts=2500 free kmalloc site=0xffffffff81000210 ptr=0xffff888000002000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 sym=bar_create+0x10
 	cpu=0 seq=2 ts=3000 free kmalloc site=0xffffffff81000210 ptr=0xffff888000001000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 sym=bar_create+0x10
-	cpu=0 seq=3 ts=4000 alloc pages site=0xffffffffc0001010 ptr=0xffffea0000001000 req=8192 alloc=8192 gfp=0x0 node=-1 pid=0 order=1 cache_id=0 sym=mod_fn+0x10 [mymod]
+	cpu=0 seq=3 ts=4000 alloc pages site=0xffffffffc0001010 ptr=0xffffea0000001000 req=8192 alloc=8192 gfp=0x0 node=-1 pid=0 order=1 cache_id=0 migratetype=2 sym=mod_fn+0x10 [mymod]
 	END
 }
 
-# fake_debugfs DIR: plain files standing in for /sys/kernel/debug/kmemtrace
+# flag_trace DIR [-s]: events with flags, realloc, migratetype and caches
+flag_trace() {
+	mkdir -p "$1" &&
+	printf '%s\n' '# kmemtrace caches v1' '# id name object_size size' \
+		'3 kmalloc-192 192 192' > "$1/caches" &&
+	mk ${2:+"$2"} "$1/cpu0" \
+		type=cache,cache=3,flags=irq,site=0xffffffff81000220,ptr=0xffff888000003000,req=192,alloc=192,pid=7 \
+		type=pages,flags=backing,mt=1,site=0xffffffff81000220,ptr=0xffffea0000001000,req=4096,alloc=4096 \
+		kind=realloc,site=0xffffffff81000110,ptr=0xffff888000001000,req=60,alloc=64 \
+		kind=free,type=pages,flags=3,site=0,ptr=0xffffea0000001000,req=4096,alloc=4096 \
+		kind=free,type=cache,cache=4,site=0xffffffff81000210,ptr=0xffff888000004000
+}
+
+t_dump_flags_and_caches() {
+	flag_trace t || return 1
+	run dump t
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
+	cpu=0 seq=0 ts=1000 alloc cache site=0xffffffff81000220 ptr=0xffff888000003000 req=192 alloc=192 gfp=0x0 node=-1 pid=7 order=0 cache_id=3 cache=kmalloc-192 flags=irq
+	cpu=0 seq=1 ts=2000 alloc pages site=0xffffffff81000220 ptr=0xffffea0000001000 req=4096 alloc=4096 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 migratetype=1 flags=backing
+	cpu=0 seq=2 ts=3000 realloc kmalloc site=0xffffffff81000110 ptr=0xffff888000001000 req=60 alloc=64 gfp=0x0 node=-1 pid=0 order=0 cache_id=0
+	cpu=0 seq=3 ts=4000 free pages site=0x0 ptr=0xffffea0000001000 req=4096 alloc=4096 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 flags=irq,backing
+	cpu=0 seq=4 ts=5000 free cache site=0xffffffff81000210 ptr=0xffff888000004000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=4
+	END
+	# One file alone has no caches file to name its caches.
+	run dump t/cpu0
+	expect_rc 0 && head -n 1 out > first && expect_file first <<-'END'
+	cpu=0 seq=0 ts=1000 alloc cache site=0xffffffff81000220 ptr=0xffff888000003000 req=192 alloc=192 gfp=0x0 node=-1 pid=7 order=0 cache_id=3 flags=irq
+	END
+}
+
+t_swapped_endian_new_fields() {
+	flag_trace native && flag_trace swapped -s || return 1
+	! cmp -s native/cpu0 swapped/cpu0 || fail "swapped/cpu0 not byte-swapped" ||
+		return 1
+	for cmd in report check dump; do
+		run $cmd native && expect_rc 0 && [ -s out ] ||
+			fail "$cmd failed on the native trace" || return 1
+		mv out native.out && run $cmd swapped &&
+			expect_rc 0 && expect_err < /dev/null || return 1
+		diff -u native.out out >&2 || fail "$cmd differs when swapped" || return 1
+	done
+}
+
+# fake_debugfs DIR: plain files standing in for /sys/kernel/debug/kmemtrace;
+# cpu1 dropped 7 events, and an earlier reader took 2 before seq 9
 fake_debugfs() {
 	mkdir -p "$1" && echo 0 > "$1/enabled" && echo 1 > "$1/abi_version" &&
 		echo 7 > "$1/dropped" && echo "$KALLSYMS" > kallsyms &&
+		printf '%s\n' '# kmemtrace stats v1' '# cpu events dropped next_seq' \
+			'0 2 0 2' '1 3 7 10' > "$1/stats" &&
+		printf '%s\n' '# kmemtrace caches v1' '# id name object_size size' \
+			'3 kmalloc-192 192 192' '7 task_struct 9792 9856' > "$1/caches" &&
 		mk "$1/cpu0" "" "" && mk "$1/cpu1" seq=9
 }
 
@@ -396,12 +691,38 @@ t_record_fake_debugfs() {
 	expect_file fake/enabled <<-'END' || return 1
 	0
 	END
-	for f in cpu0 cpu1 abi_version dropped; do
+	for f in cpu0 cpu1 abi_version dropped stats caches; do
 		cmp "fake/$f" "rec/$f" || fail "rec/$f differs from fake/$f" || return 1
 	done
 	cmp kallsyms rec/kallsyms || fail "rec/kallsyms differs" || return 1
 	run check rec
-	expect_rc 0
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END'
+	cpu0: events 2, first seq 0, last seq 1, gaps 0, leading 0, trailing 0, dropped 0
+	cpu1: events 1, first seq 9, last seq 9, gaps 0, leading 9, trailing 0, dropped 7
+	total: events 3, gaps 0, leading 9, trailing 0, dropped 7
+	result: ok
+	END
+}
+
+t_record_without_stats_and_caches() {
+	fake_debugfs fake && rm fake/stats fake/caches || return 1
+	# What a recording from a newer kernel left must not stay.
+	mkdir rec && echo stale > rec/stats && echo stale > rec/caches || return 1
+	run record -D fake -o rec -K kallsyms -- true
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: warning: fake/stats: not found (older kernel?), check cannot account for lost events per CPU
+	kmemtrace: warning: fake/caches: not found (older kernel?), report will show cache ids without names
+	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
+	END
+	[ ! -e rec/stats ] && [ ! -e rec/caches ] ||
+		fail "stale rec/stats or rec/caches left" || return 1
+	run check rec
+	expect_rc 0 && expect_out <<-'END'
+	cpu0: events 2, first seq 0, last seq 1, gaps 0
+	cpu1: events 1, first seq 9, last seq 9, gaps 0
+	total: events 3, gaps 0, dropped 7
+	result: ok
+	END
 }
 
 t_record_empty_and_duration() {
@@ -468,6 +789,9 @@ report_symfile_and_unresolved
 report_top_n_ties_by_address
 report_still_allocated
 report_dropped_unknown_and_invalid
+report_realloc_accounting
+report_backing_excluded
+report_top_caches_named
 report_vmlinux_libdw
 check_valid_trace
 check_gap_counts
@@ -477,9 +801,16 @@ check_detects_truncated_file
 check_detects_seq_backwards
 check_detects_bad_fields
 check_named_files_only
+check_stats_exact
+check_stats_mismatch
+check_stats_start_unknown
+check_stats_bad_file
 swapped_endian_reads_same_as_native
+swapped_endian_new_fields
 dump_sorted_by_timestamp
+dump_flags_and_caches
 record_fake_debugfs
+record_without_stats_and_caches
 record_empty_and_duration
 record_errors
 "

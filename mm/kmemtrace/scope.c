@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace scopes: which allocator API call a context is inside of.
+ *
+ * The allocator tracepoints fire where the allocator does the work, which
+ * is often far below the API the caller used: the pages under vmalloc(),
+ * the kfree() under krealloc() or kvfree(), any page allocation.  So the
+ * API entry points open a scope (alloc_hooks() at every allocation call
+ * site, kmemtrace_api() in the free functions) that records the address
+ * of their caller, and the probes take the call site from there.  The
+ * outermost scope wins: the caller of mempool_alloc() is the caller of the
+ * kmalloc() that mempool_alloc() makes.
+ *
+ * Allocator internals add flags to the scope: KMEMTRACE_SCOPE_BACKING for
+ * the pages under slabs, vmalloc areas and percpu chunks, which are
+ * recorded but flagged, and KMEMTRACE_SCOPE_SUPPRESS for page traffic
+ * that an API event already describes (large kmalloc, alloc_pages_exact).
+ *
+ * A task's scope lives in its task_struct, since allocations sleep and
+ * migrate; softirq, hardirq and NMI contexts use a per-CPU scope each, so
+ * an interrupt never inherits the scope of the code it interrupted.
+ * Scopes are only opened while kmemtrace records (a static key), and
+ * their cost then is two calls per allocation.
+ *
+ * See Documentation/trace/kmemtrace.rst.
+ */
+
+#include <linux/export.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+
+#include "kmemtrace.h"
+
+DEFINE_STATIC_KEY_FALSE(kmemtrace_scope_key);
+/* alloc_hooks() expands in every module that allocates. */
+EXPORT_SYMBOL(kmemtrace_scope_key);
+
+static DEFINE_PER_CPU(struct kmemtrace_scope, kmemtrace_irq_scope[3]);
+
+/**
+ * kmemtrace_scope_current() - the scope of the running context
+ *
+ * Context: Any; the result is valid until the context ends or sleeps.
+ * Return: the scope, never NULL.
+ */
+struct kmemtrace_scope *kmemtrace_scope_current(void)
+{
+	unsigned int level = interrupt_context_level();
+
+	if (likely(!level))
+		return &current->kmemtrace_scope;
+	return this_cpu_ptr(&kmemtrace_irq_scope[level - 1]);
+}
+
+struct kmemtrace_scope __kmemtrace_scope_enter(unsigned long caller,
+					       unsigned int flags)
+{
+	struct kmemtrace_scope *s = kmemtrace_scope_current();
+	struct kmemtrace_scope old = *s;
+
+	if (!s->caller)
+		s->caller = caller;
+	s->flags |= flags;
+	old.flags |= KMEMTRACE_SCOPE_ENTERED;
+	return old;
+}
+EXPORT_SYMBOL(__kmemtrace_scope_enter);
+
+void __kmemtrace_scope_exit(struct kmemtrace_scope old)
+{
+	old.flags &= ~KMEMTRACE_SCOPE_ENTERED;
+	*kmemtrace_scope_current() = old;
+}
+EXPORT_SYMBOL(__kmemtrace_scope_exit);
