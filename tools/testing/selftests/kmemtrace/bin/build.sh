@@ -25,18 +25,16 @@ configure() {
 	$KMAKE olddefconfig
 }
 
-# Every option a fragment sets must be in the result.
+# Every option the fragments set (the last one wins) must be in the result.
 verify() {
-	bad=0
-	for f in "$@"; do
-		grep -h '^CONFIG_' "$f" | while IFS='=' read -r opt val; do
-			if [ "$val" = n ]; then
-				! grep -q "^$opt=" "$OUT/.config" || echo "$opt"
-			else
-				grep -qx "$opt=$val" "$OUT/.config" || echo "$opt"
-			fi
-		done
-	done >"$OUT/config.missing"
+	awk -F= '/^CONFIG_/ { want[$1] = $2 } END { for (o in want) print o "=" want[o] }' "$@" |
+	while IFS='=' read -r opt val; do
+		if [ "$val" = n ]; then
+			! grep -q "^$opt=" "$OUT/.config" || echo "$opt"
+		else
+			grep -qx "$opt=$val" "$OUT/.config" || echo "$opt"
+		fi
+	done | sort >"$OUT/config.missing"
 	if [ -s "$OUT/config.missing" ]; then
 		kmt_log "error: options not set in $OUT/.config (dependencies?):"
 		sed 's/^/kmemtrace:   /' "$OUT/config.missing"

@@ -12,7 +12,7 @@ CPIO=$KMT_CACHE/out/initramfs.cpio
 GUEST=$KMT_SELFTESTS/guest
 
 rm -rf "$ROOT"
-mkdir -p "$ROOT/bin" "$ROOT/kmt/tests" "$(dirname "$CPIO")"
+mkdir -p "$ROOT/bin" "$ROOT/kmt" "$(dirname "$CPIO")"
 cp /bin/busybox "$ROOT/bin/busybox"
 file -b /bin/busybox 2>/dev/null | grep -q static ||
 	ldd /bin/busybox 2>&1 | grep -q 'not a dynamic' ||
@@ -20,6 +20,10 @@ file -b /bin/busybox 2>/dev/null | grep -q static ||
 cp "$KMT_CACHE/tool/static/kmemtrace" "$ROOT/bin/kmemtrace"
 cp "$GUEST/init" "$ROOT/init"
 cp "$GUEST/run-tests.sh" "$GUEST/demo.sh" "$GUEST/workload.sh" "$ROOT/kmt/"
-cp "$GUEST"/tests/*.sh "$ROOT/kmt/tests/"
+for d in "$GUEST"/*/; do
+	mode=$(basename "$d")
+	mkdir -p "$ROOT/kmt/$mode"
+	cp "$d"*.sh "$ROOT/kmt/$mode/"
+done
 chmod +x "$ROOT/init" "$ROOT"/kmt/*.sh
 (cd "$ROOT" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$CPIO"

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh MODE [EXTRA_CMDLINE] - boot the kmemtrace kernel under QEMU (TCG,
-# $KMT_SMP vCPUs) with kmt.mode=MODE, bounded by $KMT_TIMEOUT seconds.
+# run.sh MODE [EXTRA_CMDLINE [KERNEL]] - boot a kernel (default: the one
+# built as "kmemtrace") under QEMU (TCG, $KMT_SMP vCPUs) with kmt.mode=MODE,
+# bounded by $KMT_TIMEOUT seconds.
 #
 # Output goes to $KMT_CACHE/out/MODE: console.log, and the files the guest
 # wrote to its virtio disk, unpacked into guest/.  A guest that hangs,
@@ -15,7 +16,7 @@ set -eu
 mode=$1
 extra=${2:-}
 OUT=$KMT_CACHE/out/$mode
-BUILD=$(kmt_build kmemtrace)
+BUILD=$(kmt_build "${3:-kmemtrace}")
 LOG=$OUT/console.log
 DISK=$OUT/disk.img
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # description: writes to enabled other than 0 and 1 fail with EINVAL and
-#              change nothing, on or off, and lose no recorded event
+#              change nothing, on or off, and lose no recorded event; the
+#              read-only files refuse any write and keep their content
 # requires: CONFIG_KMEMTRACE, debugfs at /sys/kernel/debug
 
 D=/sys/kernel/debug/kmemtrace
@@ -32,4 +33,19 @@ echo 0 >$D/enabled
 after=$(events)
 [ "$after" -gt "$before" ] || fail "no events after rejected writes"
 [ "$(cat $D/dropped)" = 0 ] || fail "dropped $(cat $D/dropped)"
-echo "ok: 10 bad values rejected in both states; $((after - before)) events"
+# Read-only files, root or not: EINVAL, content unchanged.
+for f in abi_version dropped caches subbufs subbuf_size; do
+	before=$(cat $D/$f)
+	err=$(printf 1 | dd of=$D/$f conv=notrunc 2>&1) && fail "writing $f succeeded"
+	case $err in
+	*"Invalid argument"*|*"Permission denied"*) ;;
+	*) fail "writing $f: '$err'" ;;
+	esac
+	[ "$(cat $D/$f)" = "$before" ] || fail "writing $f changed it"
+done
+# A stream keeps its data through a rejected write.
+size=$(stat -c %s $D/cpu0)
+printf 1 | dd of=$D/cpu0 conv=notrunc 2>/dev/null && fail "writing cpu0 succeeded"
+[ "$(stat -c %s $D/cpu0)" = "$size" ] || fail "writing cpu0 changed it"
+echo "ok: 10 bad values rejected in both states; $((after - before)) events;"
+echo "ok: read-only files and cpu0 refuse writes"

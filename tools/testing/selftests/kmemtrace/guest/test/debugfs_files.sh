@@ -16,6 +16,7 @@ mode_is enabled 600
 mode_is abi_version 444
 mode_is dropped 444
 mode_is stats 444
+mode_is caches 444
 mode_is subbufs 444
 mode_is subbuf_size 444
 
@@ -36,6 +37,13 @@ case $(cat $D/dropped) in
 esac
 [ "$(head -n 1 $D/stats)" = "# kmemtrace stats v1" ] || fail "stats header"
 [ "$(grep -vc '^#' $D/stats)" = "$ncpu" ] || fail "stats wants $ncpu CPU lines"
+[ "$(grep -v '^#' $D/stats | awk 'NF != 4' | wc -l)" = 0 ] ||
+	fail "stats lines want 4 fields"
+[ "$(head -n 1 $D/caches)" = "# kmemtrace caches v1" ] || fail "caches header"
+# Every slab cache has a distinct nonzero id; kmalloc-64 is one of them.
+grep -v '^#' $D/caches | awk '$1 == 0 || seen[$1]++ { bad = 1 } END { exit bad }' ||
+	fail "cache ids not distinct and nonzero"
+grep -q '^[0-9]* kmalloc-64 64 64$' $D/caches || fail "no kmalloc-64 in caches"
 
 [ "$(cat $D/enabled)" = 0 ] || fail "enabled at boot without kmemtrace.enable"
 echo 1 >$D/enabled || fail "cannot write 1"
