@@ -127,7 +127,44 @@ void kmemtrace_disable(void);
  */
 bool kmemtrace_enabled(void);
 
-#else /* CONFIG_KMEMTRACE */
+#endif /* CONFIG_KMEMTRACE */
+
+#ifdef CONFIG_KMEMTRACE_TRACER
+struct kmemtrace_event;
+
+int kmemtrace_tracer_start(void);
+void kmemtrace_tracer_stop(void);
+
+/**
+ * kmemtrace_tracer_event() - write an event to the kmemtrace tracer
+ * @ev: the complete event
+ * @irqflags: the interrupt flags of the context that recorded it
+ *
+ * Called by kmemtrace for every event while the kmemtrace tracer runs
+ * (kernel/trace/trace_kmemtrace.c).
+ *
+ * Context: Interrupts disabled, any context but NMI.
+ */
+void kmemtrace_tracer_event(const struct kmemtrace_event *ev,
+			    unsigned long irqflags);
+
+/**
+ * kmemtrace_cache_name() - the name of the slab cache with a kmemtrace id
+ * @id: the cache_id of an event
+ * @buf: where to put the name
+ * @size: size of @buf
+ *
+ * Context: Process context, or any context if it may fail.
+ * Return: true if @buf holds the name; false if no cache has that id, or
+ * the cache list could not be taken without waiting.
+ */
+bool kmemtrace_cache_name(unsigned int id, char *buf, size_t size);
+#else
+static inline void kmemtrace_tracer_event(const struct kmemtrace_event *ev,
+					  unsigned long irqflags) { }
+#endif
+
+#ifndef CONFIG_KMEMTRACE
 
 static inline struct kmemtrace_scope
 kmemtrace_scope_enter(unsigned long caller, unsigned int flags)

@@ -43,9 +43,21 @@ static_assert(offsetof(struct kmemtrace_event, bytes_alloc) == 72);
 
 DEFINE_PER_CPU(struct kmemtrace_cpu, kmemtrace_cpu);
 
-static DEFINE_MUTEX(kmemtrace_mutex);	/* serialises enable/disable */
-static bool kmemtrace_on;
+/*
+ * Two users share the probes: the relay streams (enabled) and the ftrace
+ * tracer (current_tracer).  The probes are attached while either is on;
+ * each has a static key that sends it the events.
+ */
+enum kmemtrace_user {
+	KMEMTRACE_USER_RELAY	= 0x1,
+	KMEMTRACE_USER_TRACER	= 0x2,
+};
+
+static DEFINE_MUTEX(kmemtrace_mutex);	/* serialises starting and stopping */
+static unsigned int kmemtrace_users;
 static bool kmemtrace_ready;		/* relay channel exists */
+static DEFINE_STATIC_KEY_FALSE(kmemtrace_relay_key);
+static DEFINE_STATIC_KEY_FALSE(kmemtrace_tracer_key);
 
 /* === Boot parameters ===================================================== */
 
@@ -198,14 +210,18 @@ void kmemtrace_emit(struct kmemtrace_event *ev)
 		ev->flags |= KMEMTRACE_FLAG_INTERRUPT;
 
 	local_irq_save(flags);
-	kc = this_cpu_ptr(&kmemtrace_cpu);
 	ev->cpu = smp_processor_id();
-	ev->seq = kc->seq++;
-	ev->timestamp = local_clock();
-	if (likely(kmemtrace_relay_write(ev)))
-		kc->events++;
-	else
-		kc->dropped++;
+	ev->timestamp = local_clock_noinstr();
+	if (static_branch_likely(&kmemtrace_relay_key)) {
+		kc = this_cpu_ptr(&kmemtrace_cpu);
+		ev->seq = kc->seq++;
+		if (likely(kmemtrace_relay_write(ev)))
+			kc->events++;
+		else
+			kc->dropped++;
+	}
+	if (static_branch_unlikely(&kmemtrace_tracer_key))
+		kmemtrace_tracer_event(ev, flags);
 	kmemtrace_capture_event(ev);
 	local_irq_restore(flags);
 }
@@ -227,23 +243,52 @@ unsigned long kmemtrace_total_dropped(void)
 
 /* === Switching =========================================================== */
 
-int kmemtrace_enable(void)
+static int kmemtrace_start(unsigned int user, struct static_key_false *key)
 {
 	int ret = 0;
 
 	mutex_lock(&kmemtrace_mutex);
-	if (!kmemtrace_ready) {
-		ret = -ENODEV;
-	} else if (!kmemtrace_on) {
-		/* Scopes first, so no event misses its caller. */
+	if (kmemtrace_users & user)
+		goto out;
+	/* The sink first, then scopes, then probes: no event misses either. */
+	static_branch_enable(key);
+	if (!kmemtrace_users) {
 		static_branch_enable(&kmemtrace_scope_key);
 		ret = kmemtrace_probes_attach();
-		if (ret)
+		if (ret) {
+			static_branch_disable(&kmemtrace_scope_key);
+			static_branch_disable(key);
+			goto out;
+		}
+	}
+	kmemtrace_users |= user;
+out:
+	mutex_unlock(&kmemtrace_mutex);
+	return ret;
+}
+
+static void kmemtrace_stop(unsigned int user, struct static_key_false *key)
+{
+	mutex_lock(&kmemtrace_mutex);
+	if (kmemtrace_users & user) {
+		kmemtrace_users &= ~user;
+		if (!kmemtrace_users)
+			kmemtrace_probes_detach();
+		static_branch_disable(key);
+		/* No probe still writes to this user's sink once we return. */
+		tracepoint_synchronize_unregister();
+		if (!kmemtrace_users)
 			static_branch_disable(&kmemtrace_scope_key);
 	}
-	if (!ret)
-		WRITE_ONCE(kmemtrace_on, true);
 	mutex_unlock(&kmemtrace_mutex);
+}
+
+int kmemtrace_enable(void)
+{
+	int ret = kmemtrace_ready ? 0 : -ENODEV;
+
+	if (!ret)
+		ret = kmemtrace_start(KMEMTRACE_USER_RELAY, &kmemtrace_relay_key);
 	if (ret)
 		pr_err("cannot enable: %d\n", ret);
 	return ret;
@@ -252,22 +297,41 @@ EXPORT_SYMBOL_GPL(kmemtrace_enable);
 
 void kmemtrace_disable(void)
 {
-	mutex_lock(&kmemtrace_mutex);
-	if (kmemtrace_on) {
-		kmemtrace_probes_detach();
-		tracepoint_synchronize_unregister();
-		static_branch_disable(&kmemtrace_scope_key);
-		WRITE_ONCE(kmemtrace_on, false);
-	}
-	mutex_unlock(&kmemtrace_mutex);
+	kmemtrace_stop(KMEMTRACE_USER_RELAY, &kmemtrace_relay_key);
 }
 EXPORT_SYMBOL_GPL(kmemtrace_disable);
 
 bool kmemtrace_enabled(void)
 {
-	return READ_ONCE(kmemtrace_on);
+	return static_key_enabled(&kmemtrace_relay_key);
 }
 EXPORT_SYMBOL_GPL(kmemtrace_enabled);
+
+#ifdef CONFIG_KMEMTRACE_TRACER
+/**
+ * kmemtrace_tracer_start() - send events to kmemtrace_tracer_event()
+ *
+ * For the kmemtrace ftrace tracer; the relay streams are independent.
+ *
+ * Context: Process context, may sleep.
+ * Return: 0, or the error of attaching the probes.
+ */
+int kmemtrace_tracer_start(void)
+{
+	return kmemtrace_start(KMEMTRACE_USER_TRACER, &kmemtrace_tracer_key);
+}
+
+/**
+ * kmemtrace_tracer_stop() - stop sending events to the tracer
+ *
+ * Context: Process context, may sleep.  Returns once no probe runs
+ * kmemtrace_tracer_event() any more.
+ */
+void kmemtrace_tracer_stop(void)
+{
+	kmemtrace_stop(KMEMTRACE_USER_TRACER, &kmemtrace_tracer_key);
+}
+#endif
 
 /*
  * Open the channel as early as the page allocator and vmalloc allow, before
@@ -283,9 +347,7 @@ static int __init kmemtrace_init(void)
 		       kmemtrace_subbufs, kmemtrace_subbuf_size, ret);
 		return ret;
 	}
-	mutex_lock(&kmemtrace_mutex);
 	kmemtrace_ready = true;
-	mutex_unlock(&kmemtrace_mutex);
 	if (kmemtrace_enable_at_boot)
 		return kmemtrace_enable();
 	return 0;
