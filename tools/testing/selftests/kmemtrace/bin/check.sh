@@ -44,21 +44,24 @@ if [ -x "$KMT_CACHE/tool/host/kmemtrace" ]; then
 	grep -q . "$OUT/host.ktap" || result FAIL host.run
 fi
 
-# boot NAME KERNEL CMDLINE: one QEMU boot running the guest tests of NAME.
+# boot NAME MODE KERNEL CMDLINE TESTS [THREAD]: one QEMU boot running the
+# guest tests of MODE; TESTS is a pattern their result names must match;
+# THREAD is TCG's thread mode, multi by default.
 boot() {
-	if grep -q '^FAIL build' "$RES"; then
+	if grep -q "^FAIL build.*$3" "$RES"; then
 		result FAIL "boot.$1"
 		return
 	fi
-	if "$KMT_BIN/stage.sh" "boot-$1" "$KMT_BIN/run.sh" "$1" "$3" "$2"; then
+	if KMT_TCG_THREAD=${6:-multi} \
+	   "$KMT_BIN/stage.sh" "boot-$1" "$KMT_BIN/run.sh" "$2" "$4" "$3" "$1"; then
 		result PASS "boot.$1"
 	else
 		result FAIL "boot.$1"
 	fi
 	log=$OUT/$1/console.log
 	[ -f "$log" ] || return
-	ktap "" <"$log"
-	grep -q "^[A-Z]* kmemtrace_$1\\." "$RES" || result FAIL "boot.$1.tests_ran"
+	ktap "$1." <"$log"
+	grep -q "^[A-Z]* $1\.$5" "$RES" || result FAIL "boot.$1.tests_ran"
 	if grep -nE 'WARNING:|BUG:|Oops|Call Trace:|UBSAN:|Kernel panic' "$log"; then
 		result FAIL "boot.$1.console_clean"
 	else
@@ -66,13 +69,34 @@ boot() {
 	fi
 }
 
-# The KUnit suite runs in the first boot only.
-boot test kmemtrace ""
-grep -q '^[A-Z]* kmemtrace\.' "$RES" || result FAIL kunit.kmemtrace_suite_ran
-boot params kmemtrace "kunit.enable=0 maxcpus=1 kmemtrace.subbufs=abc kmemtrace.subbuf_size=100 kmemtrace.enable=maybe"
-boot overrun kmemtrace "kunit.enable=0 kmemtrace.enable=1 kmemtrace.subbufs=4 kmemtrace.subbuf_size=4096"
+# The ftrace startup selftests (CONFIG_FTRACE_STARTUP_TEST) of a boot.
+selftests() {
+	awk '/^Testing .*: / { name = $0; sub(/^Testing /, "", name)
+				sub(/: .*/, "", name); gsub(/[ #]+/, "_", name) }
+	     name && /PASSED/ { print "PASS ftrace_selftest." name; name = "" }
+	     name && /FAILED/ { print "FAIL ftrace_selftest." name; name = "" }' \
+		"$OUT/$1/console.log" >>"$RES"
+}
 
-# CONFIG_KMEMTRACE=n: builds, leaves no trace of kmemtrace, boots.
+# The KUnit suite runs in the first boot only, the ftrace startup
+# selftests (which "trace_event=" turns off) in the ftrace boot only.
+NOSELF="trace_event="
+boot test test kmemtrace "$NOSELF" 'kmemtrace_test\.'
+grep -q '^[A-Z]* test\.kmemtrace\.' "$RES" || result FAIL kunit.kmemtrace_suite_ran
+K0="kunit.enable=0 $NOSELF"
+boot params params kmemtrace "$K0 maxcpus=1 kmemtrace.subbufs=abc kmemtrace.subbuf_size=100 kmemtrace.enable=maybe" 'kmemtrace_params\.'
+boot overrun overrun kmemtrace "$K0 kmemtrace.enable=1 kmemtrace.subbufs=4 kmemtrace.subbuf_size=4096" 'kmemtrace_overrun\.'
+
+# QEMU 7.2's multi-threaded TCG can run a stale translation of code that
+# ftrace has just patched and oops on an int3 that is gone, so the boots
+# that run the function tracers use single-threaded TCG (still 2 vCPUs).
+boot ftrace ftrace kmemtrace "kunit.enable=0" 'kmemtrace tracer - ' single
+selftests ftrace
+grep -q '^PASS ftrace_selftest.tracer_kmemtrace' "$RES" ||
+	result FAIL ftrace_selftest.tracer_kmemtrace_ran
+
+# CONFIG_KMEMTRACE=n: builds, leaves no trace of kmemtrace, boots, and
+# runs upstream ftracetest for comparison.
 if "$KMT_BIN/stage.sh" build-off "$KMT_BIN/build.sh" off \
 	"$KMT_SELFTESTS/configs/base.config" \
 	"$KMT_SELFTESTS/configs/kmemtrace.config" \
@@ -83,10 +107,14 @@ if "$KMT_BIN/stage.sh" build-off "$KMT_BIN/build.sh" off \
 	else
 		result PASS build.kmemtrace_off_has_no_kmemtrace_symbols
 	fi
-	boot off off "kunit.enable=0"
+	boot off off off "$K0" 'kmemtrace_off\.'
+	boot ftrace-off ftrace off "kunit.enable=0" 'kmemtrace tracer - ' single
 else
 	result FAIL build.kmemtrace_off
 fi
+"$KMT_BIN/ftracetest-compare.sh" "$OUT/ftrace/guest/ftracetest.ktap" \
+	"$OUT/ftrace-off/guest/ftracetest.ktap" >>"$RES"
+grep -q '^PASS upstream\.' "$RES" || result FAIL upstream.ftracetest_ran
 
 grep -E '^(FAIL|SKIP) ' "$RES" | sed 's/^/kmemtrace: /'
 pass=$(grep -c '^PASS ' "$RES")

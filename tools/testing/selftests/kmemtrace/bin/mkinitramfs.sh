@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Assemble the guest initramfs: static busybox, the guest init, the guest
-# tests and the static kmemtrace tool, as $KMT_CACHE/out/initramfs.cpio.
+# tests, ftracetest with kmemtrace's tests, a static chrt (busybox has
+# none) and the static kmemtrace tool, as $KMT_CACHE/out/initramfs.cpio.
 
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -19,7 +20,11 @@ file -b /bin/busybox 2>/dev/null | grep -q static ||
 	kmt_die "/bin/busybox is not static (install busybox-static)"
 cp "$KMT_CACHE/tool/static/kmemtrace" "$ROOT/bin/kmemtrace"
 cp "$GUEST/init" "$ROOT/init"
-cp "$GUEST/run-tests.sh" "$GUEST/demo.sh" "$GUEST/workload.sh" "$ROOT/kmt/"
+cp "$GUEST/run-tests.sh" "$GUEST/demo.sh" "$GUEST/workload.sh" \
+	"$GUEST/ftrace.sh" "$ROOT/kmt/"
+# ftracetest, with kmemtrace's test.d/kmemtrace, from the prepared tree.
+cp -r "$(kmt_src)/tools/testing/selftests/ftrace" "$ROOT/kmt/ftrace"
+${CC:-cc} -static -O2 -o "$ROOT/bin/chrt" "$GUEST/chrt.c"
 for d in "$GUEST"/*/; do
 	mode=$(basename "$d")
 	mkdir -p "$ROOT/kmt/$mode"

@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh MODE [EXTRA_CMDLINE [KERNEL]] - boot a kernel (default: the one
-# built as "kmemtrace") under QEMU (TCG, $KMT_SMP vCPUs) with kmt.mode=MODE,
-# bounded by $KMT_TIMEOUT seconds.
+# run.sh MODE [EXTRA_CMDLINE [KERNEL [NAME]]] - boot a kernel (default:
+# the one built as "kmemtrace") under QEMU (TCG, $KMT_SMP vCPUs) with
+# kmt.mode=MODE, bounded by $KMT_TIMEOUT seconds.
 #
-# Output goes to $KMT_CACHE/out/MODE: console.log, and the files the guest
+# Output goes to $KMT_CACHE/out/NAME (default MODE): console.log, and the files the guest
 # wrote to its virtio disk, unpacked into guest/.  A guest that hangs,
 # panics or never prints KMT-DONE fails here with the log's path.
 # MODE demo then prints the host-side report of the recorded workload.
@@ -15,7 +15,7 @@ set -eu
 
 mode=$1
 extra=${2:-}
-OUT=$KMT_CACHE/out/$mode
+OUT=$KMT_CACHE/out/${4:-$mode}
 BUILD=$(kmt_build "${3:-kmemtrace}")
 LOG=$OUT/console.log
 DISK=$OUT/disk.img
@@ -24,10 +24,11 @@ rm -rf "$OUT"
 mkdir -p "$OUT/guest"
 truncate -s 256M "$DISK"
 
-kmt_log "booting ($mode, $KMT_SMP vCPUs, TCG, timeout ${KMT_TIMEOUT}s); console: $LOG"
+kmt_log "booting ($mode, $KMT_SMP vCPUs, TCG ${KMT_TCG_THREAD:-multi}, timeout ${KMT_TIMEOUT}s); console: $LOG"
 rc=0
 timeout --foreground -k 10 "$KMT_TIMEOUT" \
-	qemu-system-x86_64 -accel tcg,thread=multi -smp "$KMT_SMP" -m 1G \
+	qemu-system-x86_64 -accel "tcg,thread=${KMT_TCG_THREAD:-multi}" \
+	-smp "$KMT_SMP" -m 1G \
 	-kernel "$BUILD/arch/x86/boot/bzImage" \
 	-initrd "$KMT_CACHE/out/initramfs.cpio" \
 	-append "console=ttyS0 panic=-1 nokaslr kmt.mode=$mode $extra" \
@@ -46,10 +47,13 @@ fi
 tar -xf "$DISK" -C "$OUT/guest" 2>/dev/null || true
 
 if [ "$mode" = demo ]; then
-	sed -n '/^kmemtrace: recording/,/^KMT-DONE/p' "$LOG" | grep -v KMT-DONE
+	sed -n '/^kmemtrace: recording/,/^KMT-DONE/p' "$LOG" | grep -v KMT-DONE >"$OUT/guest.txt"
+	sed -n '/^kmemtrace: ftrace:/q;p' "$OUT/guest.txt"
 	[ -f "$OUT/guest/record/cpu0" ] || kmt_die "the guest recorded nothing; console: $LOG"
 	echo
 	"$KMT_CACHE/tool/host/kmemtrace" report -k "$BUILD/vmlinux" "$OUT/guest/record"
 	echo
 	kmt_log "streams: $OUT/guest/record (kmemtrace dump/report/check DIR)"
+	echo
+	sed -n '/^kmemtrace: ftrace:/,$p' "$OUT/guest.txt"
 fi

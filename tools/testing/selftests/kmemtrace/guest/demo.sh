@@ -9,3 +9,26 @@ echo "kmemtrace: recording /kmt/workload.sh on $(nproc) CPUs"
 kmemtrace record -o "$out/record" -- /kmt/workload.sh
 echo "kmemtrace: record exited $?"
 cat /sys/kernel/debug/kmemtrace/stats
+
+# The same events through ftrace, on one timeline with function calls.
+T=/sys/kernel/tracing
+if grep -qw kmemtrace $T/available_tracers 2>/dev/null; then
+	echo kmemtrace >$T/current_tracer
+	ls /proc/self >/dev/null
+	echo 0 >$T/tracing_on
+	echo "kmemtrace: ftrace: echo kmemtrace > current_tracer; cat trace"
+	grep -m 6 -E 'kmem_(alloc|free): ' $T/trace
+	echo 1 >$T/options/kmem_minimalistic
+	echo "kmemtrace: ftrace: echo 1 > options/kmem_minimalistic; cat trace"
+	grep -m 10 -E '^#|^  [-+~]' $T/trace
+	echo 0 >$T/options/kmem_minimalistic
+	echo >$T/trace
+	echo 1 >$T/options/kmem_function
+	echo 1 >$T/tracing_on
+	cat /proc/version >/dev/null
+	echo 0 >$T/tracing_on
+	echo 0 >$T/options/kmem_function
+	echo "kmemtrace: ftrace: echo 1 > options/kmem_function; cat trace"
+	grep -m 1 -B 8 -E 'kmem_alloc: kmalloc' $T/trace
+	echo nop >$T/current_tracer
+fi
