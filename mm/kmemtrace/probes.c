@@ -53,13 +53,16 @@ static __always_inline void kmemtrace_record(struct kmemtrace_event *ev,
 
 /* === Slab ================================================================ */
 
-static void probe_kmalloc(void *ignore, unsigned long call_site,
-			  const void *ptr, size_t bytes_req,
-			  size_t bytes_alloc, gfp_t gfp_flags, int node)
+/* An allocation or resize with its sizes, of the slab or vmalloc APIs. */
+static __always_inline void record_sized(u8 kind, u8 type,
+					 unsigned long call_site,
+					 const void *ptr, size_t bytes_req,
+					 size_t bytes_alloc, gfp_t gfp_flags,
+					 int node)
 {
 	struct kmemtrace_event ev = {
-		.kind = KMEMTRACE_KIND_ALLOC,
-		.type = KMEMTRACE_TYPE_KMALLOC,
+		.kind = kind,
+		.type = type,
 		.node = node,
 		.gfp_flags = (__force u32)gfp_flags,
 		.call_site = call_site,
@@ -71,36 +74,42 @@ static void probe_kmalloc(void *ignore, unsigned long call_site,
 	kmemtrace_record(&ev, false);
 }
 
-static void probe_krealloc(void *ignore, unsigned long call_site,
-			   const void *ptr, size_t bytes_req,
-			   size_t bytes_alloc, gfp_t gfp_flags)
+/* A free that knows only its pointer. */
+static __always_inline void record_free(u8 type, unsigned long call_site,
+					const void *ptr)
 {
 	struct kmemtrace_event ev = {
-		.kind = KMEMTRACE_KIND_REALLOC,
-		.type = KMEMTRACE_TYPE_KMALLOC,
+		.kind = KMEMTRACE_KIND_FREE,
+		.type = type,
 		.node = KMEMTRACE_NO_NODE,
-		.gfp_flags = (__force u32)gfp_flags,
 		.call_site = call_site,
 		.ptr = (unsigned long)ptr,
-		.bytes_req = bytes_req,
-		.bytes_alloc = bytes_alloc,
 	};
 
 	kmemtrace_record(&ev, false);
 }
 
+
+static void probe_kmalloc(void *ignore, unsigned long call_site,
+			  const void *ptr, size_t bytes_req,
+			  size_t bytes_alloc, gfp_t gfp_flags, int node)
+{
+	record_sized(KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_KMALLOC, call_site,
+		     ptr, bytes_req, bytes_alloc, gfp_flags, node);
+}
+
+static void probe_krealloc(void *ignore, unsigned long call_site,
+			   const void *ptr, size_t bytes_req,
+			   size_t bytes_alloc, gfp_t gfp_flags)
+{
+	record_sized(KMEMTRACE_KIND_REALLOC, KMEMTRACE_TYPE_KMALLOC, call_site,
+		     ptr, bytes_req, bytes_alloc, gfp_flags, KMEMTRACE_NO_NODE);
+}
+
 static void probe_kfree(void *ignore, unsigned long call_site, const void *ptr)
 {
-	struct kmemtrace_event ev = {
-		.kind = KMEMTRACE_KIND_FREE,
-		.type = KMEMTRACE_TYPE_KMALLOC,
-		.node = KMEMTRACE_NO_NODE,
-		.call_site = call_site,
-		.ptr = (unsigned long)ptr,
-	};
-
 	if (!ZERO_OR_NULL_PTR(ptr))
-		kmemtrace_record(&ev, false);
+		record_free(KMEMTRACE_TYPE_KMALLOC, call_site, ptr);
 }
 
 static void probe_kmem_cache_alloc(void *ignore, unsigned long call_site,
@@ -235,14 +244,7 @@ static void probe_percpu_alloc_percpu(void *ignore, unsigned long call_site,
 static void probe_percpu_free_percpu(void *ignore, void *base_addr, int off,
 				     void __percpu *ptr)
 {
-	struct kmemtrace_event ev = {
-		.kind = KMEMTRACE_KIND_FREE,
-		.type = KMEMTRACE_TYPE_PERCPU,
-		.node = KMEMTRACE_NO_NODE,
-		.ptr = (__force unsigned long)ptr,
-	};
-
-	kmemtrace_record(&ev, false);
+	record_free(KMEMTRACE_TYPE_PERCPU, 0, (__force const void *)ptr);
 }
 
 /* === vmalloc ============================================================= */
@@ -251,49 +253,21 @@ static void probe_vmalloc(void *ignore, unsigned long call_site,
 			  const void *ptr, size_t bytes_req, size_t bytes_alloc,
 			  gfp_t gfp_flags, int node)
 {
-	struct kmemtrace_event ev = {
-		.kind = KMEMTRACE_KIND_ALLOC,
-		.type = KMEMTRACE_TYPE_VMALLOC,
-		.node = node,
-		.gfp_flags = (__force u32)gfp_flags,
-		.call_site = call_site,
-		.ptr = (unsigned long)ptr,
-		.bytes_req = bytes_req,
-		.bytes_alloc = bytes_alloc,
-	};
-
-	kmemtrace_record(&ev, false);
+	record_sized(KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_VMALLOC, call_site,
+		     ptr, bytes_req, bytes_alloc, gfp_flags, node);
 }
 
 static void probe_vrealloc(void *ignore, unsigned long call_site,
 			   const void *ptr, size_t bytes_req,
 			   size_t bytes_alloc, gfp_t gfp_flags)
 {
-	struct kmemtrace_event ev = {
-		.kind = KMEMTRACE_KIND_REALLOC,
-		.type = KMEMTRACE_TYPE_VMALLOC,
-		.node = KMEMTRACE_NO_NODE,
-		.gfp_flags = (__force u32)gfp_flags,
-		.call_site = call_site,
-		.ptr = (unsigned long)ptr,
-		.bytes_req = bytes_req,
-		.bytes_alloc = bytes_alloc,
-	};
-
-	kmemtrace_record(&ev, false);
+	record_sized(KMEMTRACE_KIND_REALLOC, KMEMTRACE_TYPE_VMALLOC, call_site,
+		     ptr, bytes_req, bytes_alloc, gfp_flags, KMEMTRACE_NO_NODE);
 }
 
 static void probe_vfree(void *ignore, unsigned long call_site, const void *ptr)
 {
-	struct kmemtrace_event ev = {
-		.kind = KMEMTRACE_KIND_FREE,
-		.type = KMEMTRACE_TYPE_VMALLOC,
-		.node = KMEMTRACE_NO_NODE,
-		.call_site = call_site,
-		.ptr = (unsigned long)ptr,
-	};
-
-	kmemtrace_record(&ev, false);
+	record_free(KMEMTRACE_TYPE_VMALLOC, call_site, ptr);
 }
 
 /* === Attaching =========================================================== */
