@@ -292,6 +292,44 @@ static void test_kmem_cache_bulk(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
+/*
+ * A new cache's first object needs a slab: its pages are recorded as
+ * backing store, with the caller of the allocation that needed them.
+ */
+static void test_slab_pages_backing(struct kunit *test)
+{
+	struct kmemtrace_test_ctx *ctx = test->priv;
+	struct kmem_cache *s;
+	unsigned int i, pages = 0;
+	void *p;
+
+	s = kmem_cache_create("kmemtrace_slab", 300, 0, SLAB_NO_MERGE, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	capture_begin(test, false);
+	p = kmem_cache_alloc(s, GFP_KERNEL);
+	capture_end(test);
+	kmem_cache_free(s, p);
+	kmem_cache_destroy(s);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < ctx->count; i++) {
+		const struct kmemtrace_event *ev = &ctx->capture.events[i];
+		char sym[KSYM_SYMBOL_LEN];
+
+		if (ev->type != KMEMTRACE_TYPE_PAGES)
+			continue;
+		pages++;
+		KUNIT_EXPECT_EQ(test, ev->kind, KMEMTRACE_KIND_ALLOC);
+		KUNIT_EXPECT_EQ(test, ev->flags, KMEMTRACE_FLAG_BACKING);
+		KUNIT_EXPECT_LE(test, (unsigned long)ev->ptr, (unsigned long)p);
+		KUNIT_EXPECT_GT(test, (unsigned long)ev->ptr + ev->bytes_alloc,
+				(unsigned long)p);
+		sprint_symbol_no_offset(sym, ev->call_site);
+		KUNIT_EXPECT_STREQ(test, sym, __func__);
+	}
+	KUNIT_EXPECT_EQ(test, pages, 1);
+}
+
 /* kfree_bulk(), which kvfree_rcu() frees through: one free per object. */
 static void test_kfree_bulk(struct kunit *test)
 {
@@ -800,6 +838,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_kmalloc_large),
 	KUNIT_CASE(test_kmem_cache_alloc_free),
 	KUNIT_CASE(test_kmem_cache_bulk),
+	KUNIT_CASE(test_slab_pages_backing),
 	KUNIT_CASE(test_kfree_bulk),
 	KUNIT_CASE(test_krealloc_in_place),
 	KUNIT_CASE(test_krealloc_move),
