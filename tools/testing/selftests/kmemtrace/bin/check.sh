@@ -94,6 +94,11 @@ boot ftrace ftrace kmemtrace "kunit.enable=0" 'kmemtrace tracer - ' single
 selftests ftrace
 grep -q '^PASS ftrace_selftest.tracer_kmemtrace' "$RES" ||
 	result FAIL ftrace_selftest.tracer_kmemtrace_ran
+if "$KMT_BIN/tep-compare.sh" "$OUT/ftrace/guest/rawtrace"; then
+	result PASS ftrace.libtraceevent_decodes_kmem_entries
+else
+	result FAIL ftrace.libtraceevent_decodes_kmem_entries
+fi
 
 # CONFIG_KMEMTRACE=n: builds, leaves no trace of kmemtrace, boots, and
 # runs upstream ftracetest for comparison.

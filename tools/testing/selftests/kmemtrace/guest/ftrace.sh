@@ -2,13 +2,34 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # ftrace.sh OUT - the ftrace boot: run kmemtrace's ftracetest tests
-# (test.d/kmemtrace) with KTAP on the console, then upstream's whole
+# (test.d/kmemtrace) with KTAP on the console, save a kmemtrace trace in
+# raw form with its format files in OUT/rawtrace, then upstream's whole
 # ftracetest suite with its KTAP saved to OUT/ftracetest.ktap, which the
 # host compares between the kmemtrace and the CONFIG_KMEMTRACE=n kernel.
 
 out=$1
+T=/sys/kernel/tracing
 cd /kmt/ftrace || exit 1
 ./ftracetest -K -v test.d/kmemtrace
+
+# For the host to decode with libtraceevent from the format files alone,
+# and compare with the tracer's own raw output.
+R=$out/rawtrace
+mkdir -p $R
+echo kmemtrace >$T/current_tracer
+echo 1 >$T/tracing_on
+ls -R /proc/self >/dev/null
+echo 0 >$T/tracing_on
+echo 1 >$T/options/raw
+cat $T/trace >$R/trace.raw
+echo 0 >$T/options/raw
+cat $T/events/header_page >$R/header_page
+cat $T/events/ftrace/kmem_alloc/format >$R/kmem_alloc.format
+cat $T/events/ftrace/kmem_free/format >$R/kmem_free.format
+for c in $T/per_cpu/cpu*; do
+	timeout 5 cat "$c/trace_pipe_raw" >"$R/${c##*/}.raw"
+done
+echo nop >$T/current_tracer
 ls -d test.d/*/ | grep -v kmemtrace >/tmp/dirs
 # shellcheck disable=SC2046
 ./ftracetest -K $(cat /tmp/dirs) >"$out/ftracetest.ktap" 2>&1
