@@ -9,7 +9,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 ROOT=$KMT_CACHE/initramfs
-CPIO=$KMT_CACHE/out/initramfs.cpio
+CPIO=${KMT_INITRAMFS:-$KMT_CACHE/out/initramfs.cpio}
 GUEST=$KMT_SELFTESTS/guest
 
 rm -rf "$ROOT"
@@ -31,4 +31,8 @@ for d in "$GUEST"/*/; do
 	cp "$d"*.sh "$ROOT/kmt/$mode/"
 done
 chmod +x "$ROOT/init" "$ROOT"/kmt/*.sh
+# Optional: the ftracetest files the ftrace boot should run, and no other.
+if [ -n "${KMT_FTRACETEST_ONLY:-}" ]; then
+	cp "$KMT_FTRACETEST_ONLY" "$ROOT/kmt/ftracetest.only"
+fi
 (cd "$ROOT" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$CPIO"

@@ -30,7 +30,7 @@ timeout --foreground -k 10 "$KMT_TIMEOUT" \
 	qemu-system-x86_64 -accel "tcg,thread=${KMT_TCG_THREAD:-multi}" \
 	-smp "$KMT_SMP" -m 1G \
 	-kernel "$BUILD/arch/x86/boot/bzImage" \
-	-initrd "$KMT_CACHE/out/initramfs.cpio" \
+	-initrd "${KMT_INITRAMFS:-$KMT_CACHE/out/initramfs.cpio}" \
 	-append "console=ttyS0 panic=-1 nokaslr kmt.mode=$mode $extra" \
 	-drive file="$DISK",format=raw,if=virtio \
 	-display none -monitor none -serial file:"$LOG" -no-reboot \
