@@ -10,9 +10,10 @@
  * number is taken for every event, written or not, so a reader sees a loss
  * as a gap in the sequence; the loss is also counted per CPU.
  *
- * Recording is switched on and off by attaching the probes to the
- * tracepoints and detaching them again: tracepoints are static keys, so a
- * kernel with kmemtrace off runs the allocators' fast paths unchanged.
+ * The probes are attached to the tracepoints while the relay streams or
+ * the ftrace tracer (kernel/trace/trace_kmemtrace.c) record, and detached
+ * when neither does: tracepoints are static keys, so a kernel with
+ * kmemtrace off runs the allocators' fast paths unchanged.
  *
  * This file is not function-traced (see Makefile): the function tracer can
  * record into the same ring buffer as kmemtrace, and must not recurse here.
