@@ -17,6 +17,8 @@
  */
 
 #include <kunit/test.h>
+#include <linux/cpu.h>
+#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/gfp.h>
 #include <linux/kallsyms.h>
@@ -24,6 +26,7 @@
 #include <linux/mempool.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
+#include <linux/relay.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
@@ -805,6 +808,67 @@ static void test_disabled_records_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->count, 0);
 }
 
+static struct dentry *late_create_buf_file(const char *filename,
+					   struct dentry *parent, umode_t mode,
+					   struct rchan_buf *buf,
+					   int *is_global)
+{
+	if (!filename)
+		return NULL;
+	return debugfs_create_file(filename, 0400, parent, buf,
+				   &relay_file_operations);
+}
+
+static int late_remove_buf_file(struct dentry *dentry)
+{
+	debugfs_remove(dentry);
+	return 0;
+}
+
+static const struct rchan_callbacks late_callbacks = {
+	.create_buf_file	= late_create_buf_file,
+	.remove_buf_file	= late_remove_buf_file,
+};
+
+/*
+ * A channel opened before its files can be (kmemtrace.enable=1 at early
+ * boot) gets them from relay_late_setup_files().  A CPU that went offline
+ * in between keeps its buffer, readable, so it must get its file too.
+ */
+static void test_late_files_for_offline_cpu(struct kunit *test)
+{
+	struct dentry *dir;
+	struct rchan *chan;
+	struct rchan_buf *buf;
+	int ret;
+
+	if (num_online_cpus() < 2 || !cpu_online(1))
+		kunit_skip(test, "needs cpu1 online");
+	dir = debugfs_create_dir("kmemtrace_test_late", NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(dir));
+	chan = relay_open(NULL, NULL, 4096, 2, &late_callbacks, NULL);
+	if (!chan) {
+		debugfs_remove(dir);
+		KUNIT_FAIL(test, "cannot open a buffer-only relay channel");
+		return;
+	}
+	ret = remove_cpu(1);
+	if (ret) {
+		relay_close(chan);
+		debugfs_remove(dir);
+		kunit_skip(test, "cannot take cpu1 offline: %d", ret);
+	}
+	ret = relay_late_setup_files(chan, "cpu", dir);
+	buf = *per_cpu_ptr(chan->buf, 1);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_NOT_NULL(test, buf);
+	if (buf)
+		KUNIT_EXPECT_NOT_NULL(test, buf->dentry);
+	KUNIT_EXPECT_EQ(test, add_cpu(1), 0);
+	relay_close(chan);
+	debugfs_remove(dir);
+}
+
 static int kmemtrace_test_init(struct kunit *test)
 {
 	struct kmemtrace_test_ctx *ctx;
@@ -858,6 +922,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_mempool),
 	KUNIT_CASE(test_seq_increases),
 	KUNIT_CASE(test_disabled_records_nothing),
+	KUNIT_CASE(test_late_files_for_offline_cpu),
 	{}
 };
 
