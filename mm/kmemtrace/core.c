@@ -8,7 +8,15 @@
  * never sleeps and takes no lock: an event built on the stack is copied
  * into this CPU's relay sub-buffer with interrupts disabled.  A per-CPU sequence
  * number is taken for every event, written or not, so a reader sees a loss
- * as a gap in the sequence; the loss is also counted per CPU.
+ * as a gap in the sequence; the loss is also counted per CPU.  Interrupts
+ * off do not keep NMIs out, so an event in NMI context is not written: it
+ * takes its sequence number and is counted as dropped, with NMI-safe
+ * per-CPU operations.
+ *
+ * The relay buffers are allocated when recording is first enabled (at
+ * early boot with kmemtrace.enable=1), not before, and stay until
+ * "release" is written to the buffers file, so that a kernel that has
+ * kmemtrace built in but never records holds no buffer memory.
  *
  * The probes are attached to the tracepoints while the relay streams or
  * the ftrace tracer (kernel/trace/trace_kmemtrace.c) record, and detached
@@ -43,6 +51,10 @@ static_assert(offsetof(struct kmemtrace_event, seq) == 32);
 static_assert(offsetof(struct kmemtrace_event, bytes_alloc) == 72);
 
 DEFINE_PER_CPU(struct kmemtrace_cpu, kmemtrace_cpu);
+#if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
+/* The KUnit test checks the counters. */
+EXPORT_PER_CPU_SYMBOL_GPL(kmemtrace_cpu);
+#endif
 
 /*
  * Two users share the probes: the relay streams (enabled) and the ftrace
@@ -56,7 +68,8 @@ enum kmemtrace_user {
 
 static DEFINE_MUTEX(kmemtrace_mutex);	/* serialises starting and stopping */
 static unsigned int kmemtrace_users;
-static bool kmemtrace_ready;		/* relay channel exists */
+static bool kmemtrace_allocated;	/* relay channel exists */
+static struct dentry *kmemtrace_dir;	/* debugfs directory, once it exists */
 static DEFINE_STATIC_KEY_FALSE(kmemtrace_relay_key);
 static DEFINE_STATIC_KEY_FALSE(kmemtrace_tracer_key);
 
@@ -71,21 +84,42 @@ static bool kmemtrace_enable_at_boot = IS_ENABLED(CONFIG_KMEMTRACE_DEFAULT_ENABL
 unsigned int kmemtrace_subbufs = CONFIG_KMEMTRACE_SUBBUFS;
 unsigned int kmemtrace_subbuf_size = CONFIG_KMEMTRACE_SUBBUF_SIZE;
 
-/* Bounds of the buffer geometry: at least two events, at most 1 GiB/CPU. */
+/*
+ * Bounds of the buffer geometry: at least two events per sub-buffer, and
+ * at most KMEMTRACE_BUF_MAX bytes per CPU for the product of the two.
+ */
 #define KMEMTRACE_SUBBUFS_MIN		2
 #define KMEMTRACE_SUBBUFS_MAX		4096
 #define KMEMTRACE_SUBBUF_SIZE_MIN	(2 * KMEMTRACE_EVENT_SIZE)
 #define KMEMTRACE_SUBBUF_SIZE_MAX	(SZ_1G / KMEMTRACE_SUBBUFS_MIN)
 #define KMEMTRACE_BUF_MAX		SZ_1G
 
+static_assert((u64)CONFIG_KMEMTRACE_SUBBUFS * CONFIG_KMEMTRACE_SUBBUF_SIZE <=
+	      KMEMTRACE_BUF_MAX,
+	      "KMEMTRACE_SUBBUFS x KMEMTRACE_SUBBUF_SIZE is above 1 GiB per CPU");
+
+/*
+ * Set one factor of the buffer size, @other being the other one: both
+ * are range-checked, and so is their product against KMEMTRACE_BUF_MAX,
+ * so that no combination of valid-looking parameters can ask for more
+ * than that per CPU.  A rejected value leaves the old one in force.
+ */
 static int param_set_geometry(const char *val, const struct kernel_param *kp,
-			      unsigned int min, unsigned int max)
+			      unsigned int min, unsigned int max,
+			      unsigned int other)
 {
+	unsigned int old = *(unsigned int *)kp->arg;
 	unsigned int num;
 
 	if (kstrtouint(val, 0, &num) || num < min || num > max) {
 		pr_err("invalid %s=%s: want %u..%u, keeping %u\n",
-		       kp->name, val, min, max, *(unsigned int *)kp->arg);
+		       kp->name, val, min, max, old);
+		return -EINVAL;
+	}
+	if ((u64)num * other > KMEMTRACE_BUF_MAX) {
+		pr_err("invalid %s=%s: buffers of %llu MiB per CPU are above the %u MiB limit, keeping %u\n",
+		       kp->name, val, ((u64)num * other) >> 20,
+		       KMEMTRACE_BUF_MAX >> 20, old);
 		return -EINVAL;
 	}
 	*(unsigned int *)kp->arg = num;
@@ -95,13 +129,13 @@ static int param_set_geometry(const char *val, const struct kernel_param *kp,
 static int param_set_subbufs(const char *val, const struct kernel_param *kp)
 {
 	return param_set_geometry(val, kp, KMEMTRACE_SUBBUFS_MIN,
-				  KMEMTRACE_SUBBUFS_MAX);
+				  KMEMTRACE_SUBBUFS_MAX, kmemtrace_subbuf_size);
 }
 
 static int param_set_subbuf_size(const char *val, const struct kernel_param *kp)
 {
 	return param_set_geometry(val, kp, KMEMTRACE_SUBBUF_SIZE_MIN,
-				  KMEMTRACE_SUBBUF_SIZE_MAX);
+				  KMEMTRACE_SUBBUF_SIZE_MAX, kmemtrace_subbufs);
 }
 
 static int param_set_enable(const char *val, const struct kernel_param *kp)
@@ -191,19 +225,38 @@ static void kmemtrace_capture_event(const struct kmemtrace_event *ev)
 static inline void kmemtrace_capture_event(const struct kmemtrace_event *ev) { }
 #endif
 
+/*
+ * An event in NMI context could land in the middle of the one this CPU
+ * is writing: skip it, but account for it.  this_cpu_*() are single
+ * instructions on x86, safe against an NMI on the same CPU; the relay
+ * stream sees the skipped event as a gap that dropped accounts for.
+ */
+static void kmemtrace_skip_nmi(void)
+{
+	this_cpu_inc(kmemtrace_cpu.nmi);
+	if (static_branch_likely(&kmemtrace_relay_key)) {
+		this_cpu_inc(kmemtrace_cpu.seq);
+		this_cpu_inc(kmemtrace_cpu.dropped);
+	}
+}
+
 /**
  * kmemtrace_emit() - fill in what every event has and record it
  * @ev: event with kind, type, call site and the allocation's fields set
  *
  * Writes @ev to this CPU's relay buffer, or counts it as dropped.
  *
- * Context: Any context but NMI; takes no lock.
+ * Context: Any context; takes no lock.  In NMI context the event is
+ * counted and dropped.
  */
 void kmemtrace_emit(struct kmemtrace_event *ev)
 {
-	struct kmemtrace_cpu *kc;
 	unsigned long flags;
 
+	if (unlikely(in_nmi())) {
+		kmemtrace_skip_nmi();
+		return;
+	}
 	ev->magic = KMEMTRACE_MAGIC;
 	ev->abi_version = KMEMTRACE_ABI_VERSION;
 	ev->pid = current->pid;
@@ -214,12 +267,11 @@ void kmemtrace_emit(struct kmemtrace_event *ev)
 	ev->cpu = smp_processor_id();
 	ev->timestamp = local_clock_noinstr();
 	if (static_branch_likely(&kmemtrace_relay_key)) {
-		kc = this_cpu_ptr(&kmemtrace_cpu);
-		ev->seq = kc->seq++;
+		ev->seq = this_cpu_inc_return(kmemtrace_cpu.seq) - 1;
 		if (likely(kmemtrace_relay_write(ev)))
-			kc->events++;
+			this_cpu_inc(kmemtrace_cpu.events);
 		else
-			kc->dropped++;
+			this_cpu_inc(kmemtrace_cpu.dropped);
 	}
 	if (static_branch_unlikely(&kmemtrace_tracer_key))
 		kmemtrace_tracer_event(ev, flags);
@@ -244,13 +296,14 @@ unsigned long kmemtrace_total_dropped(void)
 
 /* === Switching =========================================================== */
 
-static int kmemtrace_start(unsigned int user, struct static_key_false *key)
+/* Called with kmemtrace_mutex held. */
+static int kmemtrace_start_locked(unsigned int user,
+				  struct static_key_false *key)
 {
-	int ret = 0;
+	int ret;
 
-	mutex_lock(&kmemtrace_mutex);
 	if (kmemtrace_users & user)
-		goto out;
+		return 0;
 	/* The sink first, then scopes, then probes: no event misses either. */
 	static_branch_enable(key);
 	if (!kmemtrace_users) {
@@ -259,11 +312,19 @@ static int kmemtrace_start(unsigned int user, struct static_key_false *key)
 		if (ret) {
 			static_branch_disable(&kmemtrace_scope_key);
 			static_branch_disable(key);
-			goto out;
+			return ret;
 		}
 	}
 	kmemtrace_users |= user;
-out:
+	return 0;
+}
+
+static int kmemtrace_start(unsigned int user, struct static_key_false *key)
+{
+	int ret;
+
+	mutex_lock(&kmemtrace_mutex);
+	ret = kmemtrace_start_locked(user, key);
 	mutex_unlock(&kmemtrace_mutex);
 	return ret;
 }
@@ -284,12 +345,90 @@ static void kmemtrace_stop(unsigned int user, struct static_key_false *key)
 	mutex_unlock(&kmemtrace_mutex);
 }
 
+/* Called with kmemtrace_mutex held. */
+static int kmemtrace_allocate_locked(void)
+{
+	u64 bytes = (u64)kmemtrace_subbufs * kmemtrace_subbuf_size;
+	int ret;
+
+	if (kmemtrace_allocated)
+		return 0;
+	/* The boot parameters keep this true; it is what keeps memory safe. */
+	if (WARN_ON_ONCE(bytes > KMEMTRACE_BUF_MAX))
+		return -EINVAL;
+	ret = kmemtrace_relay_open(kmemtrace_dir);
+	if (ret) {
+		pr_err("cannot allocate %u x %u byte buffers per CPU: %d\n",
+		       kmemtrace_subbufs, kmemtrace_subbuf_size, ret);
+		return ret;
+	}
+	kmemtrace_allocated = true;
+	return 0;
+}
+
+/**
+ * kmemtrace_allocate() - allocate the relay buffers without recording
+ *
+ * Makes the cpuN files exist, so that a reader can open them before it
+ * enables recording.  kmemtrace_enable() allocates them too.
+ *
+ * Context: Process context, may sleep.
+ * Return: 0, or -ENOMEM.
+ */
+int kmemtrace_allocate(void)
+{
+	int ret;
+
+	mutex_lock(&kmemtrace_mutex);
+	ret = kmemtrace_allocate_locked();
+	mutex_unlock(&kmemtrace_mutex);
+	return ret;
+}
+
+/**
+ * kmemtrace_release() - free the relay buffers
+ *
+ * Removes the cpuN files; events not read yet are gone.  A reader that
+ * still has a cpuN file open reads what is left, then end of file.
+ *
+ * Context: Process context, may sleep.
+ * Return: 0, or -EBUSY while recording into the buffers.
+ */
+int kmemtrace_release(void)
+{
+	int ret = 0;
+
+	mutex_lock(&kmemtrace_mutex);
+	if (kmemtrace_users & KMEMTRACE_USER_RELAY) {
+		ret = -EBUSY;
+	} else if (kmemtrace_allocated) {
+		kmemtrace_relay_close();
+		kmemtrace_allocated = false;
+	}
+	mutex_unlock(&kmemtrace_mutex);
+	return ret;
+}
+
+/**
+ * kmemtrace_buffer_bytes() - memory the relay buffers take
+ *
+ * Return: bytes of buffer allocated on all CPUs, 0 while released.
+ */
+u64 kmemtrace_buffer_bytes(void)
+{
+	return kmemtrace_allocated ? kmemtrace_relay_bytes() : 0;
+}
+
 int kmemtrace_enable(void)
 {
-	int ret = kmemtrace_ready ? 0 : -ENODEV;
+	int ret;
 
+	mutex_lock(&kmemtrace_mutex);
+	ret = kmemtrace_allocate_locked();
 	if (!ret)
-		ret = kmemtrace_start(KMEMTRACE_USER_RELAY, &kmemtrace_relay_key);
+		ret = kmemtrace_start_locked(KMEMTRACE_USER_RELAY,
+					     &kmemtrace_relay_key);
+	mutex_unlock(&kmemtrace_mutex);
 	if (ret)
 		pr_err("cannot enable: %d\n", ret);
 	return ret;
@@ -334,21 +473,35 @@ void kmemtrace_tracer_stop(void)
 }
 #endif
 
+/**
+ * kmemtrace_set_dir() - the debugfs directory is there
+ * @dir: /sys/kernel/debug/kmemtrace
+ *
+ * Buffers allocated from now on get their cpuN files at once; buffers
+ * allocated at early boot get them here.
+ *
+ * Context: Process context (late_initcall), may sleep.
+ * Return: 0, or the error of creating the files of early buffers.
+ */
+int __init kmemtrace_set_dir(struct dentry *dir)
+{
+	int ret = 0;
+
+	mutex_lock(&kmemtrace_mutex);
+	kmemtrace_dir = dir;
+	if (kmemtrace_allocated)
+		ret = kmemtrace_relay_setup_files(dir);
+	mutex_unlock(&kmemtrace_mutex);
+	return ret;
+}
+
 /*
- * Open the channel as early as the page allocator and vmalloc allow, before
- * debugfs exists, so that kmemtrace.enable=1 records the boot; the files
- * appear later (debugfs.c).
+ * With kmemtrace.enable=1, record from as early as the page allocator and
+ * vmalloc allow, before debugfs exists, so that the boot is recorded; the
+ * files appear later (kmemtrace_set_dir()).  Otherwise allocate nothing.
  */
 static int __init kmemtrace_init(void)
 {
-	int ret = kmemtrace_relay_open();
-
-	if (ret) {
-		pr_err("cannot allocate %u x %u byte buffers per CPU: %d\n",
-		       kmemtrace_subbufs, kmemtrace_subbuf_size, ret);
-		return ret;
-	}
-	kmemtrace_ready = true;
 	if (kmemtrace_enable_at_boot)
 		return kmemtrace_enable();
 	return 0;

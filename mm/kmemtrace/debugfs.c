@@ -2,11 +2,14 @@
 /*
  * kmemtrace control files in /sys/kernel/debug/kmemtrace/:
  *
- *   cpuN         per-CPU event streams (relay.c), 0400
+ *   cpuN         per-CPU event streams (relay.c), 0400, while allocated
  *   enabled      "1" records, "0" stops; anything else is -EINVAL, 0600
+ *   buffers      "allocated BYTES" or "released 0"; "allocate" and
+ *                "release" (-EBUSY while recording), 0600
  *   abi_version  KMEMTRACE_ABI_VERSION of the event format, 0444
  *   dropped      events lost on all CPUs since boot, 0444
- *   stats        per-CPU events written, dropped and next sequence number
+ *   stats        per-CPU events written, dropped, next sequence number
+ *                and events skipped in NMI context, 0444
  *   caches       slab cache ids with their names and sizes, 0444
  *   subbufs      sub-buffers per CPU (kmemtrace.subbufs), 0444
  *   subbuf_size  bytes per sub-buffer (kmemtrace.subbuf_size), 0444
@@ -20,6 +23,7 @@
 #include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/seq_file.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "../slab.h"
@@ -64,6 +68,50 @@ static const struct file_operations enabled_fops = {
 	.release	= single_release,
 };
 
+static int buffers_show(struct seq_file *m, void *v)
+{
+	u64 bytes = kmemtrace_buffer_bytes();
+
+	seq_printf(m, "%s %llu\n", bytes ? "allocated" : "released", bytes);
+	return 0;
+}
+
+static int buffers_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, buffers_show, NULL);
+}
+
+static ssize_t buffers_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *off)
+{
+	char buf[16];
+	int ret;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	strim(buf);
+
+	if (!strcmp(buf, "allocate"))
+		ret = kmemtrace_allocate();
+	else if (!strcmp(buf, "release"))
+		ret = kmemtrace_release();
+	else
+		ret = -EINVAL;
+	return ret ? ret : count;
+}
+
+static const struct file_operations buffers_fops = {
+	.owner		= THIS_MODULE,
+	.open		= buffers_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.write		= buffers_write,
+	.release	= single_release,
+};
+
 static int abi_version_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "%d\n", KMEMTRACE_ABI_VERSION);
@@ -82,12 +130,13 @@ static int stats_show(struct seq_file *m, void *v)
 {
 	int cpu;
 
-	seq_puts(m, "# kmemtrace stats v1\n# cpu events dropped next_seq\n");
+	seq_puts(m, "# kmemtrace stats v2\n# cpu events dropped next_seq nmi\n");
 	for_each_possible_cpu(cpu) {
 		struct kmemtrace_cpu *kc = per_cpu_ptr(&kmemtrace_cpu, cpu);
 
-		seq_printf(m, "%d %lu %lu %llu\n", cpu, READ_ONCE(kc->events),
-			   READ_ONCE(kc->dropped), READ_ONCE(kc->seq));
+		seq_printf(m, "%d %lu %lu %llu %lu\n", cpu, READ_ONCE(kc->events),
+			   READ_ONCE(kc->dropped), READ_ONCE(kc->seq),
+			   READ_ONCE(kc->nmi));
 	}
 	return 0;
 }
@@ -137,6 +186,7 @@ static int __init kmemtrace_debugfs_init(void)
 		return PTR_ERR(dir);
 
 	debugfs_create_file("enabled", 0600, dir, NULL, &enabled_fops);
+	debugfs_create_file("buffers", 0600, dir, NULL, &buffers_fops);
 	debugfs_create_file("abi_version", 0444, dir, NULL, &abi_version_fops);
 	debugfs_create_file("dropped", 0444, dir, NULL, &dropped_fops);
 	debugfs_create_file("stats", 0444, dir, NULL, &stats_fops);
@@ -144,7 +194,7 @@ static int __init kmemtrace_debugfs_init(void)
 	debugfs_create_u32("subbufs", 0444, dir, &kmemtrace_subbufs);
 	debugfs_create_u32("subbuf_size", 0444, dir, &kmemtrace_subbuf_size);
 
-	ret = kmemtrace_relay_setup_files(dir);
+	ret = kmemtrace_set_dir(dir);
 	if (ret)
 		pr_err("cannot create the cpuN files: %d\n", ret);
 	return 0;

@@ -13,15 +13,18 @@
 #include <uapi/linux/kmemtrace.h>
 
 /*
- * Per-CPU state, touched only by the local CPU with interrupts disabled.
+ * Per-CPU state, changed only by the local CPU, with this_cpu operations
+ * (safe against an NMI on the same CPU).
  * @seq:     sequence number of the next event this CPU records
  * @events:  events written to the relay buffer
- * @dropped: events lost, buffer full or recursion
+ * @dropped: events lost: buffer full, or in NMI context
+ * @nmi:     events in NMI context, not recorded by relay nor the tracer
  */
 struct kmemtrace_cpu {
 	u64		seq;
 	unsigned long	events;
 	unsigned long	dropped;
+	unsigned long	nmi;
 };
 
 DECLARE_PER_CPU(struct kmemtrace_cpu, kmemtrace_cpu);
@@ -35,6 +38,10 @@ extern unsigned int kmemtrace_subbuf_size;
 /* core.c */
 void kmemtrace_emit(struct kmemtrace_event *ev);
 unsigned long kmemtrace_total_dropped(void);
+int kmemtrace_allocate(void);
+int kmemtrace_release(void);
+u64 kmemtrace_buffer_bytes(void);
+int kmemtrace_set_dir(struct dentry *dir);
 
 /* probes.c */
 int kmemtrace_probes_attach(void);
@@ -44,8 +51,10 @@ void kmemtrace_probes_detach(void);
 struct kmemtrace_scope *kmemtrace_scope_current(void);
 
 /* relay.c */
-int kmemtrace_relay_open(void);
+int kmemtrace_relay_open(struct dentry *dir);
 int kmemtrace_relay_setup_files(struct dentry *dir);
+void kmemtrace_relay_close(void);
+u64 kmemtrace_relay_bytes(void);
 bool kmemtrace_relay_write(const struct kmemtrace_event *ev);
 
 #if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)

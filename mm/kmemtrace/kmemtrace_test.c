@@ -21,6 +21,7 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/gfp.h>
+#include <linux/hardirq.h>
 #include <linux/kallsyms.h>
 #include <linux/kmemtrace.h>
 #include <linux/mempool.h>
@@ -30,6 +31,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+#include <trace/events/kmem.h>
 
 #include "../percpu-internal.h"
 #include "../slab.h"
@@ -808,6 +810,37 @@ static void test_disabled_records_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->count, 0);
 }
 
+/*
+ * Interrupts off do not keep NMIs out: an event in NMI context must not be
+ * written into the middle of this CPU's buffer, but it takes its sequence
+ * number and is counted as dropped and as an NMI event.
+ */
+static void test_nmi_event_counted_not_recorded(struct kunit *test)
+{
+	struct kmemtrace_cpu before, after;
+	unsigned long flags;
+	void *p = kmalloc(8, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	capture_begin(test, true);
+	local_irq_save(flags);
+	before = *this_cpu_ptr(&kmemtrace_cpu);
+	nmi_enter();
+	/* What a probe sees when an NMI handler frees memory. */
+	trace_kfree(_THIS_IP_, p);
+	nmi_exit();
+	after = *this_cpu_ptr(&kmemtrace_cpu);
+	local_irq_restore(flags);
+	capture_end(test);
+	kfree(p);
+
+	KUNIT_EXPECT_EQ(test, ctx_events_at(test, p), 0);
+	KUNIT_EXPECT_EQ(test, after.nmi - before.nmi, 1);
+	KUNIT_EXPECT_EQ(test, after.seq - before.seq, 1);
+	KUNIT_EXPECT_EQ(test, after.dropped - before.dropped, 1);
+	KUNIT_EXPECT_EQ(test, after.events, before.events);
+}
+
 static struct dentry *late_create_buf_file(const char *filename,
 					   struct dentry *parent, umode_t mode,
 					   struct rchan_buf *buf,
@@ -922,6 +955,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_mempool),
 	KUNIT_CASE(test_seq_increases),
 	KUNIT_CASE(test_disabled_records_nothing),
+	KUNIT_CASE(test_nmi_event_counted_not_recorded),
 	KUNIT_CASE(test_late_files_for_offline_cpu),
 	{}
 };

@@ -220,11 +220,33 @@ static int stream_cmp(const void *a, const void *b)
 	return x->cpu - y->cpu;
 }
 
+/*
+ * Buffers are allocated on first use: ask for them, so that the cpuN
+ * files exist before recording starts.  Older kernels have no buffers
+ * file and always have the cpuN files.
+ */
+static int allocate_buffers(struct recorder *r)
+{
+	char *path = path_join(r->p->debugfs, "buffers");
+	int ret = 0;
+
+	if (!access(path, F_OK)) {
+		ret = write_string(path, "allocate\n");
+		if (ret)
+			err_msg("%s: %s", path, strerror(-ret));
+	}
+	free(path);
+	return ret;
+}
+
 static int open_streams(struct recorder *r)
 {
 	struct dirent *de;
 	int cpu, ret = 0;
 	DIR *d;
+
+	if (allocate_buffers(r))
+		return -1;
 
 	d = opendir(r->p->debugfs);
 	if (!d) {

@@ -302,12 +302,13 @@ static int field_u64(const struct field *f, uint64_t *val)
 }
 
 /*
- * A "# kmemtrace WHAT v1" file: @fn parses line @nr of @path for @arg, and
- * returns nonzero to stop.
+ * A "# kmemtrace WHAT vN" file, N up to @max_version: @fn parses line @nr
+ * of @path for @arg, and returns nonzero to stop.
  */
 struct line_parser {
 	const char *path;
 	const char *what;
+	uint64_t max_version;
 	int (*fn)(void *arg, const char *path, size_t nr, const char *line);
 	void *arg;
 };
@@ -315,7 +316,7 @@ struct line_parser {
 /*
  * Call @lp->fn for every line of @buf but blank ones and "#" comments,
  * NUL-terminated in place.  A first line "# kmemtrace WHAT vN" must name
- * version 1.  Stop at the first nonzero return of @lp->fn and return it;
+ * a version from 1 to @lp->max_version.  Stop at the first nonzero return of @lp->fn and return it;
  * return -EPROTO for a bad version.
  */
 static int parse_lines(char *buf, const struct line_parser *lp)
@@ -332,9 +333,11 @@ static int parse_lines(char *buf, const struct line_parser *lp)
 			*next++ = '\0';
 		nr++;
 		if (nr == 1 && !strncmp(line, header, len) &&
-		    (parse_u64(line + len, &version) || version != 1)) {
-			err_msg("%s: %s format v%s, this kmemtrace supports v1",
-				lp->path, lp->what, line + len);
+		    (parse_u64(line + len, &version) || !version ||
+		     version > lp->max_version)) {
+			err_msg("%s: %s format v%s, this kmemtrace supports v1 to v%llu",
+				lp->path, lp->what, line + len,
+				(unsigned long long)lp->max_version);
 			return -EPROTO;
 		}
 		if (line[0] == '#' || !line[strspn(line, " \t\r")])
@@ -360,7 +363,8 @@ static int stats_line(void *arg, const char *path, size_t nr, const char *line)
 	struct field f[4];
 	size_t i;
 
-	if (split_fields(line, f, ARRAY_SIZE(f)) != ARRAY_SIZE(f) ||
+	/* v2 adds an nmi column, already part of dropped. */
+	if (split_fields(line, f, ARRAY_SIZE(f)) < ARRAY_SIZE(f) ||
 	    field_u64(&f[0], &cs.cpu) || field_u64(&f[1], &cs.events) ||
 	    field_u64(&f[2], &cs.dropped) || field_u64(&f[3], &cs.next_seq) ||
 	    cs.cpu > INT_MAX) {
@@ -383,7 +387,9 @@ static int stats_line(void *arg, const char *path, size_t nr, const char *line)
 
 size_t kmt_trace_read_stats(struct kmt_trace *t)
 {
-	struct line_parser lp = { .what = "stats", .fn = stats_line, .arg = t };
+	/* v2 added the nmi column. */
+	struct line_parser lp = { .what = "stats", .max_version = 2,
+				  .fn = stats_line, .arg = t };
 	char *path = path_join(t->dir, "stats");
 	size_t len;
 	char *buf;
@@ -486,7 +492,8 @@ static void caches_sort(struct kmt_caches *c)
 
 void kmt_caches_load(struct kmt_caches *c, const char *dir)
 {
-	struct line_parser lp = { .what = "caches", .fn = caches_line, .arg = c };
+	struct line_parser lp = { .what = "caches", .max_version = 1,
+				  .fn = caches_line, .arg = c };
 	size_t len;
 	char *path, *buf;
 	int ret;

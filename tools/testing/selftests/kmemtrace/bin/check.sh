@@ -85,7 +85,7 @@ NOSELF="trace_event="
 boot test test kmemtrace "$NOSELF" 'kmemtrace_test\.'
 grep -q '^[A-Z]* test\.kmemtrace\.' "$RES" || result FAIL kunit.kmemtrace_suite_ran
 K0="kunit.enable=0 $NOSELF"
-boot params params kmemtrace "$K0 maxcpus=1 kmemtrace.subbufs=abc kmemtrace.subbuf_size=100 kmemtrace.enable=maybe" 'kmemtrace_params\.'
+boot params params kmemtrace "$K0 maxcpus=1 kmemtrace.subbufs=abc kmemtrace.subbuf_size=100 kmemtrace.enable=maybe kmemtrace.subbufs=2048 kmemtrace.subbuf_size=2097152" 'kmemtrace_params\.'
 boot overrun overrun kmemtrace "$K0 kmemtrace.enable=1 kmemtrace.subbufs=4 kmemtrace.subbuf_size=4096" 'kmemtrace_overrun\.'
 
 # QEMU 7.2's multi-threaded TCG can run a stale translation of code that

@@ -481,10 +481,25 @@ t_check_stats_bad_file() {
 	expect_rc 1 && expect_err <<-'END' || return 1
 	kmemtrace: t/stats: line 3: not "CPU EVENTS DROPPED NEXT_SEQ", file ignored
 	END
-	printf '%s\n' '# kmemtrace stats v2' '0 1 0 1 5' > t/stats || return 1
+	printf '%s\n' '# kmemtrace stats v3' '0 1 0 1 5' > t/stats || return 1
 	run check t
 	expect_rc 1 && expect_err <<-'END'
-	kmemtrace: t/stats: stats format v2, this kmemtrace supports v1
+	kmemtrace: t/stats: stats format v3, this kmemtrace supports v1 to v2
+	END
+}
+
+# Version 2 adds an nmi column (events skipped in NMI context, already in
+# dropped): the accounting is the same.
+t_check_stats_v2() {
+	mkdir t && mk t/cpu0 seq=0 seq=4 || return 1
+	printf '%s\n' '# kmemtrace stats v2' \
+		'# cpu events dropped next_seq nmi' '0 2 3 5 1' > t/stats &&
+		echo 3 > t/dropped || return 1
+	run check t
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END'
+	cpu0: events 2, first seq 0, last seq 4, gaps 3, leading 0, trailing 0, dropped 3
+	total: events 2, gaps 3, leading 0, trailing 0, dropped 3
+	result: ok
 	END
 }
 
@@ -805,6 +820,7 @@ check_stats_exact
 check_stats_mismatch
 check_stats_start_unknown
 check_stats_bad_file
+check_stats_v2
 swapped_endian_reads_same_as_native
 swapped_endian_new_fields
 dump_sorted_by_timestamp

@@ -10,6 +10,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 [ -e $C/online ] || { echo "SKIP: cpu1 cannot be hotplugged"; exit 4; }
 [ "$(cat $C/online)" = 0 ] || { echo "SKIP: cpu1 online at boot"; exit 4; }
+echo allocate >$D/buffers || fail "cannot allocate the buffers"
+[ -e $D/cpu0 ] || fail "no cpu0 file with buffers allocated"
 [ ! -e $D/cpu1 ] || fail "cpu1 file exists before cpu1 was ever online"
 
 echo 1 >$C/online || fail "cannot online cpu1"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# description: writes to enabled other than 0 and 1 fail with EINVAL and
-#              change nothing, on or off, and lose no recorded event; the
+# description: writes to enabled other than 0 and 1, and to buffers other
+#              than allocate and release, fail with EINVAL and change
+#              nothing, on or off, and lose no recorded event; the
 #              read-only files refuse any write and keep their content
 # requires: CONFIG_KMEMTRACE, debugfs at /sys/kernel/debug
 
@@ -12,6 +13,7 @@ events() {
 	grep -v '^#' $D/stats | awk '{ n += $2 } END { print n + 0 }'
 }
 
+dropped0=$(cat $D/dropped)
 for state in 0 1; do
 	echo $state >$D/enabled || fail "cannot set $state"
 	for bad in 2 -1 on off yes 0x1 1x " " "1 1" 99999999999; do
@@ -26,13 +28,25 @@ for state in 0 1; do
 	done
 done
 
+# buffers takes "allocate" and "release" only; recording goes on.
+for bad in 1 0 free allocatex "allocate release" " "; do
+	err=$(printf '%s' "$bad" | dd of=$D/buffers 2>&1) &&
+		fail "writing '$bad' to buffers succeeded"
+	case $err in
+	*"Invalid argument"*) ;;
+	*) fail "writing '$bad' to buffers: '$err', want Invalid argument" ;;
+	esac
+done
+[ "$(cat $D/enabled)" = 1 ] || fail "bad buffers writes stopped recording"
+
 # Still recording after the rejected writes, and nothing was lost.
 before=$(events)
 ls -R /proc/self >/dev/null
 echo 0 >$D/enabled
 after=$(events)
 [ "$after" -gt "$before" ] || fail "no events after rejected writes"
-[ "$(cat $D/dropped)" = 0 ] || fail "dropped $(cat $D/dropped)"
+[ "$(cat $D/dropped)" = "$dropped0" ] ||
+	fail "dropped went from $dropped0 to $(cat $D/dropped)"
 # Read-only files, root or not: EINVAL, content unchanged.
 for f in abi_version dropped caches subbufs subbuf_size; do
 	before=$(cat $D/$f)

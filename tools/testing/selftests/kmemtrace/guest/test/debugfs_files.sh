@@ -13,6 +13,7 @@ mode_is() {
 }
 
 mode_is enabled 600
+mode_is buffers 600
 mode_is abi_version 444
 mode_is dropped 444
 mode_is stats 444
@@ -35,10 +36,10 @@ done
 case $(cat $D/dropped) in
 ''|*[!0-9]*) fail "dropped is not a number: $(cat $D/dropped)" ;;
 esac
-[ "$(head -n 1 $D/stats)" = "# kmemtrace stats v1" ] || fail "stats header"
+[ "$(head -n 1 $D/stats)" = "# kmemtrace stats v2" ] || fail "stats header"
 [ "$(grep -vc '^#' $D/stats)" = "$ncpu" ] || fail "stats wants $ncpu CPU lines"
-[ "$(grep -v '^#' $D/stats | awk 'NF != 4' | wc -l)" = 0 ] ||
-	fail "stats lines want 4 fields"
+[ "$(grep -v '^#' $D/stats | awk 'NF != 5' | wc -l)" = 0 ] ||
+	fail "stats lines want 5 fields"
 [ "$(head -n 1 $D/caches)" = "# kmemtrace caches v1" ] || fail "caches header"
 # Every slab cache has a distinct nonzero id; kmalloc-64 is one of them.
 grep -v '^#' $D/caches | awk '$1 == 0 || seen[$1]++ { bad = 1 } END { exit bad }' ||
