@@ -40,11 +40,11 @@ done
 [ "$(cat $D/enabled)" = 1 ] || fail "bad buffers writes stopped recording"
 
 # Still recording after the rejected writes, and nothing was lost.
-before=$(events)
+events0=$(events)
 ls -R /proc/self >/dev/null
 echo 0 >$D/enabled
-after=$(events)
-[ "$after" -gt "$before" ] || fail "no events after rejected writes"
+events1=$(events)
+[ "$events1" -gt "$events0" ] || fail "no events after rejected writes"
 [ "$(cat $D/dropped)" = "$dropped0" ] ||
 	fail "dropped went from $dropped0 to $(cat $D/dropped)"
 # Read-only files, root or not: EINVAL, content unchanged.
@@ -61,5 +61,5 @@ done
 size=$(stat -c %s $D/cpu0)
 printf 1 | dd of=$D/cpu0 conv=notrunc 2>/dev/null && fail "writing cpu0 succeeded"
 [ "$(stat -c %s $D/cpu0)" = "$size" ] || fail "writing cpu0 changed it"
-echo "ok: 10 bad values rejected in both states; $((after - before)) events;"
+echo "ok: 10 bad values rejected in both states; $((events1 - events0)) events;"
 echo "ok: read-only files and cpu0 refuse writes"
