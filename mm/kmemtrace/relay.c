@@ -4,14 +4,30 @@
  * kmemtrace.subbuf_size bytes per CPU, exported as the root-only files
  * /sys/kernel/debug/kmemtrace/cpuN.
  *
- * The channel runs in no-overwrite mode: when a CPU's sub-buffers are all
- * full, new events are dropped (and counted by the caller) until a reader
- * consumes one.  Nothing already recorded is ever overwritten.  The channel
- * is opened when recording is first enabled, and closed on request (core.c);
- * opened at early boot (kmemtrace.enable=1) it has no files until debugfs
- * is up.
- * CPUs brought online later get a buffer from relay's CPU hotplug callback;
- * the buffer of a CPU that goes offline stays readable.
+ * relay allocates the buffers (one per CPU, also for CPUs that come online
+ * later, kept readable when a CPU goes offline) and creates their files.
+ * The cpuN files have their own read() and poll(), though: relay's reader
+ * reads the sub-buffer being written by combining several fields that
+ * relay_switch_subbuf() changes one at a time (produced, offset, data,
+ * padding), so a reader running during a switch on another CPU can take a
+ * sub-buffer that still holds the previous lap for a complete one, or
+ * reset its position into the current one and read it twice.  Each buffer
+ * is used instead as a ring of whole events with one writer, its CPU, and
+ * one reader at a time:
+ *
+ *   @head  bytes written since the buffer was allocated; the writer copies
+ *          the event in, then publishes it with a store-release of @head;
+ *   @tail  bytes read; the reader copies events out, then hands their room
+ *          back with a store-release of @tail.
+ *
+ * The writer never overwrites what was not read: when the ring is full
+ * the event is dropped (and counted by the caller).  A reader sees an event
+ * only once it is whole.  The ring size is the buffer size rounded down to
+ * whole events; sub-buffers are only the unit of reader wake-ups.
+ *
+ * The channel is opened when recording is first enabled, and closed on
+ * request (core.c); opened at early boot (kmemtrace.enable=1) it has no
+ * files until debugfs is up.
  *
  * See Documentation/trace/kmemtrace.rst.
  */
@@ -20,11 +36,112 @@
 
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/poll.h>
 #include <linux/relay.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
 
 #include "kmemtrace.h"
 
+/**
+ * struct kmemtrace_ring - the positions in one CPU's buffer
+ * @head:	bytes written since allocation; the writer's, published
+ * @head_pos:	@head within the buffer (the writer's)
+ * @wake_at:	@head at which to wake readers next (the writer's)
+ * @tail:	bytes read since allocation; the reader's, published
+ * @tail_pos:	@tail within the buffer (the reader's)
+ */
+struct kmemtrace_ring {
+	u64	head;
+	size_t	head_pos;
+	u64	wake_at;
+	u64	tail ____cacheline_aligned;
+	size_t	tail_pos;
+};
+
 static struct rchan *kmemtrace_chan __read_mostly;
+static DEFINE_PER_CPU(struct kmemtrace_ring, kmemtrace_ring);
+/* Bytes of a CPU's buffer used: the buffer size in whole events. */
+static size_t kmemtrace_ring_size __read_mostly;
+
+static struct kmemtrace_ring *buf_ring(struct rchan_buf *buf)
+{
+	return per_cpu_ptr(&kmemtrace_ring, buf->cpu);
+}
+
+static int cpu_file_open(struct inode *inode, struct file *file)
+{
+	/* Holds a reference to the buffer, as relay's own files do. */
+	return relay_file_operations.open(inode, file);
+}
+
+static int cpu_file_release(struct inode *inode, struct file *file)
+{
+	return relay_file_operations.release(inode, file);
+}
+
+/*
+ * Read whole events.  A buffer released (core.c) while its file was open
+ * reads as empty: its ring positions may belong to a new buffer already.
+ */
+static ssize_t cpu_file_read(struct file *file, char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	struct rchan_buf *buf = file->private_data;
+	struct kmemtrace_ring *ring = buf_ring(buf);
+	size_t size = kmemtrace_ring_size, n;
+	ssize_t done = 0;
+	u64 head;
+
+	count = rounddown(count, KMEMTRACE_EVENT_SIZE);
+	if (!count)
+		return -EINVAL;
+	inode_lock(file_inode(file));
+	/* Pairs with the writer's store-release: the events are whole. */
+	head = smp_load_acquire(&ring->head);
+	while (!READ_ONCE(buf->finalized) && done < count && ring->tail != head) {
+		n = min3(count - done, (size_t)(head - ring->tail),
+			 size - ring->tail_pos);
+		if (copy_to_user(ubuf + done, buf->start + ring->tail_pos, n)) {
+			if (!done)
+				done = -EFAULT;
+			break;
+		}
+		done += n;
+		ring->tail_pos += n;
+		if (ring->tail_pos == size)
+			ring->tail_pos = 0;
+		/* Hand the room back only once it is read out. */
+		smp_store_release(&ring->tail, ring->tail + n);
+	}
+	inode_unlock(file_inode(file));
+	return done;
+}
+
+/* Readable once a sub-buffer's worth is there, as relay's files are. */
+static __poll_t cpu_file_poll(struct file *file, poll_table *wait)
+{
+	struct rchan_buf *buf = file->private_data;
+	struct kmemtrace_ring *ring = buf_ring(buf);
+
+	if (READ_ONCE(buf->finalized))
+		return EPOLLERR;
+	poll_wait(file, &buf->read_wait, wait);
+	/* Pairs with the writer's store-release, as in read(). */
+	if (smp_load_acquire(&ring->head) - READ_ONCE(ring->tail) >=
+	    min_t(size_t, kmemtrace_subbuf_size, kmemtrace_ring_size))
+		return EPOLLIN | EPOLLRDNORM;
+	return 0;
+}
+
+static const struct file_operations cpu_file_fops = {
+	.owner		= THIS_MODULE,
+	.open		= cpu_file_open,
+	.read		= cpu_file_read,
+	.poll		= cpu_file_poll,
+	.release	= cpu_file_release,
+};
 
 static struct dentry *create_buf_file(const char *filename,
 				      struct dentry *parent, umode_t mode,
@@ -34,8 +151,7 @@ static struct dentry *create_buf_file(const char *filename,
 	if (!filename)
 		return NULL;
 	/* Events carry kernel addresses: root only, whatever relay asks. */
-	return debugfs_create_file(filename, 0400, parent, buf,
-				   &relay_file_operations);
+	return debugfs_create_file(filename, 0400, parent, buf, &cpu_file_fops);
 }
 
 static int remove_buf_file(struct dentry *dentry)
@@ -57,13 +173,21 @@ static const struct rchan_callbacks kmemtrace_relay_callbacks = {
  * CPU hotplug is held off, so that a CPU coming up meanwhile gets its
  * buffer either here or from relay's hotplug callback.
  *
- * Context: Process context, may sleep; kmemtrace_mutex held.
+ * Context: Process context, may sleep; kmemtrace_mutex held, and no
+ * probe writes to the buffers.
  * Return: 0, or -ENOMEM.
  */
 int kmemtrace_relay_open(struct dentry *dir)
 {
 	struct rchan *chan;
+	int cpu;
 
+	/* New buffers start empty; files of released ones read as empty. */
+	for_each_possible_cpu(cpu)
+		*per_cpu_ptr(&kmemtrace_ring, cpu) = (struct kmemtrace_ring){ };
+	kmemtrace_ring_size = rounddown((size_t)kmemtrace_subbufs *
+					kmemtrace_subbuf_size,
+					KMEMTRACE_EVENT_SIZE);
 	cpus_read_lock();
 	chan = relay_open(dir ? "cpu" : NULL, dir, kmemtrace_subbuf_size,
 			  kmemtrace_subbufs, &kmemtrace_relay_callbacks, NULL);
@@ -113,23 +237,22 @@ u64 kmemtrace_relay_bytes(void)
 	return (u64)cpus * chan->alloc_size;
 }
 
+/* A sub-buffer's worth more was written: wake a reader waiting in poll. */
+static void kmemtrace_relay_wake(struct rchan_buf *buf,
+				 struct kmemtrace_ring *ring)
+{
+	ring->wake_at = ring->head + kmemtrace_subbuf_size;
+	/* Orders the head store before the waiter check; pairs with poll. */
+	if (wq_has_sleeper(&buf->read_wait))
+		irq_work_queue(&buf->wakeup_work);
+}
+
 /**
  * kmemtrace_relay_write() - append an event to this CPU's buffer
  * @ev: the complete event
  *
- * relay_reserve() advances the sub-buffer offset before the caller has
- * written the event, and relay readers read partial sub-buffers up to
- * that offset: a reader on another CPU could consume the slot while it
- * still holds zeros or an event of the previous lap, and the real event
- * would be lost without a trace.  So the event is copied in first and the
- * offset that publishes it is stored after it, with release ordering.
- *
- * A full buffer is never switched into relay's "full" state either: that
- * switch counts the current sub-buffer as produced before it notices that
- * no sub-buffer is free, and a reader that looks in between takes the
- * buffer for overwritten and skips a whole sub-buffer of unread events.
- * The event is dropped before anything changes instead, and the caller
- * counts it.
+ * The event is copied in first and published after, so no reader sees a
+ * slot before it holds the event.
  *
  * Context: Interrupts disabled, not NMI: nothing else on this CPU writes
  * the buffer meanwhile.
@@ -138,23 +261,21 @@ u64 kmemtrace_relay_bytes(void)
 bool kmemtrace_relay_write(const struct kmemtrace_event *ev)
 {
 	struct rchan_buf *buf = *this_cpu_ptr(kmemtrace_chan->buf);
-	size_t offset;
+	struct kmemtrace_ring *ring = this_cpu_ptr(&kmemtrace_ring);
+	size_t pos = ring->head_pos;
 
 	/* A CPU whose buffer could not be allocated when it came up. */
 	if (unlikely(!buf))
 		return false;
-	offset = buf->offset;
-	if (unlikely(offset + sizeof(*ev) > kmemtrace_chan->subbuf_size)) {
-		/* The reader frees sub-buffers concurrently. */
-		if (buf->subbufs_produced + 1 - READ_ONCE(buf->subbufs_consumed) >=
-		    kmemtrace_chan->n_subbufs)
-			return false;
-		if (!relay_switch_subbuf(buf, sizeof(*ev)))
-			return false;
-		offset = 0;
-	}
-	memcpy(buf->data + offset, ev, sizeof(*ev));
-	/* Publish the event; pairs with the reader's smp_rmb() in relay. */
-	smp_store_release(&buf->offset, offset + sizeof(*ev));
+	/* Never overwrite what was not read; pairs with the reader's release. */
+	if (ring->head + sizeof(*ev) - READ_ONCE(ring->tail) > kmemtrace_ring_size)
+		return false;
+	memcpy(buf->start + pos, ev, sizeof(*ev));
+	pos += sizeof(*ev);
+	ring->head_pos = pos == kmemtrace_ring_size ? 0 : pos;
+	/* Publish the event; pairs with the reader's load-acquire. */
+	smp_store_release(&ring->head, ring->head + sizeof(*ev));
+	if (unlikely(ring->head >= ring->wake_at))
+		kmemtrace_relay_wake(buf, ring);
 	return true;
 }
