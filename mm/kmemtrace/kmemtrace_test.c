@@ -24,6 +24,7 @@
 #include <linux/mempool.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
@@ -32,7 +33,7 @@
 #include "../slab.h"
 #include "kmemtrace.h"
 
-#define CAPTURE_MAX	8192
+#define CAPTURE_MAX	16384
 
 struct kmemtrace_test_ctx {
 	struct kmemtrace_capture capture;
@@ -417,6 +418,108 @@ static void test_kfree_sensitive(struct kunit *test)
 	expect_event(test, find_one(test, p, KMEMTRACE_KIND_FREE,
 				    KMEMTRACE_TYPE_KMALLOC),
 		     FREE_OF(KMEMTRACE_TYPE_KMALLOC, __func__));
+}
+
+/* A free typed by the cache the object belongs to. */
+static struct expect_event *cache_free(struct expect_event *e,
+				       unsigned int cache_id,
+				       const char *caller)
+{
+	*e = (struct expect_event) {
+		.type = KMEMTRACE_TYPE_CACHE,
+		.node = KMEMTRACE_NO_NODE,
+		.cache_id = cache_id,
+		.caller = caller,
+	};
+	return e;
+}
+
+/* kfree() of a kmem_cache object is a free of that cache's object. */
+static void test_kfree_cache_object(struct kunit *test)
+{
+	struct expect_event f;
+	struct kmem_cache *s;
+	unsigned int id;
+	void *p;
+
+	s = kmem_cache_create("kmemtrace_kfree", 56, 0, SLAB_NO_MERGE, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	id = s->kmemtrace_id;
+	p = kmem_cache_alloc(s, GFP_KERNEL);
+	capture_begin(test, false);
+	kfree(p);
+	capture_end(test);
+	kmem_cache_destroy(s);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_event(test, find_one(test, p, KMEMTRACE_KIND_FREE,
+				    KMEMTRACE_TYPE_CACHE),
+		     cache_free(&f, id, __func__));
+	KUNIT_EXPECT_EQ(test, count_events(test, p, KMEMTRACE_KIND_FREE,
+					   KMEMTRACE_TYPE_KMALLOC, NULL), 0);
+}
+
+/* kfree_bulk() of kmem_cache objects: one free of the cache per object. */
+static void test_kfree_bulk_cache_objects(struct kunit *test)
+{
+	struct expect_event f;
+	struct kmem_cache *s;
+	unsigned int id;
+	void *p[4];
+	int i, n;
+
+	s = kmem_cache_create("kmemtrace_kfree_bulk", 96, 0, SLAB_NO_MERGE,
+			      NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	id = s->kmemtrace_id;
+	n = kmem_cache_alloc_bulk(s, GFP_KERNEL, ARRAY_SIZE(p), p);
+	capture_begin(test, false);
+	if (n)
+		kfree_bulk(n, p);
+	capture_end(test);
+	kmem_cache_destroy(s);
+
+	KUNIT_ASSERT_EQ(test, n, ARRAY_SIZE(p));
+	for (i = 0; i < n; i++)
+		expect_event(test, find_one(test, p[i], KMEMTRACE_KIND_FREE,
+					    KMEMTRACE_TYPE_CACHE),
+			     cache_free(&f, id, __func__));
+}
+
+struct kmemtrace_rcu_obj {
+	struct rcu_head rcu;
+	long data[5];
+};
+
+/*
+ * kfree_rcu() of a kmem_cache object: freed later by RCU, in another
+ * context, as a free of the object's cache.
+ */
+static void test_kfree_rcu_cache_object(struct kunit *test)
+{
+	const struct kmemtrace_event *ev;
+	struct kmemtrace_rcu_obj *obj;
+	struct kmem_cache *s;
+	unsigned int id;
+
+	s = kmem_cache_create("kmemtrace_kfree_rcu", sizeof(*obj), 0,
+			      SLAB_NO_MERGE, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	id = s->kmemtrace_id;
+	obj = kmem_cache_alloc(s, GFP_KERNEL);
+	capture_begin(test, true);
+	if (obj)
+		kfree_rcu(obj, rcu);
+	kvfree_rcu_barrier();
+	capture_end(test);
+	kmem_cache_destroy(s);
+
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	ev = find_one(test, obj, KMEMTRACE_KIND_FREE, KMEMTRACE_TYPE_CACHE);
+	if (ev)
+		KUNIT_EXPECT_EQ(test, ev->cache_id, id);
+	KUNIT_EXPECT_EQ(test, count_events(test, obj, KMEMTRACE_KIND_FREE,
+					   KMEMTRACE_TYPE_KMALLOC, NULL), 0);
 }
 
 /* === kvmalloc ============================================================ */
@@ -843,6 +946,9 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_krealloc_in_place),
 	KUNIT_CASE(test_krealloc_move),
 	KUNIT_CASE(test_kfree_sensitive),
+	KUNIT_CASE(test_kfree_cache_object),
+	KUNIT_CASE(test_kfree_bulk_cache_objects),
+	KUNIT_CASE(test_kfree_rcu_cache_object),
 	KUNIT_CASE(test_kvmalloc_kmalloc),
 	KUNIT_CASE(test_kvmalloc_vmalloc),
 	KUNIT_CASE(test_kvrealloc_in_place),

@@ -13,7 +13,8 @@
  * The call site comes from the current kmemtrace scope when an API call
  * opened one (scope.c), else from the tracepoint.  Failed allocations and
  * frees of NULL are not recorded.  Probes run inside the allocators: they
- * build the event on the stack and take no lock.
+ * build the event on the stack and take no lock; the kfree probe reads
+ * the object's slab to type the free by its cache.
  *
  * See Documentation/trace/kmemtrace.rst.
  */
@@ -106,10 +107,35 @@ static void probe_krealloc(void *ignore, unsigned long call_site,
 		     ptr, bytes_req, bytes_alloc, gfp_flags, KMEMTRACE_NO_NODE);
 }
 
+/*
+ * kfree() frees any slab object, and kfree_bulk() and kfree_rcu() free
+ * through it: an object of a kmem_cache is a free of that cache, typed as
+ * its allocation was.  Objects of kmalloc caches and large kmallocs (no
+ * slab) are kmalloc's.
+ */
 static void probe_kfree(void *ignore, unsigned long call_site, const void *ptr)
 {
-	if (!ZERO_OR_NULL_PTR(ptr))
-		record_free(KMEMTRACE_TYPE_KMALLOC, call_site, ptr);
+	struct kmemtrace_event ev = {
+		.kind = KMEMTRACE_KIND_FREE,
+		.type = KMEMTRACE_TYPE_KMALLOC,
+		.node = KMEMTRACE_NO_NODE,
+		.call_site = call_site,
+		.ptr = (unsigned long)ptr,
+	};
+	struct folio *folio;
+
+	if (ZERO_OR_NULL_PTR(ptr))
+		return;
+	folio = virt_to_folio(ptr);
+	if (folio_test_slab(folio)) {
+		struct kmem_cache *s = folio_slab(folio)->slab_cache;
+
+		if (!is_kmalloc_cache(s)) {
+			ev.type = KMEMTRACE_TYPE_CACHE;
+			ev.cache_id = s->kmemtrace_id;
+		}
+	}
+	kmemtrace_record(&ev, false);
 }
 
 static void probe_kmem_cache_alloc(void *ignore, unsigned long call_site,
