@@ -810,6 +810,7 @@ static void test_alloc_pages_exact(struct kunit *test)
 
 /* === Percpu and mempool ================================================== */
 
+/* Both sizes are for all possible CPUs; bytes_alloc adds the metadata. */
 static void test_alloc_percpu(struct kunit *test)
 {
 	void __percpu *p;
@@ -826,7 +827,7 @@ static void test_alloc_percpu(struct kunit *test)
 				    KMEMTRACE_TYPE_PERCPU),
 		     &(struct expect_event) {
 			.type = KMEMTRACE_TYPE_PERCPU,
-			.bytes_req = 24,
+			.bytes_req = 24 * num_possible_cpus(),
 			.bytes_alloc = pcpu_obj_full_size(24),
 			.gfp_flags = (__force u32)GFP_KERNEL,
 			.node = KMEMTRACE_NO_NODE,

@@ -253,6 +253,10 @@ static void probe_percpu_alloc_percpu(void *ignore, unsigned long call_site,
 				      void __percpu *ptr, size_t bytes_alloc,
 				      gfp_t gfp_flags)
 {
+	/*
+	 * Both sizes are for all possible CPUs, as bytes_alloc comes: @size
+	 * (rounded up to PCPU_MIN_ALLOC_SIZE) is per CPU.
+	 */
 	struct kmemtrace_event ev = {
 		.kind = KMEMTRACE_KIND_ALLOC,
 		.type = KMEMTRACE_TYPE_PERCPU,
@@ -260,7 +264,7 @@ static void probe_percpu_alloc_percpu(void *ignore, unsigned long call_site,
 		.gfp_flags = (__force u32)gfp_flags,
 		.call_site = call_site,
 		.ptr = (__force unsigned long)ptr,
-		.bytes_req = size,
+		.bytes_req = size * num_possible_cpus(),
 		.bytes_alloc = bytes_alloc,
 	};
 

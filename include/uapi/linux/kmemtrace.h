@@ -90,9 +90,12 @@ enum kmemtrace_type {
  *	as for pages freed by the last put_page() of some paths
  * @ptr: address of the memory: for pages the kernel virtual address of
  *	the first page, for percpu the __percpu pointer
- * @bytes_req: bytes the caller asked for; 0 for frees but of pages
+ * @bytes_req: bytes the caller asked for; 0 for frees but of pages;
+ *	for percpu, for all possible CPUs (the size asked for, rounded up
+ *	to 4 bytes, times num_possible_cpus())
  * @bytes_alloc: bytes the allocator actually reserved; 0 for frees but
- *	of pages, which always know their size
+ *	of pages, which always know their size; for percpu, for all
+ *	possible CPUs, plus the memcg accounting the allocation needs
  */
 struct kmemtrace_event {
 	__u16	magic;
