@@ -78,16 +78,19 @@ static __always_inline void kmemtrace_scope_exit(struct kmemtrace_scope old)
 /**
  * kmemtrace_alloc_hooks() - call an allocation function inside a scope
  * @_do_alloc: the allocation call, evaluated exactly once
+ * @_caller: the address the scope names: _THIS_IP_ at the call site, or
+ *	_RET_IP_ in a helper that allocates for its caller
+ *	(kmalloc_track_caller())
  *
  * Used by alloc_hooks(), which wraps every allocation API at its call
  * site, so the scope's caller is the code that asked for the memory.
  */
-#define kmemtrace_alloc_hooks(_do_alloc)				\
+#define kmemtrace_alloc_hooks(_do_alloc, _caller)			\
 ({									\
 	typeof(_do_alloc) _kmt_res;					\
 	if (static_branch_unlikely(&kmemtrace_scope_key)) {		\
 		struct kmemtrace_scope _kmt_old =			\
-			__kmemtrace_scope_enter(_THIS_IP_, 0);		\
+			__kmemtrace_scope_enter(_caller, 0);		\
 		_kmt_res = _do_alloc;					\
 		kmemtrace_scope_exit(_kmt_old);				\
 	} else {							\
@@ -174,7 +177,7 @@ kmemtrace_scope_enter(unsigned long caller, unsigned int flags)
 
 static inline void kmemtrace_scope_exit(struct kmemtrace_scope old) { }
 
-#define kmemtrace_alloc_hooks(_do_alloc)	(_do_alloc)
+#define kmemtrace_alloc_hooks(_do_alloc, ...)	(_do_alloc)
 
 static inline int kmemtrace_enable(void) { return -ENODEV; }
 static inline void kmemtrace_disable(void) { }

@@ -16,17 +16,21 @@
  * See Documentation/trace/kmemtrace.rst.
  */
 
+#include <kunit/device.h>
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/device.h>
 #include <linux/gfp.h>
 #include <linux/kallsyms.h>
 #include <linux/kmemtrace.h>
 #include <linux/mempool.h>
 #include <linux/mm.h>
+#include <linux/mman.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
 #include "../percpu-internal.h"
@@ -143,6 +147,41 @@ static void expect_event(struct kunit *test, const struct kmemtrace_event *ev,
 	if (module)
 		*module = '\0';
 	KUNIT_EXPECT_STREQ(test, sym, want->caller);
+}
+
+/* The function an event names as its call site. */
+static const char *event_caller(const struct kmemtrace_event *ev, char *sym)
+{
+	char *module;
+
+	sprint_symbol_no_offset(sym, ev->call_site);
+	module = strchr(sym, ' ');
+	if (module)
+		*module = '\0';
+	return sym;
+}
+
+/* The only alloc of @type whose memory contains @addr, or NULL. */
+static const struct kmemtrace_event *
+find_alloc_containing(struct kunit *test, const void *addr, u8 type)
+{
+	struct kmemtrace_test_ctx *ctx = test->priv;
+	const struct kmemtrace_event *found = NULL;
+	unsigned long a = (unsigned long)addr;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ctx->count; i++) {
+		const struct kmemtrace_event *ev = &ctx->capture.events[i];
+
+		if (ev->kind != KMEMTRACE_KIND_ALLOC || ev->type != type ||
+		    a < ev->ptr || a >= ev->ptr + ev->bytes_alloc)
+			continue;
+		found = ev;
+		n++;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, n, 1, "allocs of type %u containing %p",
+			    type, addr);
+	return n == 1 ? found : NULL;
 }
 
 /* Exactly one alloc and one free of @type for @ptr, as expected. */
@@ -520,6 +559,101 @@ static void test_kfree_rcu_cache_object(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, ev->cache_id, id);
 	KUNIT_EXPECT_EQ(test, count_events(test, obj, KMEMTRACE_KIND_FREE,
 					   KMEMTRACE_TYPE_KMALLOC, NULL), 0);
+}
+
+/* A kmalloc of @size, by the test function @caller. */
+static struct expect_event *kmalloc_event(struct expect_event *e, size_t size,
+					  gfp_t gfp, const char *caller)
+{
+	*e = (struct expect_event) {
+		.type = KMEMTRACE_TYPE_KMALLOC,
+		.bytes_req = size,
+		.bytes_alloc = kmalloc_size_roundup(size),
+		.gfp_flags = (__force u32)gfp,
+		.node = KMEMTRACE_NO_NODE,
+		.caller = caller,
+	};
+	return e;
+}
+
+/* Helpers that allocate with kmalloc_track_caller() name their caller. */
+static void test_kstrdup_caller(struct kunit *test)
+{
+	static const char src[] = "kmemtrace";
+	const size_t size[] = { sizeof(src), 5, 7 };
+	struct expect_event a;
+	char *p[3];
+	int i;
+
+	capture_begin(test, false);
+	p[0] = kstrdup(src, GFP_KERNEL);
+	p[1] = kstrndup(src, 4, GFP_KERNEL);
+	p[2] = kmemdup_nul(src, 6, GFP_KERNEL);
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		kfree(p[i]);
+	capture_end(test);
+
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		expect_alloc_free(test, p[i],
+				  kmalloc_event(&a, size[i], GFP_KERNEL, __func__),
+				  FREE_OF(KMEMTRACE_TYPE_KMALLOC, __func__));
+	}
+}
+
+/* The same for the copies of user memory. */
+static void test_memdup_user_caller(struct kunit *test)
+{
+	struct expect_event a;
+	unsigned long uaddr;
+	void *p, *q;
+
+	uaddr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			      MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	if (!uaddr)
+		kunit_skip(test, "no user memory");
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)uaddr, "kmemtrace",
+					   10), 0);
+	capture_begin(test, false);
+	p = memdup_user((void __user *)uaddr, 10);
+	q = memdup_user_nul((void __user *)uaddr, 9);
+	if (!IS_ERR(p))
+		kfree(p);
+	if (!IS_ERR(q))
+		kfree(q);
+	capture_end(test);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(q));
+	expect_alloc_free(test, p,
+			  kmalloc_event(&a, 10, GFP_USER | __GFP_NOWARN,
+					__func__),
+			  FREE_OF(KMEMTRACE_TYPE_KMALLOC, __func__));
+	expect_alloc_free(test, q, kmalloc_event(&a, 10, GFP_KERNEL, __func__),
+			  FREE_OF(KMEMTRACE_TYPE_KMALLOC, __func__));
+}
+
+/* devm_kmalloc() is charged to the driver that called it. */
+static void test_devm_kmalloc_caller(struct kunit *test)
+{
+	const struct kmemtrace_event *ev;
+	char sym[KSYM_SYMBOL_LEN];
+	struct device *dev;
+	void *p;
+
+	dev = kunit_device_register(test, "kmemtrace_devm");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	capture_begin(test, false);
+	p = devm_kmalloc(dev, 40, GFP_KERNEL);
+	if (p)
+		devm_kfree(dev, p);
+	capture_end(test);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	/* The devres header is in front of the memory handed out. */
+	ev = find_alloc_containing(test, p, KMEMTRACE_TYPE_KMALLOC);
+	if (ev)
+		KUNIT_EXPECT_STREQ(test, event_caller(ev, sym), __func__);
 }
 
 /* === kvmalloc ============================================================ */
@@ -950,6 +1084,9 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_kfree_cache_object),
 	KUNIT_CASE(test_kfree_bulk_cache_objects),
 	KUNIT_CASE(test_kfree_rcu_cache_object),
+	KUNIT_CASE(test_kstrdup_caller),
+	KUNIT_CASE(test_memdup_user_caller),
+	KUNIT_CASE(test_devm_kmalloc_caller),
 	KUNIT_CASE(test_kvmalloc_kmalloc),
 	KUNIT_CASE(test_kvmalloc_vmalloc),
 	KUNIT_CASE(test_kvrealloc_in_place),
