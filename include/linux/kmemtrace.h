@@ -23,7 +23,9 @@
  * the kfree() under krealloc()) name the API's caller, not the allocator
  * internals.  The outermost scope's caller wins.  Each context (a task,
  * or a CPU's softirq, hardirq or NMI context) has its own scope, so an
- * interrupt never inherits the scope of the code it interrupted.
+ * interrupt never inherits the scope of the code it interrupted, and
+ * reclaim and compaction, which work for the whole system, run in an
+ * empty one (kmemtrace_reclaim()).
  */
 struct kmemtrace_scope {
 	unsigned long	caller;
@@ -43,6 +45,7 @@ DECLARE_STATIC_KEY_FALSE(kmemtrace_scope_key);
 
 struct kmemtrace_scope __kmemtrace_scope_enter(unsigned long caller,
 					       unsigned int flags);
+struct kmemtrace_scope __kmemtrace_scope_reset(void);
 void __kmemtrace_scope_exit(struct kmemtrace_scope old);
 
 /**
@@ -60,6 +63,26 @@ kmemtrace_scope_enter(unsigned long caller, unsigned int flags)
 {
 	if (static_branch_unlikely(&kmemtrace_scope_key))
 		return __kmemtrace_scope_enter(caller, flags);
+	return (struct kmemtrace_scope){ };
+}
+
+/**
+ * kmemtrace_scope_reset() - leave every allocator API call for a while
+ *
+ * For work done for the whole system that an allocation may have to do
+ * first: direct and memcg reclaim, compaction, the OOM killer.  What it
+ * frees and allocates is not the allocating caller's, nor part of the
+ * allocator call it interrupts, so it runs in an empty scope: its events
+ * get their natural callers (a shrinker's kfree() names the shrinker) and
+ * no flags.
+ *
+ * Context: Any context but NMI.
+ * Return: the previous scope, to hand to kmemtrace_scope_exit().
+ */
+static __always_inline struct kmemtrace_scope kmemtrace_scope_reset(void)
+{
+	if (static_branch_unlikely(&kmemtrace_scope_key))
+		return __kmemtrace_scope_reset();
 	return (struct kmemtrace_scope){ };
 }
 
@@ -175,6 +198,11 @@ kmemtrace_scope_enter(unsigned long caller, unsigned int flags)
 	return (struct kmemtrace_scope){ };
 }
 
+static inline struct kmemtrace_scope kmemtrace_scope_reset(void)
+{
+	return (struct kmemtrace_scope){ };
+}
+
 static inline void kmemtrace_scope_exit(struct kmemtrace_scope old) { }
 
 #define kmemtrace_alloc_hooks(_do_alloc, ...)	(_do_alloc)
@@ -203,5 +231,17 @@ DEFINE_CLASS(kmemtrace_scope, struct kmemtrace_scope,
  * @flags: KMEMTRACE_SCOPE_BACKING or KMEMTRACE_SCOPE_SUPPRESS
  */
 #define kmemtrace_internal(flags)	CLASS(kmemtrace_scope, __UNIQUE_ID(kmt))(0, flags)
+
+DEFINE_CLASS(kmemtrace_reset, struct kmemtrace_scope,
+	     kmemtrace_scope_exit(_T), kmemtrace_scope_reset(), void)
+
+/**
+ * kmemtrace_reclaim() - the rest of this function works for the system,
+ *                       not for the allocator call it may be under
+ *
+ * Opens an empty scope (see kmemtrace_scope_reset()) in the entry points
+ * of reclaim, compaction and the OOM killer.
+ */
+#define kmemtrace_reclaim()	CLASS(kmemtrace_reset, __UNIQUE_ID(kmt))()
 
 #endif /* _LINUX_KMEMTRACE_H */

@@ -28,8 +28,10 @@
 #include <linux/mman.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
+#include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/swap.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
@@ -942,6 +944,108 @@ static void test_alloc_pages_exact(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx_events_at(test, p), 2);
 }
 
+/* === Reclaim ============================================================= */
+
+/* What a test shrinker frees, for the test task only. */
+struct reclaim_victims {
+	struct task_struct *task;
+	void *obj;
+	struct page *page;
+	bool freed;
+};
+
+static unsigned long victims_count(struct shrinker *sh,
+				   struct shrink_control *sc)
+{
+	struct reclaim_victims *v = sh->private_data;
+
+	return current == v->task && !v->freed ? 2 : 0;
+}
+
+static noinline unsigned long victims_scan(struct shrinker *sh,
+					   struct shrink_control *sc)
+{
+	struct reclaim_victims *v = sh->private_data;
+
+	if (current != v->task || v->freed)
+		return SHRINK_STOP;
+	v->freed = true;
+	kfree(v->obj);
+	__free_page(v->page);
+	return 2;
+}
+
+/*
+ * Direct reclaim entered from inside an allocator's internal page call
+ * (scope @flags, under the scope of an API call): what the shrinker
+ * frees is recorded, unflagged, with the shrinker as the call site.
+ */
+static void reclaim_under_scope(struct kunit *test, unsigned int flags)
+{
+	struct reclaim_victims v = { .task = current };
+	struct expect_event f;
+	struct shrinker *sh;
+	void *addr;
+
+	if (!IS_BUILTIN(CONFIG_KMEMTRACE_KUNIT_TEST))
+		kunit_skip(test, "try_to_free_pages() needs the test built in");
+	v.obj = kmalloc(48, GFP_KERNEL);
+	v.page = alloc_page(GFP_KERNEL);
+	sh = shrinker_alloc(0, "kmemtrace-test");
+	if (!v.obj || !v.page || !sh) {
+		kfree(v.obj);
+		if (v.page)
+			__free_page(v.page);
+		if (sh)
+			shrinker_free(sh);
+		KUNIT_FAIL(test, "out of memory");
+		return;
+	}
+	addr = page_address(v.page);
+	sh->count_objects = victims_count;
+	sh->scan_objects = victims_scan;
+	sh->seeks = 0;
+	sh->batch = 1;
+	sh->private_data = &v;
+	shrinker_register(sh);
+
+	capture_begin(test, false);
+#if IS_BUILTIN(CONFIG_KMEMTRACE_KUNIT_TEST)
+	scoped_class(kmemtrace_scope, api, _THIS_IP_, 0) {
+		scoped_class(kmemtrace_scope, internal, 0, flags)
+			try_to_free_pages(node_zonelist(numa_node_id(),
+							GFP_KERNEL),
+					  0, GFP_KERNEL, NULL);
+	}
+#endif
+	capture_end(test);
+	shrinker_free(sh);
+	if (!v.freed) {
+		kfree(v.obj);
+		__free_page(v.page);
+	}
+
+	KUNIT_ASSERT_TRUE_MSG(test, v.freed, "the shrinker did not run");
+	expect_event(test, find_one(test, v.obj, KMEMTRACE_KIND_FREE,
+				    KMEMTRACE_TYPE_KMALLOC),
+		     FREE_OF(KMEMTRACE_TYPE_KMALLOC, "victims_scan"));
+	expect_event(test, find_one(test, addr, KMEMTRACE_KIND_FREE,
+				    KMEMTRACE_TYPE_PAGES),
+		     page_event(&f, addr, 0, 0, "victims_scan"));
+}
+
+/* As under the page call of a large kmalloc() (not recorded itself). */
+static void test_reclaim_under_suppress(struct kunit *test)
+{
+	reclaim_under_scope(test, KMEMTRACE_SCOPE_SUPPRESS);
+}
+
+/* As under the page call of a slab or vmalloc (recorded as backing). */
+static void test_reclaim_under_backing(struct kunit *test)
+{
+	reclaim_under_scope(test, KMEMTRACE_SCOPE_BACKING);
+}
+
 /* === Percpu and mempool ================================================== */
 
 /* Both sizes are for all possible CPUs; bytes_alloc adds the metadata. */
@@ -1098,6 +1202,8 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_folio_alloc_put),
 	KUNIT_CASE(test_alloc_pages_bulk),
 	KUNIT_CASE(test_alloc_pages_exact),
+	KUNIT_CASE(test_reclaim_under_suppress),
+	KUNIT_CASE(test_reclaim_under_backing),
 	KUNIT_CASE(test_alloc_percpu),
 	KUNIT_CASE(test_mempool),
 	KUNIT_CASE(test_seq_increases),

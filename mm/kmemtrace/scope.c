@@ -16,6 +16,11 @@
  * recorded but flagged, and KMEMTRACE_SCOPE_SUPPRESS for page traffic
  * that an API event already describes (large kmalloc, alloc_pages_exact).
  *
+ * Reclaim, compaction and the OOM killer work for the whole system, even
+ * when an allocation deep inside an allocator calls them: they open an
+ * empty scope (kmemtrace_reclaim()), so what they free and allocate keeps
+ * its own callers and gets none of the allocator's flags.
+ *
  * A task's scope lives in its task_struct, since allocations sleep and
  * migrate; softirq, hardirq and NMI contexts use a per-CPU scope each, so
  * an interrupt never inherits the scope of the code it interrupted.
@@ -66,6 +71,17 @@ struct kmemtrace_scope __kmemtrace_scope_enter(unsigned long caller,
 	return old;
 }
 EXPORT_SYMBOL(__kmemtrace_scope_enter);
+
+struct kmemtrace_scope __kmemtrace_scope_reset(void)
+{
+	struct kmemtrace_scope *s = kmemtrace_scope_current();
+	struct kmemtrace_scope old = *s;
+
+	*s = (struct kmemtrace_scope){ };
+	old.flags |= KMEMTRACE_SCOPE_ENTERED;
+	return old;
+}
+EXPORT_SYMBOL(__kmemtrace_scope_reset);
 
 void __kmemtrace_scope_exit(struct kmemtrace_scope old)
 {
