@@ -32,10 +32,15 @@ struct kmemtrace_scope {
 	unsigned int	flags;
 };
 
-/* Page events here are an allocator's own backing store (slab, vmalloc). */
+/*
+ * Every event here is an allocator's own backing store or bookkeeping
+ * (slab pages; a vmalloc area's pages, page array, vm_struct).
+ */
 #define KMEMTRACE_SCOPE_BACKING		0x1
-/* Events here are reported by the API itself (large kmalloc's pages). */
+/* Page events here are reported by the API itself (large kmalloc's pages). */
 #define KMEMTRACE_SCOPE_SUPPRESS	0x2
+/* Page frees here were never allocated through the page allocator. */
+#define KMEMTRACE_SCOPE_UNPAIRED	0x4
 /* Internal: the scope was entered and must be restored on exit. */
 #define KMEMTRACE_SCOPE_ENTERED		0x80000000
 
@@ -226,9 +231,14 @@ DEFINE_CLASS(kmemtrace_scope, struct kmemtrace_scope,
 #define kmemtrace_api(caller)	CLASS(kmemtrace_scope, __UNIQUE_ID(kmt))(caller, 0)
 
 /**
- * kmemtrace_internal() - page events in the rest of this function are
- *                        an allocator's internals
- * @flags: KMEMTRACE_SCOPE_BACKING or KMEMTRACE_SCOPE_SUPPRESS
+ * kmemtrace_internal() - events in the rest of this function are an
+ *                        allocator's internals
+ * @flags: KMEMTRACE_SCOPE_BACKING, KMEMTRACE_SCOPE_SUPPRESS or
+ *	KMEMTRACE_SCOPE_UNPAIRED
+ *
+ * Open it around the allocator's own call only (scoped_class()): every
+ * event below it gets the flags, except those of reclaim and compaction,
+ * which open their own scope (kmemtrace_reclaim()).
  */
 #define kmemtrace_internal(flags)	CLASS(kmemtrace_scope, __UNIQUE_ID(kmt))(0, flags)
 

@@ -28,7 +28,9 @@
 #include <linux/mman.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
 #include <linux/shrinker.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/swap.h>
@@ -816,6 +818,96 @@ static void test_vrealloc_in_place(struct kunit *test)
 		     });
 }
 
+/*
+ * The page array of a 2 MiB area is kmalloc'ed, that of a bigger one
+ * vmalloc'ed: besides the area's own alloc and free, everything vmalloc
+ * allocates and frees for it (page array, vm_struct, pages, page tables)
+ * is backing store.  Only the vmap_area objects (kmem_cache) are not:
+ * they are freed later by the lazy purge, paired by address.
+ */
+static void test_vmalloc_bookkeeping_backing(struct kunit *test)
+{
+	static const size_t sizes[] = { SZ_2M, SZ_4M };
+	struct kmemtrace_test_ctx *ctx = test->priv;
+	struct expect_event a;
+	unsigned int i, k, own;
+	void *p;
+
+	for (k = 0; k < ARRAY_SIZE(sizes); k++) {
+		capture_begin(test, false);
+		p = vmalloc(sizes[k]);
+		vfree(p);
+		capture_end(test);
+
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		a = (struct expect_event) {
+			.type = KMEMTRACE_TYPE_VMALLOC,
+			.bytes_req = sizes[k],
+			.bytes_alloc = sizes[k],
+			.gfp_flags = (__force u32)GFP_KERNEL,
+			.node = NUMA_NO_NODE,
+			.caller = __func__,
+		};
+		expect_alloc_free(test, p, &a,
+				  FREE_OF(KMEMTRACE_TYPE_VMALLOC, __func__));
+		for (i = 0, own = 0; i < ctx->count; i++) {
+			const struct kmemtrace_event *ev = &ctx->capture.events[i];
+
+			if (ev->type == KMEMTRACE_TYPE_CACHE ||
+			    (ev->flags & KMEMTRACE_FLAG_BACKING))
+				continue;
+			own++;
+			KUNIT_EXPECT_EQ_MSG(test, ev->ptr, (unsigned long)p,
+					    "kind %u type %u size %llu unflagged",
+					    ev->kind, ev->type, ev->bytes_alloc);
+		}
+		KUNIT_EXPECT_EQ(test, own, 2);
+	}
+}
+
+/*
+ * A huge-page vmalloc() that cannot have its huge pages frees the area
+ * inside vmalloc and retries with small pages.  That internal free is no
+ * vfree of the caller: only the area handed out has events.  A pending
+ * fatal signal fails the huge attempt (vm_area_alloc_pages() checks it
+ * before each high-order page), not the retry (the bulk allocator).
+ */
+static void test_vmalloc_fail_no_phantom_free(struct kunit *test)
+{
+	struct kmemtrace_test_ctx *ctx = test->priv;
+	unsigned int i, allocs = 0, frees = 0;
+	bool huge = true;
+	void *p;
+
+	if (!arch_vmap_pmd_supported(PAGE_KERNEL))
+		kunit_skip(test, "no huge vmalloc mappings");
+	allow_signal(SIGKILL);
+	send_sig(SIGKILL, current, 1);
+	capture_begin(test, false);
+	p = vmalloc_huge(SZ_4M, GFP_KERNEL);
+	flush_signals(current);
+	disallow_signal(SIGKILL);
+	if (p)
+		huge = is_vm_area_hugepages(p);
+	vfree(p);
+	capture_end(test);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_FALSE(test, huge);
+	for (i = 0; i < ctx->count; i++) {
+		const struct kmemtrace_event *ev = &ctx->capture.events[i];
+
+		if (ev->type != KMEMTRACE_TYPE_VMALLOC ||
+		    (ev->flags & KMEMTRACE_FLAG_BACKING))
+			continue;
+		KUNIT_EXPECT_EQ(test, ev->ptr, (unsigned long)p);
+		allocs += ev->kind == KMEMTRACE_KIND_ALLOC;
+		frees += ev->kind == KMEMTRACE_KIND_FREE;
+	}
+	KUNIT_EXPECT_EQ(test, allocs, 1);
+	KUNIT_EXPECT_EQ(test, frees, 1);
+}
+
 /* === Pages =============================================================== */
 
 /* A page event: sizes from the order, node and migratetype of the page. */
@@ -942,6 +1034,30 @@ static void test_alloc_pages_exact(struct kunit *test)
 				.caller = __func__,
 			  });
 	KUNIT_EXPECT_EQ(test, ctx_events_at(test, p), 2);
+}
+
+/*
+ * Pages handed to the page allocator that it never handed out, as init
+ * memory is: the free has no alloc, and says so.
+ */
+static void test_free_reserved_page_unpaired(struct kunit *test)
+{
+	struct expect_event f;
+	struct page *page;
+	void *p;
+
+	page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	p = page_address(page);
+	mark_page_reserved(page);
+	capture_begin(test, false);
+	free_reserved_page(page);
+	capture_end(test);
+
+	page_event(&f, p, 0, 0, __func__);
+	f.flags = KMEMTRACE_FLAG_UNPAIRED;
+	expect_event(test, find_one(test, p, KMEMTRACE_KIND_FREE,
+				    KMEMTRACE_TYPE_PAGES), &f);
 }
 
 /* === Reclaim ============================================================= */
@@ -1197,11 +1313,14 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_vmalloc_vfree),
 	KUNIT_CASE(test_vfree_atomic),
 	KUNIT_CASE(test_vrealloc_in_place),
+	KUNIT_CASE(test_vmalloc_bookkeeping_backing),
+	KUNIT_CASE(test_vmalloc_fail_no_phantom_free),
 	KUNIT_CASE(test_alloc_pages),
 	KUNIT_CASE(test_get_free_pages),
 	KUNIT_CASE(test_folio_alloc_put),
 	KUNIT_CASE(test_alloc_pages_bulk),
 	KUNIT_CASE(test_alloc_pages_exact),
+	KUNIT_CASE(test_free_reserved_page_unpaired),
 	KUNIT_CASE(test_reclaim_under_suppress),
 	KUNIT_CASE(test_reclaim_under_backing),
 	KUNIT_CASE(test_alloc_percpu),

@@ -28,7 +28,12 @@
 #include "../slab.h"
 #include "kmemtrace.h"
 
-/* Take the call site from the scope; false if the event is suppressed. */
+/*
+ * Take the call site and flags from the scope; false if the event is
+ * suppressed.  Scopes are opened around an allocator's own calls only,
+ * and reclaim and compaction run in an empty one, so an event here is
+ * the allocator's own.
+ */
 static __always_inline bool kmemtrace_resolve(struct kmemtrace_event *ev,
 					      bool page_event)
 {
@@ -36,12 +41,14 @@ static __always_inline bool kmemtrace_resolve(struct kmemtrace_event *ev,
 
 	if (s->caller)
 		ev->call_site = s->caller;
+	if (s->flags & KMEMTRACE_SCOPE_BACKING)
+		ev->flags |= KMEMTRACE_FLAG_BACKING;
 	if (!page_event)
 		return true;
 	if (s->flags & KMEMTRACE_SCOPE_SUPPRESS)
 		return false;
-	if (s->flags & KMEMTRACE_SCOPE_BACKING)
-		ev->flags |= KMEMTRACE_FLAG_BACKING;
+	if (s->flags & KMEMTRACE_SCOPE_UNPAIRED)
+		ev->flags |= KMEMTRACE_FLAG_UNPAIRED;
 	return true;
 }
 

@@ -144,7 +144,8 @@ static void report_cpus(const struct kmt_trace *t, const struct kmt_stats *st)
 
 /*
  * Move the backing store events out of @refs, which keeps the timeline
- * order of the others; return how many are left.
+ * order of the others, and drop the unpaired frees, which no alloc
+ * matches; return how many are left.
  */
 static size_t split_backing(struct kmt_ref *refs, size_t nr,
 			    struct backing *bk)
@@ -153,6 +154,8 @@ static size_t split_backing(struct kmt_ref *refs, size_t nr,
 
 	memset(bk, 0, sizeof(*bk));
 	for (i = 0; i < nr; i++) {
+		if (kmt_event_is_unpaired(refs[i].ev))
+			continue;
 		if (!kmt_event_is_backing(refs[i].ev)) {
 			refs[n++] = refs[i];
 			continue;
