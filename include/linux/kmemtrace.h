@@ -23,17 +23,24 @@
  * the kfree() under krealloc()) name the API's caller, not the allocator
  * internals.  The outermost scope's caller wins.  Each context (a task,
  * or a CPU's softirq, hardirq or NMI context) has its own scope, so an
- * interrupt never inherits the scope of the code it interrupted.
+ * interrupt never inherits the scope of the code it interrupted, and
+ * reclaim and compaction, which work for the whole system, run in an
+ * empty one (kmemtrace_reclaim()).
  */
 struct kmemtrace_scope {
 	unsigned long	caller;
 	unsigned int	flags;
 };
 
-/* Page events here are an allocator's own backing store (slab, vmalloc). */
+/*
+ * Every event here is an allocator's own backing store or bookkeeping
+ * (slab pages; a vmalloc area's pages, page array, vm_struct).
+ */
 #define KMEMTRACE_SCOPE_BACKING		0x1
-/* Events here are reported by the API itself (large kmalloc's pages). */
+/* Page events here are reported by the API itself (large kmalloc's pages). */
 #define KMEMTRACE_SCOPE_SUPPRESS	0x2
+/* Page frees here were never allocated through the page allocator. */
+#define KMEMTRACE_SCOPE_UNPAIRED	0x4
 /* Internal: the scope was entered and must be restored on exit. */
 #define KMEMTRACE_SCOPE_ENTERED		0x80000000
 
@@ -43,6 +50,7 @@ DECLARE_STATIC_KEY_FALSE(kmemtrace_scope_key);
 
 struct kmemtrace_scope __kmemtrace_scope_enter(unsigned long caller,
 					       unsigned int flags);
+struct kmemtrace_scope __kmemtrace_scope_reset(void);
 void __kmemtrace_scope_exit(struct kmemtrace_scope old);
 
 /**
@@ -64,6 +72,26 @@ kmemtrace_scope_enter(unsigned long caller, unsigned int flags)
 }
 
 /**
+ * kmemtrace_scope_reset() - leave every allocator API call for a while
+ *
+ * For work done for the whole system that an allocation may have to do
+ * first: direct and memcg reclaim, compaction, the OOM killer.  What it
+ * frees and allocates is not the allocating caller's, nor part of the
+ * allocator call it interrupts, so it runs in an empty scope: its events
+ * get their natural callers (a shrinker's kfree() names the shrinker) and
+ * no flags.
+ *
+ * Context: Any context but NMI.
+ * Return: the previous scope, to hand to kmemtrace_scope_exit().
+ */
+static __always_inline struct kmemtrace_scope kmemtrace_scope_reset(void)
+{
+	if (static_branch_unlikely(&kmemtrace_scope_key))
+		return __kmemtrace_scope_reset();
+	return (struct kmemtrace_scope){ };
+}
+
+/**
  * kmemtrace_scope_exit() - leave an allocator API call
  * @old: what the matching kmemtrace_scope_enter() returned
  *
@@ -78,16 +106,19 @@ static __always_inline void kmemtrace_scope_exit(struct kmemtrace_scope old)
 /**
  * kmemtrace_alloc_hooks() - call an allocation function inside a scope
  * @_do_alloc: the allocation call, evaluated exactly once
+ * @_caller: the address the scope names: _THIS_IP_ at the call site, or
+ *	_RET_IP_ in a helper that allocates for its caller
+ *	(kmalloc_track_caller())
  *
  * Used by alloc_hooks(), which wraps every allocation API at its call
  * site, so the scope's caller is the code that asked for the memory.
  */
-#define kmemtrace_alloc_hooks(_do_alloc)				\
+#define kmemtrace_alloc_hooks(_do_alloc, _caller)			\
 ({									\
 	typeof(_do_alloc) _kmt_res;					\
 	if (static_branch_unlikely(&kmemtrace_scope_key)) {		\
 		struct kmemtrace_scope _kmt_old =			\
-			__kmemtrace_scope_enter(_THIS_IP_, 0);		\
+			__kmemtrace_scope_enter(_caller, 0);		\
 		_kmt_res = _do_alloc;					\
 		kmemtrace_scope_exit(_kmt_old);				\
 	} else {							\
@@ -172,9 +203,14 @@ kmemtrace_scope_enter(unsigned long caller, unsigned int flags)
 	return (struct kmemtrace_scope){ };
 }
 
+static inline struct kmemtrace_scope kmemtrace_scope_reset(void)
+{
+	return (struct kmemtrace_scope){ };
+}
+
 static inline void kmemtrace_scope_exit(struct kmemtrace_scope old) { }
 
-#define kmemtrace_alloc_hooks(_do_alloc)	(_do_alloc)
+#define kmemtrace_alloc_hooks(_do_alloc, ...)	(_do_alloc)
 
 static inline int kmemtrace_enable(void) { return -ENODEV; }
 static inline void kmemtrace_disable(void) { }
@@ -195,10 +231,27 @@ DEFINE_CLASS(kmemtrace_scope, struct kmemtrace_scope,
 #define kmemtrace_api(caller)	CLASS(kmemtrace_scope, __UNIQUE_ID(kmt))(caller, 0)
 
 /**
- * kmemtrace_internal() - page events in the rest of this function are
- *                        an allocator's internals
- * @flags: KMEMTRACE_SCOPE_BACKING or KMEMTRACE_SCOPE_SUPPRESS
+ * kmemtrace_internal() - events in the rest of this function are an
+ *                        allocator's internals
+ * @flags: KMEMTRACE_SCOPE_BACKING, KMEMTRACE_SCOPE_SUPPRESS or
+ *	KMEMTRACE_SCOPE_UNPAIRED
+ *
+ * Open it around the allocator's own call only (scoped_class()): every
+ * event below it gets the flags, except those of reclaim and compaction,
+ * which open their own scope (kmemtrace_reclaim()).
  */
 #define kmemtrace_internal(flags)	CLASS(kmemtrace_scope, __UNIQUE_ID(kmt))(0, flags)
+
+DEFINE_CLASS(kmemtrace_reset, struct kmemtrace_scope,
+	     kmemtrace_scope_exit(_T), kmemtrace_scope_reset(), void)
+
+/**
+ * kmemtrace_reclaim() - the rest of this function works for the system,
+ *                       not for the allocator call it may be under
+ *
+ * Opens an empty scope (see kmemtrace_scope_reset()) in the entry points
+ * of reclaim, compaction and the OOM killer.
+ */
+#define kmemtrace_reclaim()	CLASS(kmemtrace_reset, __UNIQUE_ID(kmt))()
 
 #endif /* _LINUX_KMEMTRACE_H */

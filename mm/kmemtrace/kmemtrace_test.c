@@ -16,20 +16,29 @@
  * See Documentation/trace/kmemtrace.rst.
  */
 
+#include <kunit/device.h>
 #include <kunit/test.h>
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/device.h>
 #include <linux/gfp.h>
 #include <linux/hardirq.h>
 #include <linux/kallsyms.h>
 #include <linux/kmemtrace.h>
 #include <linux/mempool.h>
 #include <linux/mm.h>
+#include <linux/mman.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/relay.h>
+#include <linux/sched/signal.h>
+#include <linux/shrinker.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/swap.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <trace/events/kmem.h>
 
@@ -37,7 +46,7 @@
 #include "../slab.h"
 #include "kmemtrace.h"
 
-#define CAPTURE_MAX	8192
+#define CAPTURE_MAX	16384
 
 struct kmemtrace_test_ctx {
 	struct kmemtrace_capture capture;
@@ -147,6 +156,41 @@ static void expect_event(struct kunit *test, const struct kmemtrace_event *ev,
 	if (module)
 		*module = '\0';
 	KUNIT_EXPECT_STREQ(test, sym, want->caller);
+}
+
+/* The function an event names as its call site. */
+static const char *event_caller(const struct kmemtrace_event *ev, char *sym)
+{
+	char *module;
+
+	sprint_symbol_no_offset(sym, ev->call_site);
+	module = strchr(sym, ' ');
+	if (module)
+		*module = '\0';
+	return sym;
+}
+
+/* The only alloc of @type whose memory contains @addr, or NULL. */
+static const struct kmemtrace_event *
+find_alloc_containing(struct kunit *test, const void *addr, u8 type)
+{
+	struct kmemtrace_test_ctx *ctx = test->priv;
+	const struct kmemtrace_event *found = NULL;
+	unsigned long a = (unsigned long)addr;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ctx->count; i++) {
+		const struct kmemtrace_event *ev = &ctx->capture.events[i];
+
+		if (ev->kind != KMEMTRACE_KIND_ALLOC || ev->type != type ||
+		    a < ev->ptr || a >= ev->ptr + ev->bytes_alloc)
+			continue;
+		found = ev;
+		n++;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, n, 1, "allocs of type %u containing %p",
+			    type, addr);
+	return n == 1 ? found : NULL;
 }
 
 /* Exactly one alloc and one free of @type for @ptr, as expected. */
@@ -424,6 +468,203 @@ static void test_kfree_sensitive(struct kunit *test)
 		     FREE_OF(KMEMTRACE_TYPE_KMALLOC, __func__));
 }
 
+/* A free typed by the cache the object belongs to. */
+static struct expect_event *cache_free(struct expect_event *e,
+				       unsigned int cache_id,
+				       const char *caller)
+{
+	*e = (struct expect_event) {
+		.type = KMEMTRACE_TYPE_CACHE,
+		.node = KMEMTRACE_NO_NODE,
+		.cache_id = cache_id,
+		.caller = caller,
+	};
+	return e;
+}
+
+/* kfree() of a kmem_cache object is a free of that cache's object. */
+static void test_kfree_cache_object(struct kunit *test)
+{
+	struct expect_event f;
+	struct kmem_cache *s;
+	unsigned int id;
+	void *p;
+
+	s = kmem_cache_create("kmemtrace_kfree", 56, 0, SLAB_NO_MERGE, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	id = s->kmemtrace_id;
+	p = kmem_cache_alloc(s, GFP_KERNEL);
+	capture_begin(test, false);
+	kfree(p);
+	capture_end(test);
+	kmem_cache_destroy(s);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_event(test, find_one(test, p, KMEMTRACE_KIND_FREE,
+				    KMEMTRACE_TYPE_CACHE),
+		     cache_free(&f, id, __func__));
+	KUNIT_EXPECT_EQ(test, count_events(test, p, KMEMTRACE_KIND_FREE,
+					   KMEMTRACE_TYPE_KMALLOC, NULL), 0);
+}
+
+/* kfree_bulk() of kmem_cache objects: one free of the cache per object. */
+static void test_kfree_bulk_cache_objects(struct kunit *test)
+{
+	struct expect_event f;
+	struct kmem_cache *s;
+	unsigned int id;
+	void *p[4];
+	int i, n;
+
+	s = kmem_cache_create("kmemtrace_kfree_bulk", 96, 0, SLAB_NO_MERGE,
+			      NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	id = s->kmemtrace_id;
+	n = kmem_cache_alloc_bulk(s, GFP_KERNEL, ARRAY_SIZE(p), p);
+	capture_begin(test, false);
+	if (n)
+		kfree_bulk(n, p);
+	capture_end(test);
+	kmem_cache_destroy(s);
+
+	KUNIT_ASSERT_EQ(test, n, ARRAY_SIZE(p));
+	for (i = 0; i < n; i++)
+		expect_event(test, find_one(test, p[i], KMEMTRACE_KIND_FREE,
+					    KMEMTRACE_TYPE_CACHE),
+			     cache_free(&f, id, __func__));
+}
+
+struct kmemtrace_rcu_obj {
+	struct rcu_head rcu;
+	long data[5];
+};
+
+/*
+ * kfree_rcu() of a kmem_cache object: freed later by RCU, in another
+ * context, as a free of the object's cache.
+ */
+static void test_kfree_rcu_cache_object(struct kunit *test)
+{
+	const struct kmemtrace_event *ev;
+	struct kmemtrace_rcu_obj *obj;
+	struct kmem_cache *s;
+	unsigned int id;
+
+	s = kmem_cache_create("kmemtrace_kfree_rcu", sizeof(*obj), 0,
+			      SLAB_NO_MERGE, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	id = s->kmemtrace_id;
+	obj = kmem_cache_alloc(s, GFP_KERNEL);
+	capture_begin(test, true);
+	if (obj)
+		kfree_rcu(obj, rcu);
+	kvfree_rcu_barrier();
+	capture_end(test);
+	kmem_cache_destroy(s);
+
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	ev = find_one(test, obj, KMEMTRACE_KIND_FREE, KMEMTRACE_TYPE_CACHE);
+	if (ev)
+		KUNIT_EXPECT_EQ(test, ev->cache_id, id);
+	KUNIT_EXPECT_EQ(test, count_events(test, obj, KMEMTRACE_KIND_FREE,
+					   KMEMTRACE_TYPE_KMALLOC, NULL), 0);
+}
+
+/* A kmalloc of @size, by the test function @caller. */
+static struct expect_event *kmalloc_event(struct expect_event *e, size_t size,
+					  gfp_t gfp, const char *caller)
+{
+	*e = (struct expect_event) {
+		.type = KMEMTRACE_TYPE_KMALLOC,
+		.bytes_req = size,
+		.bytes_alloc = kmalloc_size_roundup(size),
+		.gfp_flags = (__force u32)gfp,
+		.node = KMEMTRACE_NO_NODE,
+		.caller = caller,
+	};
+	return e;
+}
+
+/* Helpers that allocate with kmalloc_track_caller() name their caller. */
+static void test_kstrdup_caller(struct kunit *test)
+{
+	static const char src[] = "kmemtrace";
+	const size_t size[] = { sizeof(src), 5, 7 };
+	struct expect_event a;
+	char *p[3];
+	int i;
+
+	capture_begin(test, false);
+	p[0] = kstrdup(src, GFP_KERNEL);
+	p[1] = kstrndup(src, 4, GFP_KERNEL);
+	p[2] = kmemdup_nul(src, 6, GFP_KERNEL);
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		kfree(p[i]);
+	capture_end(test);
+
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		expect_alloc_free(test, p[i],
+				  kmalloc_event(&a, size[i], GFP_KERNEL, __func__),
+				  FREE_OF(KMEMTRACE_TYPE_KMALLOC, __func__));
+	}
+}
+
+/* The same for the copies of user memory. */
+static void test_memdup_user_caller(struct kunit *test)
+{
+	struct expect_event a;
+	unsigned long uaddr;
+	void *p, *q;
+
+	uaddr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			      MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	if (!uaddr)
+		kunit_skip(test, "no user memory");
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)uaddr, "kmemtrace",
+					   10), 0);
+	capture_begin(test, false);
+	p = memdup_user((void __user *)uaddr, 10);
+	q = memdup_user_nul((void __user *)uaddr, 9);
+	if (!IS_ERR(p))
+		kfree(p);
+	if (!IS_ERR(q))
+		kfree(q);
+	capture_end(test);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(q));
+	expect_alloc_free(test, p,
+			  kmalloc_event(&a, 10, GFP_USER | __GFP_NOWARN,
+					__func__),
+			  FREE_OF(KMEMTRACE_TYPE_KMALLOC, __func__));
+	expect_alloc_free(test, q, kmalloc_event(&a, 10, GFP_KERNEL, __func__),
+			  FREE_OF(KMEMTRACE_TYPE_KMALLOC, __func__));
+}
+
+/* devm_kmalloc() is charged to the driver that called it. */
+static void test_devm_kmalloc_caller(struct kunit *test)
+{
+	const struct kmemtrace_event *ev;
+	char sym[KSYM_SYMBOL_LEN];
+	struct device *dev;
+	void *p;
+
+	dev = kunit_device_register(test, "kmemtrace_devm");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	capture_begin(test, false);
+	p = devm_kmalloc(dev, 40, GFP_KERNEL);
+	if (p)
+		devm_kfree(dev, p);
+	capture_end(test);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	/* The devres header is in front of the memory handed out. */
+	ev = find_alloc_containing(test, p, KMEMTRACE_TYPE_KMALLOC);
+	if (ev)
+		KUNIT_EXPECT_STREQ(test, event_caller(ev, sym), __func__);
+}
+
 /* === kvmalloc ============================================================ */
 
 static void test_kvmalloc_kmalloc(struct kunit *test)
@@ -582,6 +823,96 @@ static void test_vrealloc_in_place(struct kunit *test)
 		     });
 }
 
+/*
+ * The page array of a 2 MiB area is kmalloc'ed, that of a bigger one
+ * vmalloc'ed: besides the area's own alloc and free, everything vmalloc
+ * allocates and frees for it (page array, vm_struct, pages, page tables)
+ * is backing store.  Only the vmap_area objects (kmem_cache) are not:
+ * they are freed later by the lazy purge, paired by address.
+ */
+static void test_vmalloc_bookkeeping_backing(struct kunit *test)
+{
+	static const size_t sizes[] = { SZ_2M, SZ_4M };
+	struct kmemtrace_test_ctx *ctx = test->priv;
+	struct expect_event a;
+	unsigned int i, k, own;
+	void *p;
+
+	for (k = 0; k < ARRAY_SIZE(sizes); k++) {
+		capture_begin(test, false);
+		p = vmalloc(sizes[k]);
+		vfree(p);
+		capture_end(test);
+
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		a = (struct expect_event) {
+			.type = KMEMTRACE_TYPE_VMALLOC,
+			.bytes_req = sizes[k],
+			.bytes_alloc = sizes[k],
+			.gfp_flags = (__force u32)GFP_KERNEL,
+			.node = NUMA_NO_NODE,
+			.caller = __func__,
+		};
+		expect_alloc_free(test, p, &a,
+				  FREE_OF(KMEMTRACE_TYPE_VMALLOC, __func__));
+		for (i = 0, own = 0; i < ctx->count; i++) {
+			const struct kmemtrace_event *ev = &ctx->capture.events[i];
+
+			if (ev->type == KMEMTRACE_TYPE_CACHE ||
+			    (ev->flags & KMEMTRACE_FLAG_BACKING))
+				continue;
+			own++;
+			KUNIT_EXPECT_EQ_MSG(test, ev->ptr, (unsigned long)p,
+					    "kind %u type %u size %llu unflagged",
+					    ev->kind, ev->type, ev->bytes_alloc);
+		}
+		KUNIT_EXPECT_EQ(test, own, 2);
+	}
+}
+
+/*
+ * A huge-page vmalloc() that cannot have its huge pages frees the area
+ * inside vmalloc and retries with small pages.  That internal free is no
+ * vfree of the caller: only the area handed out has events.  A pending
+ * fatal signal fails the huge attempt (vm_area_alloc_pages() checks it
+ * before each high-order page), not the retry (the bulk allocator).
+ */
+static void test_vmalloc_fail_no_phantom_free(struct kunit *test)
+{
+	struct kmemtrace_test_ctx *ctx = test->priv;
+	unsigned int i, allocs = 0, frees = 0;
+	bool huge = true;
+	void *p;
+
+	if (!arch_vmap_pmd_supported(PAGE_KERNEL))
+		kunit_skip(test, "no huge vmalloc mappings");
+	allow_signal(SIGKILL);
+	send_sig(SIGKILL, current, 1);
+	capture_begin(test, false);
+	p = vmalloc_huge(SZ_4M, GFP_KERNEL);
+	flush_signals(current);
+	disallow_signal(SIGKILL);
+	if (p)
+		huge = is_vm_area_hugepages(p);
+	vfree(p);
+	capture_end(test);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_FALSE(test, huge);
+	for (i = 0; i < ctx->count; i++) {
+		const struct kmemtrace_event *ev = &ctx->capture.events[i];
+
+		if (ev->type != KMEMTRACE_TYPE_VMALLOC ||
+		    (ev->flags & KMEMTRACE_FLAG_BACKING))
+			continue;
+		KUNIT_EXPECT_EQ(test, ev->ptr, (unsigned long)p);
+		allocs += ev->kind == KMEMTRACE_KIND_ALLOC;
+		frees += ev->kind == KMEMTRACE_KIND_FREE;
+	}
+	KUNIT_EXPECT_EQ(test, allocs, 1);
+	KUNIT_EXPECT_EQ(test, frees, 1);
+}
+
 /* === Pages =============================================================== */
 
 /* A page event: sizes from the order, node and migratetype of the page. */
@@ -710,8 +1041,135 @@ static void test_alloc_pages_exact(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx_events_at(test, p), 2);
 }
 
+/*
+ * Pages handed to the page allocator that it never handed out, as init
+ * memory is: the free has no alloc, and says so.
+ */
+static void test_free_reserved_page_unpaired(struct kunit *test)
+{
+	struct expect_event f;
+	struct page *page;
+	void *p;
+
+	page = alloc_page(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	p = page_address(page);
+	mark_page_reserved(page);
+	capture_begin(test, false);
+	free_reserved_page(page);
+	capture_end(test);
+
+	page_event(&f, p, 0, 0, __func__);
+	f.flags = KMEMTRACE_FLAG_UNPAIRED;
+	expect_event(test, find_one(test, p, KMEMTRACE_KIND_FREE,
+				    KMEMTRACE_TYPE_PAGES), &f);
+}
+
+/* === Reclaim ============================================================= */
+
+/* What a test shrinker frees, for the test task only. */
+struct reclaim_victims {
+	struct task_struct *task;
+	void *obj;
+	struct page *page;
+	bool freed;
+};
+
+static unsigned long victims_count(struct shrinker *sh,
+				   struct shrink_control *sc)
+{
+	struct reclaim_victims *v = sh->private_data;
+
+	return current == v->task && !v->freed ? 2 : 0;
+}
+
+static noinline unsigned long victims_scan(struct shrinker *sh,
+					   struct shrink_control *sc)
+{
+	struct reclaim_victims *v = sh->private_data;
+
+	if (current != v->task || v->freed)
+		return SHRINK_STOP;
+	v->freed = true;
+	kfree(v->obj);
+	__free_page(v->page);
+	return 2;
+}
+
+/*
+ * Direct reclaim entered from inside an allocator's internal page call
+ * (scope @flags, under the scope of an API call): what the shrinker
+ * frees is recorded, unflagged, with the shrinker as the call site.
+ */
+static void reclaim_under_scope(struct kunit *test, unsigned int flags)
+{
+	struct reclaim_victims v = { .task = current };
+	struct expect_event f;
+	struct shrinker *sh;
+	void *addr;
+
+	if (!IS_BUILTIN(CONFIG_KMEMTRACE_KUNIT_TEST))
+		kunit_skip(test, "try_to_free_pages() needs the test built in");
+	v.obj = kmalloc(48, GFP_KERNEL);
+	v.page = alloc_page(GFP_KERNEL);
+	sh = shrinker_alloc(0, "kmemtrace-test");
+	if (!v.obj || !v.page || !sh) {
+		kfree(v.obj);
+		if (v.page)
+			__free_page(v.page);
+		if (sh)
+			shrinker_free(sh);
+		KUNIT_FAIL(test, "out of memory");
+		return;
+	}
+	addr = page_address(v.page);
+	sh->count_objects = victims_count;
+	sh->scan_objects = victims_scan;
+	sh->seeks = 0;
+	sh->batch = 1;
+	sh->private_data = &v;
+	shrinker_register(sh);
+
+	capture_begin(test, false);
+#if IS_BUILTIN(CONFIG_KMEMTRACE_KUNIT_TEST)
+	scoped_class(kmemtrace_scope, api, _THIS_IP_, 0) {
+		scoped_class(kmemtrace_scope, internal, 0, flags)
+			try_to_free_pages(node_zonelist(numa_node_id(),
+							GFP_KERNEL),
+					  0, GFP_KERNEL, NULL);
+	}
+#endif
+	capture_end(test);
+	shrinker_free(sh);
+	if (!v.freed) {
+		kfree(v.obj);
+		__free_page(v.page);
+	}
+
+	KUNIT_ASSERT_TRUE_MSG(test, v.freed, "the shrinker did not run");
+	expect_event(test, find_one(test, v.obj, KMEMTRACE_KIND_FREE,
+				    KMEMTRACE_TYPE_KMALLOC),
+		     FREE_OF(KMEMTRACE_TYPE_KMALLOC, "victims_scan"));
+	expect_event(test, find_one(test, addr, KMEMTRACE_KIND_FREE,
+				    KMEMTRACE_TYPE_PAGES),
+		     page_event(&f, addr, 0, 0, "victims_scan"));
+}
+
+/* As under the page call of a large kmalloc() (not recorded itself). */
+static void test_reclaim_under_suppress(struct kunit *test)
+{
+	reclaim_under_scope(test, KMEMTRACE_SCOPE_SUPPRESS);
+}
+
+/* As under the page call of a slab or vmalloc (recorded as backing). */
+static void test_reclaim_under_backing(struct kunit *test)
+{
+	reclaim_under_scope(test, KMEMTRACE_SCOPE_BACKING);
+}
+
 /* === Percpu and mempool ================================================== */
 
+/* Both sizes are for all possible CPUs; bytes_alloc adds the metadata. */
 static void test_alloc_percpu(struct kunit *test)
 {
 	void __percpu *p;
@@ -728,7 +1186,7 @@ static void test_alloc_percpu(struct kunit *test)
 				    KMEMTRACE_TYPE_PERCPU),
 		     &(struct expect_event) {
 			.type = KMEMTRACE_TYPE_PERCPU,
-			.bytes_req = 24,
+			.bytes_req = 24 * num_possible_cpus(),
 			.bytes_alloc = pcpu_obj_full_size(24),
 			.gfp_flags = (__force u32)GFP_KERNEL,
 			.node = KMEMTRACE_NO_NODE,
@@ -940,17 +1398,28 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_krealloc_in_place),
 	KUNIT_CASE(test_krealloc_move),
 	KUNIT_CASE(test_kfree_sensitive),
+	KUNIT_CASE(test_kfree_cache_object),
+	KUNIT_CASE(test_kfree_bulk_cache_objects),
+	KUNIT_CASE(test_kfree_rcu_cache_object),
+	KUNIT_CASE(test_kstrdup_caller),
+	KUNIT_CASE(test_memdup_user_caller),
+	KUNIT_CASE(test_devm_kmalloc_caller),
 	KUNIT_CASE(test_kvmalloc_kmalloc),
 	KUNIT_CASE(test_kvmalloc_vmalloc),
 	KUNIT_CASE(test_kvrealloc_in_place),
 	KUNIT_CASE(test_vmalloc_vfree),
 	KUNIT_CASE(test_vfree_atomic),
 	KUNIT_CASE(test_vrealloc_in_place),
+	KUNIT_CASE(test_vmalloc_bookkeeping_backing),
+	KUNIT_CASE(test_vmalloc_fail_no_phantom_free),
 	KUNIT_CASE(test_alloc_pages),
 	KUNIT_CASE(test_get_free_pages),
 	KUNIT_CASE(test_folio_alloc_put),
 	KUNIT_CASE(test_alloc_pages_bulk),
 	KUNIT_CASE(test_alloc_pages_exact),
+	KUNIT_CASE(test_free_reserved_page_unpaired),
+	KUNIT_CASE(test_reclaim_under_suppress),
+	KUNIT_CASE(test_reclaim_under_backing),
 	KUNIT_CASE(test_alloc_percpu),
 	KUNIT_CASE(test_mempool),
 	KUNIT_CASE(test_seq_increases),

@@ -13,7 +13,8 @@
  * The call site comes from the current kmemtrace scope when an API call
  * opened one (scope.c), else from the tracepoint.  Failed allocations and
  * frees of NULL are not recorded.  Probes run inside the allocators: they
- * build the event on the stack and take no lock.
+ * build the event on the stack and take no lock; the kfree probe reads
+ * the object's slab to type the free by its cache.
  *
  * See Documentation/trace/kmemtrace.rst.
  */
@@ -27,7 +28,12 @@
 #include "../slab.h"
 #include "kmemtrace.h"
 
-/* Take the call site from the scope; false if the event is suppressed. */
+/*
+ * Take the call site and flags from the scope; false if the event is
+ * suppressed.  Scopes are opened around an allocator's own calls only,
+ * and reclaim and compaction run in an empty one, so an event here is
+ * the allocator's own.
+ */
 static __always_inline bool kmemtrace_resolve(struct kmemtrace_event *ev,
 					      bool page_event)
 {
@@ -35,12 +41,14 @@ static __always_inline bool kmemtrace_resolve(struct kmemtrace_event *ev,
 
 	if (s->caller)
 		ev->call_site = s->caller;
+	if (s->flags & KMEMTRACE_SCOPE_BACKING)
+		ev->flags |= KMEMTRACE_FLAG_BACKING;
 	if (!page_event)
 		return true;
 	if (s->flags & KMEMTRACE_SCOPE_SUPPRESS)
 		return false;
-	if (s->flags & KMEMTRACE_SCOPE_BACKING)
-		ev->flags |= KMEMTRACE_FLAG_BACKING;
+	if (s->flags & KMEMTRACE_SCOPE_UNPAIRED)
+		ev->flags |= KMEMTRACE_FLAG_UNPAIRED;
 	return true;
 }
 
@@ -106,10 +114,35 @@ static void probe_krealloc(void *ignore, unsigned long call_site,
 		     ptr, bytes_req, bytes_alloc, gfp_flags, KMEMTRACE_NO_NODE);
 }
 
+/*
+ * kfree() frees any slab object, and kfree_bulk() and kfree_rcu() free
+ * through it: an object of a kmem_cache is a free of that cache, typed as
+ * its allocation was.  Objects of kmalloc caches and large kmallocs (no
+ * slab) are kmalloc's.
+ */
 static void probe_kfree(void *ignore, unsigned long call_site, const void *ptr)
 {
-	if (!ZERO_OR_NULL_PTR(ptr))
-		record_free(KMEMTRACE_TYPE_KMALLOC, call_site, ptr);
+	struct kmemtrace_event ev = {
+		.kind = KMEMTRACE_KIND_FREE,
+		.type = KMEMTRACE_TYPE_KMALLOC,
+		.node = KMEMTRACE_NO_NODE,
+		.call_site = call_site,
+		.ptr = (unsigned long)ptr,
+	};
+	struct folio *folio;
+
+	if (ZERO_OR_NULL_PTR(ptr))
+		return;
+	folio = virt_to_folio(ptr);
+	if (folio_test_slab(folio)) {
+		struct kmem_cache *s = folio_slab(folio)->slab_cache;
+
+		if (!is_kmalloc_cache(s)) {
+			ev.type = KMEMTRACE_TYPE_CACHE;
+			ev.cache_id = s->kmemtrace_id;
+		}
+	}
+	kmemtrace_record(&ev, false);
 }
 
 static void probe_kmem_cache_alloc(void *ignore, unsigned long call_site,
@@ -227,6 +260,10 @@ static void probe_percpu_alloc_percpu(void *ignore, unsigned long call_site,
 				      void __percpu *ptr, size_t bytes_alloc,
 				      gfp_t gfp_flags)
 {
+	/*
+	 * Both sizes are for all possible CPUs, as bytes_alloc comes: @size
+	 * (rounded up to PCPU_MIN_ALLOC_SIZE) is per CPU.
+	 */
 	struct kmemtrace_event ev = {
 		.kind = KMEMTRACE_KIND_ALLOC,
 		.type = KMEMTRACE_TYPE_PERCPU,
@@ -234,7 +271,7 @@ static void probe_percpu_alloc_percpu(void *ignore, unsigned long call_site,
 		.gfp_flags = (__force u32)gfp_flags,
 		.call_site = call_site,
 		.ptr = (__force unsigned long)ptr,
-		.bytes_req = size,
+		.bytes_req = size * num_possible_cpus(),
 		.bytes_alloc = bytes_alloc,
 	};
 

@@ -11,10 +11,19 @@
  * outermost scope wins: the caller of mempool_alloc() is the caller of the
  * kmalloc() that mempool_alloc() makes.
  *
- * Allocator internals add flags to the scope: KMEMTRACE_SCOPE_BACKING for
- * the pages under slabs, vmalloc areas and percpu chunks, which are
- * recorded but flagged, and KMEMTRACE_SCOPE_SUPPRESS for page traffic
- * that an API event already describes (large kmalloc, alloc_pages_exact).
+ * Allocator internals add flags to the scope around their own calls:
+ * KMEMTRACE_SCOPE_BACKING for what slabs, vmalloc areas and percpu chunks
+ * take to hold the memory they hand out (pages, vmalloc's page array and
+ * vm_struct), which is recorded but flagged; KMEMTRACE_SCOPE_SUPPRESS for
+ * page traffic that an API event already describes (large kmalloc,
+ * alloc_pages_exact); KMEMTRACE_SCOPE_UNPAIRED for pages freed that were
+ * never allocated (memory given to the page allocator at boot, hotplug,
+ * or by compaction and CMA).
+ *
+ * Reclaim, compaction and the OOM killer work for the whole system, even
+ * when an allocation deep inside an allocator calls them: they open an
+ * empty scope (kmemtrace_reclaim()), so what they free and allocate keeps
+ * its own callers and gets none of the allocator's flags.
  *
  * A task's scope lives in its task_struct, since allocations sleep and
  * migrate; softirq, hardirq and NMI contexts use a per-CPU scope each, so
@@ -66,6 +75,17 @@ struct kmemtrace_scope __kmemtrace_scope_enter(unsigned long caller,
 	return old;
 }
 EXPORT_SYMBOL(__kmemtrace_scope_enter);
+
+struct kmemtrace_scope __kmemtrace_scope_reset(void)
+{
+	struct kmemtrace_scope *s = kmemtrace_scope_current();
+	struct kmemtrace_scope old = *s;
+
+	*s = (struct kmemtrace_scope){ };
+	old.flags |= KMEMTRACE_SCOPE_ENTERED;
+	return old;
+}
+EXPORT_SYMBOL(__kmemtrace_scope_reset);
 
 void __kmemtrace_scope_exit(struct kmemtrace_scope old)
 {

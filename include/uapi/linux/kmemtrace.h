@@ -55,11 +55,22 @@ enum kmemtrace_type {
 /* Bits of struct kmemtrace_event::flags */
 #define KMEMTRACE_FLAG_INTERRUPT	0x0001	/* recorded outside task context */
 /*
- * Pages an allocator took (or gave back) as backing store for memory that
- * has events of its own: slabs, vmalloc areas, percpu chunks.  Analyses
- * that add up bytes skip these, or they count the memory twice.
+ * Memory an allocator took (or gave back) as backing store or bookkeeping
+ * for memory that has events of its own: the pages of slabs, vmalloc
+ * areas and percpu chunks, a vmalloc area's page array (a kmalloc or a
+ * vmalloc) and vm_struct.  Analyses that add up bytes skip these, or they
+ * count the memory twice.  The alloc and the free of the same memory are
+ * both flagged.
  */
 #define KMEMTRACE_FLAG_BACKING		0x0002
+/*
+ * A page free with no alloc event, ever: memory the page allocator gets
+ * that it never handed out (memblock memory at boot, hotplugged memory,
+ * free_reserved_page() and free_reserved_area() of init memory, the free
+ * pages compaction isolated and gives back, CMA ranges).  Analyses that
+ * pair frees with allocations skip these.
+ */
+#define KMEMTRACE_FLAG_UNPAIRED		0x0004
 
 /* No NUMA node was asked for (NUMA_NO_NODE). */
 #define KMEMTRACE_NO_NODE	(-1)
@@ -90,9 +101,12 @@ enum kmemtrace_type {
  *	as for pages freed by the last put_page() of some paths
  * @ptr: address of the memory: for pages the kernel virtual address of
  *	the first page, for percpu the __percpu pointer
- * @bytes_req: bytes the caller asked for; 0 for frees but of pages
+ * @bytes_req: bytes the caller asked for; 0 for frees but of pages;
+ *	for percpu, for all possible CPUs (the size asked for, rounded up
+ *	to 4 bytes, times num_possible_cpus())
  * @bytes_alloc: bytes the allocator actually reserved; 0 for frees but
- *	of pages, which always know their size
+ *	of pages, which always know their size; for percpu, for all
+ *	possible CPUs, plus the memcg accounting the allocation needs
  */
 struct kmemtrace_event {
 	__u16	magic;

@@ -144,7 +144,8 @@ static void report_cpus(const struct kmt_trace *t, const struct kmt_stats *st)
 
 /*
  * Move the backing store events out of @refs, which keeps the timeline
- * order of the others; return how many are left.
+ * order of the others, and drop the unpaired frees, which no alloc
+ * matches; return how many are left.
  */
 static size_t split_backing(struct kmt_ref *refs, size_t nr,
 			    struct backing *bk)
@@ -153,6 +154,8 @@ static size_t split_backing(struct kmt_ref *refs, size_t nr,
 
 	memset(bk, 0, sizeof(*bk));
 	for (i = 0; i < nr; i++) {
+		if (kmt_event_is_unpaired(refs[i].ev))
+			continue;
 		if (!kmt_event_is_backing(refs[i].ev)) {
 			refs[n++] = refs[i];
 			continue;
@@ -167,12 +170,22 @@ static size_t split_backing(struct kmt_ref *refs, size_t nr,
 	return n;
 }
 
+/*
+ * Slab objects pair whatever API typed them: a kmem_cache merged into a
+ * kmalloc cache, or a kmalloc() from a kmem_buckets cache, is allocated
+ * with one type and freed by kfree() with the other.
+ */
+static unsigned int pair_type(unsigned int type)
+{
+	return type == KMEMTRACE_TYPE_CACHE ? KMEMTRACE_TYPE_KMALLOC : type;
+}
+
 static int live_cmp(const void *a, const void *b)
 {
 	const struct kmt_ref *x = a, *y = b;
 
-	if (x->ev->type != y->ev->type)
-		return x->ev->type < y->ev->type ? -1 : 1;
+	if (pair_type(x->ev->type) != pair_type(y->ev->type))
+		return pair_type(x->ev->type) < pair_type(y->ev->type) ? -1 : 1;
 	if (x->ev->ptr != y->ev->ptr)
 		return x->ev->ptr < y->ev->ptr ? -1 : 1;
 	/* @index holds the position in the timeline here. */
@@ -182,7 +195,7 @@ static int live_cmp(const void *a, const void *b)
 static bool same_memory(const struct kmemtrace_event *a,
 			const struct kmemtrace_event *b)
 {
-	return a->type == b->type && a->ptr == b->ptr;
+	return pair_type(a->type) == pair_type(b->type) && a->ptr == b->ptr;
 }
 
 /*

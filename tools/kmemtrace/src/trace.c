@@ -53,6 +53,7 @@ void kmt_flags_format(unsigned int flags, char *buf, size_t len)
 	} names[] = {
 		{ KMEMTRACE_FLAG_INTERRUPT,	"irq" },
 		{ KMEMTRACE_FLAG_BACKING,	"backing" },
+		{ KMEMTRACE_FLAG_UNPAIRED,	"unpaired" },
 	};
 	size_t i, used = 0;
 	int n;

@@ -14,7 +14,8 @@
 #define KMT_MAX_ERRORS	20
 
 /* The KMEMTRACE_FLAG_* bits this kmemtrace knows. */
-#define KMT_KNOWN_FLAGS	(KMEMTRACE_FLAG_INTERRUPT | KMEMTRACE_FLAG_BACKING)
+#define KMT_KNOWN_FLAGS	(KMEMTRACE_FLAG_INTERRUPT | KMEMTRACE_FLAG_BACKING | \
+			 KMEMTRACE_FLAG_UNPAIRED)
 
 /**
  * struct kmt_stream - the events of one cpuN file
@@ -147,7 +148,8 @@ const char *kmt_type_name(unsigned int type);
 /**
  * kmt_flags_format() - write KMEMTRACE_FLAG_* bits as names
  * @flags: the bits
- * @buf: where to write "irq", "backing", "irq,backing", with unknown bits
+ * @buf: where to write "irq", "backing", "unpaired", "irq,backing", with
+ *	unknown bits
  *	as a last "0x..." element, or "0" when @flags is 0
  * @len: size of @buf
  */
@@ -163,6 +165,18 @@ void kmt_flags_format(unsigned int flags, char *buf, size_t len);
 static inline bool kmt_event_is_backing(const struct kmemtrace_event *ev)
 {
 	return ev->flags & KMEMTRACE_FLAG_BACKING;
+}
+
+/**
+ * kmt_event_is_unpaired() - whether an event can have no counterpart
+ * @ev: the event
+ *
+ * Return: true for a KMEMTRACE_FLAG_UNPAIRED page free: memory the page
+ * allocator got without having handed it out, which no alloc pairs with.
+ */
+static inline bool kmt_event_is_unpaired(const struct kmemtrace_event *ev)
+{
+	return ev->flags & KMEMTRACE_FLAG_UNPAIRED;
 }
 
 /**

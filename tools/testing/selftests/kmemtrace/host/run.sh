@@ -244,6 +244,25 @@ t_report_still_allocated() {
 	expect_rc 0 && expect_has out "still allocated at end: 3 allocations, 448 bytes"
 }
 
+t_report_pairs_slab_types_skips_unpaired() {
+	mkdir t || return 1
+	# A cache object freed by kfree() through a kmalloc cache it was
+	# merged into (a kmalloc free), a kmalloc of a kmem_buckets cache
+	# (a cache free), and a page free no alloc pairs with (unpaired).
+	mk t/cpu0 ts=100,type=cache,cache=3,ptr=0x1000,alloc=64 \
+		ts=200,ptr=0x2000,alloc=32 ts=300,kind=free,ptr=0x1000 \
+		ts=400,kind=free,type=cache,cache=4,ptr=0x2000 \
+		ts=500,kind=free,type=pages,flags=4,ptr=0x3000,req=4096,alloc=4096 ||
+		return 1
+	run report t
+	expect_rc 0 && expect_has out "still allocated at end: 0 allocations, 0 bytes" &&
+	expect_has out "backing pages: 0 allocs (0 bytes), 0 frees" || return 1
+	run check t
+	expect_rc 0 || return 1
+	run dump t
+	expect_rc 0 && expect_has out "flags=unpaired"
+}
+
 t_report_dropped_unknown_and_invalid() {
 	mkdir t || return 1
 	mk t/cpu0 seq=10 seq=12 magic=0x1234 seq=20 || return 1
@@ -571,7 +590,7 @@ t_check_detects_seq_backwards() {
 
 t_check_detects_bad_fields() {
 	mkdir t && echo 2 > t/abi_version || return 1
-	mk t/cpu1 kind=0 kind=4 type=0 type=6 flags=4 flags=0xff03 abi=2 cpu=0 \
+	mk t/cpu1 kind=0 kind=4 type=0 type=6 flags=8 flags=0xff03 abi=2 cpu=0 \
 		kind=realloc,flags=3 || return 1
 	run check t
 	expect_rc 1 && expect_has out "result: 9 problems" && expect_err <<-'END'
@@ -580,7 +599,7 @@ t_check_detects_bad_fields() {
 	kmemtrace: t/cpu1: event 1 (offset 80): bad kind 4
 	kmemtrace: t/cpu1: event 2 (offset 160): bad type 0
 	kmemtrace: t/cpu1: event 3 (offset 240): bad type 6
-	kmemtrace: t/cpu1: event 4 (offset 320): bad flags 0x4
+	kmemtrace: t/cpu1: event 4 (offset 320): bad flags 0x8
 	kmemtrace: t/cpu1: event 5 (offset 400): bad flags 0xff03
 	kmemtrace: t/cpu1: event 6 (offset 480): unsupported abi_version 2 (expected 1)
 	kmemtrace: t/cpu1: event 7 (offset 560): cpu field 0 does not match file cpu1
@@ -803,6 +822,7 @@ report_top_sites_symbolized
 report_symfile_and_unresolved
 report_top_n_ties_by_address
 report_still_allocated
+report_pairs_slab_types_skips_unpaired
 report_dropped_unknown_and_invalid
 report_realloc_accounting
 report_backing_excluded
