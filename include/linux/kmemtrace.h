@@ -127,6 +127,10 @@ void kmemtrace_disable(void);
  */
 bool kmemtrace_enabled(void);
 
+void kmemtrace_cache_add(unsigned int id, const char *name);
+void kmemtrace_cache_del(unsigned int id);
+bool kmemtrace_cache_name(unsigned int id, char *buf, size_t size);
+
 #endif /* CONFIG_KMEMTRACE */
 
 #ifdef CONFIG_KMEMTRACE_TRACER
@@ -147,18 +151,6 @@ void kmemtrace_tracer_stop(void);
  */
 void kmemtrace_tracer_event(const struct kmemtrace_event *ev,
 			    unsigned long irqflags);
-
-/**
- * kmemtrace_cache_name() - the name of the slab cache with a kmemtrace id
- * @id: the cache_id of an event
- * @buf: where to put the name
- * @size: size of @buf
- *
- * Context: Process context, or any context if it may fail.
- * Return: true if @buf holds the name; false if no cache has that id, or
- * the cache list could not be taken without waiting.
- */
-bool kmemtrace_cache_name(unsigned int id, char *buf, size_t size);
 #else
 static inline void kmemtrace_tracer_event(const struct kmemtrace_event *ev,
 					  unsigned long irqflags) { }

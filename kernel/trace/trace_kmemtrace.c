@@ -227,6 +227,10 @@ static int kmemtrace_set_flag(struct trace_array *tr, u32 old_flags, u32 bit,
 
 /* === Output ============================================================== */
 
+/*
+ * Output runs in any context, also from ftrace_dump() on an oops in an
+ * interrupt or NMI: kmemtrace_cache_name() takes no lock.
+ */
 static void print_cache(struct trace_seq *s, unsigned int type,
 			unsigned int cache_id)
 {

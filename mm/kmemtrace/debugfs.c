@@ -107,26 +107,6 @@ static int caches_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(caches);
 
-#ifdef CONFIG_KMEMTRACE_TRACER
-bool kmemtrace_cache_name(unsigned int id, char *buf, size_t size)
-{
-	struct kmem_cache *s;
-	bool found = false;
-
-	if (!id || !mutex_trylock(&slab_mutex))
-		return false;
-	list_for_each_entry(s, &slab_caches, list) {
-		if (s->kmemtrace_id == id) {
-			strscpy(buf, s->name, size);
-			found = true;
-			break;
-		}
-	}
-	mutex_unlock(&slab_mutex);
-	return found;
-}
-#endif
-
 static int __init kmemtrace_debugfs_init(void)
 {
 	struct dentry *dir;
