@@ -13,10 +13,13 @@
  * function tracer.  With the tracer option kmem_function set, this tracer
  * also registers an ftrace_ops that records function entries the same
  * way, so one buffer holds the calls leading to each allocation in time
- * order.  kernel/trace is built without function tracing, and the probes
- * and the relay writer are too, so the tracer never traces itself; the
- * ring buffer's own recursion protection handles an allocation event in
- * the middle of another.
+ * order.  That ftrace_ops is the trace array's own (tr->ops), as for the
+ * irqsoff and wakeup tracers, so set_ftrace_filter, set_ftrace_notrace
+ * and set_ftrace_pid choose the functions and tasks it records.
+ * kernel/trace is built without function tracing, and the probes and the
+ * relay writer are too, so the tracer never traces itself; the ring
+ * buffer's own recursion protection handles an allocation event in the
+ * middle of another.
  *
  * Output: one line per entry ("trace"), the compact table of the 2.6.29
  * kmemtrace tracer with the kmem_minimalistic option, and raw, hex and bin
@@ -151,16 +154,20 @@ void kmemtrace_tracer_event(const struct kmemtrace_event *ev,
 		record_alloc(tr->array_buffer.buffer, ev, trace_ctx);
 }
 
-/* kmem_function: the function tracer's entries, into the same buffer. */
+/*
+ * kmem_function: the function tracer's entries, into the same buffer, from
+ * the trace array's ftrace_ops, which set_ftrace_filter, set_ftrace_notrace
+ * and set_ftrace_pid filter (ftrace_init_array_ops()).
+ */
 static void kmemtrace_function_call(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_ops *op,
 				    struct ftrace_regs *fregs)
 {
-	struct trace_array *tr = READ_ONCE(kmemtrace_array);
+	struct trace_array *tr = op->private;
 	struct trace_array_cpu *data;
 	int bit;
 
-	if (unlikely(!tr))
+	if (unlikely(!READ_ONCE(kmemtrace_array)))
 		return;
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0)
@@ -171,21 +178,16 @@ static void kmemtrace_function_call(unsigned long ip, unsigned long parent_ip,
 	ftrace_test_recursion_unlock(bit);
 }
 
-static struct ftrace_ops kmemtrace_function_ops = {
-	.func	= kmemtrace_function_call,
-	.flags	= FTRACE_OPS_FL_PID,
-};
-
-static int kmemtrace_function_set(bool on)
+static int kmemtrace_function_set(struct trace_array *tr, bool on)
 {
 	int ret = 0;
 
 	if (on == kmemtrace_function_on)
 		return 0;
 	if (on)
-		ret = register_ftrace_function(&kmemtrace_function_ops);
+		ret = register_ftrace_function(tr->ops);
 	else
-		unregister_ftrace_function(&kmemtrace_function_ops);
+		unregister_ftrace_function(tr->ops);
 	if (!ret)
 		kmemtrace_function_on = on;
 	return ret;
@@ -198,13 +200,15 @@ static int kmemtrace_tracer_init(struct trace_array *tr)
 	int ret;
 
 	tracing_reset_online_cpus(&tr->array_buffer);
+	ftrace_init_array_ops(tr, kmemtrace_function_call);
 	WRITE_ONCE(kmemtrace_array, tr);
 	ret = kmemtrace_tracer_start();
 	if (!ret && (kmemtrace_flags.val & KMEMTRACE_OPT_FUNCTION))
-		ret = kmemtrace_function_set(true);
+		ret = kmemtrace_function_set(tr, true);
 	if (ret) {
 		kmemtrace_tracer_stop();
 		WRITE_ONCE(kmemtrace_array, NULL);
+		ftrace_reset_array_ops(tr);
 		pr_err("cannot start the tracer: %d\n", ret);
 	}
 	return ret;
@@ -212,9 +216,10 @@ static int kmemtrace_tracer_init(struct trace_array *tr)
 
 static void kmemtrace_tracer_reset(struct trace_array *tr)
 {
-	kmemtrace_function_set(false);
+	kmemtrace_function_set(tr, false);
 	kmemtrace_tracer_stop();
 	WRITE_ONCE(kmemtrace_array, NULL);
+	ftrace_reset_array_ops(tr);
 }
 
 static int kmemtrace_set_flag(struct trace_array *tr, u32 old_flags, u32 bit,
@@ -222,7 +227,7 @@ static int kmemtrace_set_flag(struct trace_array *tr, u32 old_flags, u32 bit,
 {
 	if (bit != KMEMTRACE_OPT_FUNCTION || !READ_ONCE(kmemtrace_array))
 		return 0;
-	return kmemtrace_function_set(set);
+	return kmemtrace_function_set(tr, set);
 }
 
 /* === Output ============================================================== */
