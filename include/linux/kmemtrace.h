@@ -141,19 +141,24 @@ void kmemtrace_tracer_stop(void);
 
 /**
  * kmemtrace_tracer_event() - write an event to the kmemtrace tracer
- * @ev: the complete event
+ * @ev: the complete event but its timestamp
  * @irqflags: the interrupt flags of the context that recorded it
  *
  * Called by kmemtrace for every event while the kmemtrace tracer runs
  * (kernel/trace/trace_kmemtrace.c).
  *
  * Context: Interrupts disabled, any context but NMI.
+ * Return: the time stamp of the entry written, in trace_clock_local()
+ * nanoseconds; 0 if none was written or the trace clock is not "local".
  */
-void kmemtrace_tracer_event(const struct kmemtrace_event *ev,
-			    unsigned long irqflags);
+u64 kmemtrace_tracer_event(const struct kmemtrace_event *ev,
+			   unsigned long irqflags);
 #else
-static inline void kmemtrace_tracer_event(const struct kmemtrace_event *ev,
-					  unsigned long irqflags) { }
+static inline u64 kmemtrace_tracer_event(const struct kmemtrace_event *ev,
+					 unsigned long irqflags)
+{
+	return 0;
+}
 #endif
 
 #ifndef CONFIG_KMEMTRACE

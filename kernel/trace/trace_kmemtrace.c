@@ -21,6 +21,11 @@
  * buffer's own recursion protection handles an allocation event in the
  * middle of another.
  *
+ * Clock: kmemtrace_tracer_event() returns the time stamp the ring buffer
+ * gave the entry, and kmemtrace_emit() stamps the relay event with it, so
+ * an event recorded by both has the same time in both; both use
+ * trace_clock_local() ("local", the default trace_clock).
+ *
  * Output: one line per entry ("trace"), the compact table of the 2.6.29
  * kmemtrace tracer with the kmem_minimalistic option, and raw, hex and bin
  * through the trace options.  Relay recording (/sys/kernel/debug/kmemtrace)
@@ -43,6 +48,9 @@
 /* The trace array being written, NULL while the tracer is not selected. */
 static struct trace_array *kmemtrace_array;
 static bool kmemtrace_function_on;
+
+/* The ring buffer stamps with trace_clocks[clock_id]; [0] is "local". */
+#define KMEMTRACE_CLOCK_LOCAL	0
 
 enum {
 	KMEMTRACE_OPT_MINIMALISTIC	= 0x1,
@@ -86,17 +94,32 @@ static char type_letter(unsigned int type)
 
 /* === Recording =========================================================== */
 
-static void record_alloc(struct trace_buffer *buffer,
-			 const struct kmemtrace_event *ev,
-			 unsigned int trace_ctx)
+/*
+ * The time stamp of an entry reserved and not yet committed, which is
+ * what readers see for it: ring_buffer_event_time_stamp() returns the
+ * time the reservation took, from which the entry's delta is computed.
+ * The one exception is an NMI writing into this CPU's buffer in the
+ * middle of the reservation: the ring buffer may then give the entry the
+ * time of the one before it (delta 0).
+ */
+static u64 entry_time(struct trace_buffer *buffer,
+		      struct ring_buffer_event *event)
+{
+	return ring_buffer_event_time_stamp(buffer, event);
+}
+
+static u64 record_alloc(struct trace_buffer *buffer,
+			const struct kmemtrace_event *ev,
+			unsigned int trace_ctx)
 {
 	struct ring_buffer_event *event;
 	struct kmemtrace_alloc_entry *entry;
+	u64 ts;
 
 	event = trace_buffer_lock_reserve(buffer, TRACE_KMEM_ALLOC,
 					  sizeof(*entry), trace_ctx);
 	if (!event)
-		return;
+		return 0;
 	entry = ring_buffer_event_data(event);
 	entry->call_site	= ev->call_site;
 	entry->ptr		= ev->ptr;
@@ -110,20 +133,23 @@ static void record_alloc(struct trace_buffer *buffer,
 	entry->kind		= ev->kind;
 	entry->order		= ev->order;
 	entry->migratetype	= ev->migratetype;
+	ts = entry_time(buffer, event);
 	trace_buffer_unlock_commit_nostack(buffer, event);
+	return ts;
 }
 
-static void record_free(struct trace_buffer *buffer,
-			const struct kmemtrace_event *ev,
-			unsigned int trace_ctx)
+static u64 record_free(struct trace_buffer *buffer,
+		       const struct kmemtrace_event *ev,
+		       unsigned int trace_ctx)
 {
 	struct ring_buffer_event *event;
 	struct kmemtrace_free_entry *entry;
+	u64 ts;
 
 	event = trace_buffer_lock_reserve(buffer, TRACE_KMEM_FREE,
 					  sizeof(*entry), trace_ctx);
 	if (!event)
-		return;
+		return 0;
 	entry = ring_buffer_event_data(event);
 	entry->call_site	= ev->call_site;
 	entry->ptr		= ev->ptr;
@@ -132,26 +158,31 @@ static void record_free(struct trace_buffer *buffer,
 	entry->flags		= ev->flags;
 	entry->type		= ev->type;
 	entry->order		= ev->order;
+	ts = entry_time(buffer, event);
 	trace_buffer_unlock_commit_nostack(buffer, event);
+	return ts;
 }
 
-void kmemtrace_tracer_event(const struct kmemtrace_event *ev,
-			    unsigned long irqflags)
+u64 kmemtrace_tracer_event(const struct kmemtrace_event *ev,
+			   unsigned long irqflags)
 {
 	struct trace_array *tr = READ_ONCE(kmemtrace_array);
 	struct trace_array_cpu *data;
 	unsigned int trace_ctx;
+	u64 ts;
 
 	if (unlikely(!tr))
-		return;
+		return 0;
 	data = per_cpu_ptr(tr->array_buffer.data, smp_processor_id());
 	if (atomic_read(&data->disabled))
-		return;
+		return 0;
 	trace_ctx = tracing_gen_ctx_flags(irqflags);
 	if (ev->kind == KMEMTRACE_KIND_FREE)
-		record_free(tr->array_buffer.buffer, ev, trace_ctx);
+		ts = record_free(tr->array_buffer.buffer, ev, trace_ctx);
 	else
-		record_alloc(tr->array_buffer.buffer, ev, trace_ctx);
+		ts = record_alloc(tr->array_buffer.buffer, ev, trace_ctx);
+	/* Relay events are in trace_clock_local() time, whatever trace_clock. */
+	return READ_ONCE(tr->clock_id) == KMEMTRACE_CLOCK_LOCAL ? ts : 0;
 }
 
 /*

@@ -212,7 +212,13 @@ void kmemtrace_emit(struct kmemtrace_event *ev)
 
 	local_irq_save(flags);
 	ev->cpu = smp_processor_id();
-	ev->timestamp = local_clock_noinstr();
+	/* The tracer's entry and the relay event get the same time stamp. */
+	ev->timestamp = 0;
+	if (static_branch_unlikely(&kmemtrace_tracer_key))
+		ev->timestamp = kmemtrace_tracer_event(ev, flags);
+	/* trace_clock_local(): sched_clock(), here with interrupts off */
+	if (!ev->timestamp)
+		ev->timestamp = sched_clock();
 	if (static_branch_likely(&kmemtrace_relay_key)) {
 		kc = this_cpu_ptr(&kmemtrace_cpu);
 		ev->seq = kc->seq++;
@@ -221,8 +227,6 @@ void kmemtrace_emit(struct kmemtrace_event *ev)
 		else
 			kc->dropped++;
 	}
-	if (static_branch_unlikely(&kmemtrace_tracer_key))
-		kmemtrace_tracer_event(ev, flags);
 	kmemtrace_capture_event(ev);
 	local_irq_restore(flags);
 }
