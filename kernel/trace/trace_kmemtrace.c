@@ -19,7 +19,9 @@
  * kernel/trace is built without function tracing, and the probes and the
  * relay writer are too, so the tracer never traces itself; the ring
  * buffer's own recursion protection handles an allocation event in the
- * middle of another.
+ * middle of another.  Like the function tracer, the tracer has comms
+ * saved at each context switch, so that readers of the buffer (trace-cmd,
+ * perf) name the tasks.
  *
  * Clock: kmemtrace_tracer_event() returns the time stamp the ring buffer
  * gave the entry, and kmemtrace_emit() stamps the relay event with it, so
@@ -75,6 +77,50 @@ static const char *const kmemtrace_type_names[] = {
 	[KMEMTRACE_TYPE_PERCPU]		= "percpu",
 	[KMEMTRACE_TYPE_VMALLOC]	= "vmalloc",
 };
+
+/*
+ * The numbers the print formats of kmem_alloc and kmem_free name
+ * (trace_entries.h) must be the kernel's.
+ */
+static_assert(KMEMTRACE_KIND_ALLOC == 1 && KMEMTRACE_KIND_REALLOC == 3);
+static_assert(KMEMTRACE_TYPE_KMALLOC == 1 && KMEMTRACE_TYPE_CACHE == 2 &&
+	      KMEMTRACE_TYPE_PAGES == 3 && KMEMTRACE_TYPE_PERCPU == 4 &&
+	      KMEMTRACE_TYPE_VMALLOC == 5);
+static_assert(KMT_GFP_TRANSHUGE == (__force unsigned long)GFP_TRANSHUGE);
+static_assert(KMT_GFP_TRANSHUGE_LIGHT == (__force unsigned long)GFP_TRANSHUGE_LIGHT);
+static_assert(KMT_GFP_HIGHUSER_MOVABLE == (__force unsigned long)GFP_HIGHUSER_MOVABLE);
+static_assert(KMT_GFP_HIGHUSER == (__force unsigned long)GFP_HIGHUSER);
+static_assert(KMT_GFP_USER == (__force unsigned long)GFP_USER);
+static_assert(KMT_GFP_KERNEL_ACCOUNT == (__force unsigned long)GFP_KERNEL_ACCOUNT);
+static_assert(KMT_GFP_KERNEL == (__force unsigned long)GFP_KERNEL);
+static_assert(KMT_GFP_NOFS == (__force unsigned long)GFP_NOFS);
+static_assert(KMT_GFP_ATOMIC == (__force unsigned long)GFP_ATOMIC);
+static_assert(KMT_GFP_NOIO == (__force unsigned long)GFP_NOIO);
+static_assert(KMT_GFP_NOWAIT == (__force unsigned long)GFP_NOWAIT);
+static_assert(KMT_GFP_DMA == (__force unsigned long)GFP_DMA);
+static_assert(KMT_GFP_HIGHMEM == (__force unsigned long)__GFP_HIGHMEM);
+static_assert(KMT_GFP_DMA32 == (__force unsigned long)GFP_DMA32);
+static_assert(KMT_GFP_HIGH == (__force unsigned long)__GFP_HIGH);
+static_assert(KMT_GFP_IO == (__force unsigned long)__GFP_IO);
+static_assert(KMT_GFP_FS == (__force unsigned long)__GFP_FS);
+static_assert(KMT_GFP_NOWARN == (__force unsigned long)__GFP_NOWARN);
+static_assert(KMT_GFP_RETRY_MAYFAIL == (__force unsigned long)__GFP_RETRY_MAYFAIL);
+static_assert(KMT_GFP_NOFAIL == (__force unsigned long)__GFP_NOFAIL);
+static_assert(KMT_GFP_NORETRY == (__force unsigned long)__GFP_NORETRY);
+static_assert(KMT_GFP_COMP == (__force unsigned long)__GFP_COMP);
+static_assert(KMT_GFP_ZERO == (__force unsigned long)__GFP_ZERO);
+static_assert(KMT_GFP_NOMEMALLOC == (__force unsigned long)__GFP_NOMEMALLOC);
+static_assert(KMT_GFP_MEMALLOC == (__force unsigned long)__GFP_MEMALLOC);
+static_assert(KMT_GFP_HARDWALL == (__force unsigned long)__GFP_HARDWALL);
+static_assert(KMT_GFP_THISNODE == (__force unsigned long)__GFP_THISNODE);
+static_assert(KMT_GFP_RECLAIMABLE == (__force unsigned long)__GFP_RECLAIMABLE);
+static_assert(KMT_GFP_MOVABLE == (__force unsigned long)__GFP_MOVABLE);
+static_assert(KMT_GFP_ACCOUNT == (__force unsigned long)__GFP_ACCOUNT);
+static_assert(KMT_GFP_WRITE == (__force unsigned long)__GFP_WRITE);
+static_assert(KMT_GFP_RECLAIM == (__force unsigned long)__GFP_RECLAIM);
+static_assert(KMT_GFP_DIRECT_RECLAIM == (__force unsigned long)__GFP_DIRECT_RECLAIM);
+static_assert(KMT_GFP_KSWAPD_RECLAIM == (__force unsigned long)__GFP_KSWAPD_RECLAIM);
+static_assert(KMT_GFP_ZEROTAGS == (__force unsigned long)__GFP_ZEROTAGS);
 
 /* The type letters of the minimalistic format; 2.6.29 had K, C and P. */
 static const char kmemtrace_type_letters[] = " KCPUV";
@@ -232,6 +278,8 @@ static int kmemtrace_tracer_init(struct trace_array *tr)
 
 	tracing_reset_online_cpus(&tr->array_buffer);
 	ftrace_init_array_ops(tr, kmemtrace_function_call);
+	/* Comms for the readers of the buffer, as the function tracer does. */
+	tracing_start_cmdline_record();
 	WRITE_ONCE(kmemtrace_array, tr);
 	ret = kmemtrace_tracer_start();
 	if (!ret && (kmemtrace_flags.val & KMEMTRACE_OPT_FUNCTION))
@@ -239,6 +287,7 @@ static int kmemtrace_tracer_init(struct trace_array *tr)
 	if (ret) {
 		kmemtrace_tracer_stop();
 		WRITE_ONCE(kmemtrace_array, NULL);
+		tracing_stop_cmdline_record();
 		ftrace_reset_array_ops(tr);
 		pr_err("cannot start the tracer: %d\n", ret);
 	}
@@ -250,6 +299,7 @@ static void kmemtrace_tracer_reset(struct trace_array *tr)
 	kmemtrace_function_set(tr, false);
 	kmemtrace_tracer_stop();
 	WRITE_ONCE(kmemtrace_array, NULL);
+	tracing_stop_cmdline_record();
 	ftrace_reset_array_ops(tr);
 }
 

@@ -3,7 +3,8 @@
 #
 # ftrace.sh OUT - the ftrace boot: run kmemtrace's ftracetest tests
 # (test.d/kmemtrace) with KTAP on the console, save a kmemtrace trace in
-# raw form with its format files in OUT/rawtrace, then upstream's whole
+# raw form with its format files in OUT/rawtrace and one recorded by
+# trace-cmd in OUT/trace.dat, then upstream's whole
 # ftracetest suite with its KTAP saved to OUT/ftracetest.ktap, which the
 # host compares between the kmemtrace and the CONFIG_KMEMTRACE=n kernel.
 
@@ -41,6 +42,15 @@ for c in $T/per_cpu/cpu*; do
 	timeout 5 cat "$c/trace_pipe_raw" >"$R/${c##*/}.raw"
 done
 echo nop >$T/current_tracer
+
+# What a generic consumer sees: trace-cmd's own recording, for the host to
+# decode with trace-cmd report (bin/trace-cmd-check.sh).
+if command -v trace-cmd >/dev/null; then
+	trace-cmd record -p kmemtrace -o "$out/trace.dat" ls -R /proc/self \
+		>/dev/null 2>"$out/trace-cmd.log"
+	echo "kmemtrace: trace-cmd record exited $?"
+	echo nop >$T/current_tracer
+fi
 ls -d test.d/*/ | grep -v kmemtrace >/tmp/dirs
 # shellcheck disable=SC2046
 ./ftracetest -K $(cat /tmp/dirs) >"$out/ftracetest.ktap" 2>&1
