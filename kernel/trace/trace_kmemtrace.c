@@ -28,6 +28,11 @@
  * an event recorded by both has the same time in both; both use
  * trace_clock_local() ("local", the default trace_clock).
  *
+ * Pointers: the text outputs ("trace", kmem_minimalistic) print the
+ * allocation's address with %p, hashed like the kmem trace events; raw,
+ * hex, bin and the binary entries (trace_pipe_raw, trace-cmd, perf) keep
+ * the value, as the kmem events' binary records do: tracefs is root-only.
+ *
  * Output: one line per entry ("trace"), the compact table of the 2.6.29
  * kmemtrace tracer with the kmem_minimalistic option, and raw, hex and bin
  * through the trace options.  Relay recording (/sys/kernel/debug/kmemtrace)
@@ -345,9 +350,10 @@ static enum print_line_t alloc_trace(struct trace_iterator *iter, int flags,
 
 	trace_assign_type(e, iter->ent);
 	gfp = (__force gfp_t)e->gfp_flags;
-	trace_seq_printf(s, "kmem_%s: %s call_site=%pS ptr=0x%lx bytes_req=%lu bytes_alloc=%lu gfp_flags=%pGg node=%d",
+	trace_seq_printf(s, "kmem_%s: %s call_site=%pS ptr=%p bytes_req=%lu bytes_alloc=%lu gfp_flags=%pGg node=%d",
 			 e->kind == KMEMTRACE_KIND_REALLOC ? "realloc" : "alloc",
-			 type_name(e->type), (void *)e->call_site, e->ptr,
+			 type_name(e->type), (void *)e->call_site,
+			 (void *)e->ptr,
 			 e->bytes_req, e->bytes_alloc, &gfp, e->node);
 	if (e->type == KMEMTRACE_TYPE_PAGES)
 		trace_seq_printf(s, " order=%u migratetype=%u", e->order,
@@ -365,8 +371,9 @@ static enum print_line_t free_trace(struct trace_iterator *iter, int flags,
 	struct trace_seq *s = &iter->seq;
 
 	trace_assign_type(e, iter->ent);
-	trace_seq_printf(s, "kmem_free: %s call_site=%pS ptr=0x%lx",
-			 type_name(e->type), (void *)e->call_site, e->ptr);
+	trace_seq_printf(s, "kmem_free: %s call_site=%pS ptr=%p",
+			 type_name(e->type), (void *)e->call_site,
+			 (void *)e->ptr);
 	if (e->type == KMEMTRACE_TYPE_PAGES)
 		trace_seq_printf(s, " bytes=%lu order=%u", e->bytes, e->order);
 	print_cache(s, e->type, e->cache_id);
@@ -491,17 +498,17 @@ static enum print_line_t kmemtrace_print_line(struct trace_iterator *iter)
 	switch (iter->ent->type) {
 	case TRACE_KMEM_ALLOC:
 		trace_assign_type(a, iter->ent);
-		trace_seq_printf(s, "  %c      %c  %5lu  %5lu  %08x  0x%016lx  %4d  %pS\n",
+		trace_seq_printf(s, "  %c      %c  %5lu  %5lu  %08x  %p    %4d  %pS\n",
 				 a->kind == KMEMTRACE_KIND_REALLOC ? '~' : '+',
 				 type_letter(a->type), a->bytes_req,
-				 a->bytes_alloc, a->gfp_flags, a->ptr, a->node,
-				 (void *)a->call_site);
+				 a->bytes_alloc, a->gfp_flags, (void *)a->ptr,
+				 a->node, (void *)a->call_site);
 		break;
 	case TRACE_KMEM_FREE:
 		trace_assign_type(f, iter->ent);
-		trace_seq_printf(s, "  -      %c  %5u  %5lu  %08x  0x%016lx  %4d  %pS\n",
-				 type_letter(f->type), 0, f->bytes, 0, f->ptr,
-				 -1, (void *)f->call_site);
+		trace_seq_printf(s, "  -      %c  %5u  %5lu  %08x  %p    %4d  %pS\n",
+				 type_letter(f->type), 0, f->bytes, 0,
+				 (void *)f->ptr, -1, (void *)f->call_site);
 		break;
 	default:
 		return TRACE_TYPE_UNHANDLED;

@@ -7,7 +7,8 @@
  *   abi_version  KMEMTRACE_ABI_VERSION of the event format, 0444
  *   dropped      events lost on all CPUs since boot, 0444
  *   stats        per-CPU events written, dropped and next sequence number
- *   caches       slab cache ids with their names and sizes, 0444
+ *   caches       slab cache ids with their names and sizes, 0400 (like
+ *                /proc/slabinfo: cache names and sizes help heap exploits)
  *   subbufs      sub-buffers per CPU (kmemtrace.subbufs), 0444
  *   subbuf_size  bytes per sub-buffer (kmemtrace.subbuf_size), 0444
  *
@@ -120,7 +121,7 @@ static int __init kmemtrace_debugfs_init(void)
 	debugfs_create_file("abi_version", 0444, dir, NULL, &abi_version_fops);
 	debugfs_create_file("dropped", 0444, dir, NULL, &dropped_fops);
 	debugfs_create_file("stats", 0444, dir, NULL, &stats_fops);
-	debugfs_create_file("caches", 0444, dir, NULL, &caches_fops);
+	debugfs_create_file("caches", 0400, dir, NULL, &caches_fops);
 	debugfs_create_u32("subbufs", 0444, dir, &kmemtrace_subbufs);
 	debugfs_create_u32("subbuf_size", 0444, dir, &kmemtrace_subbuf_size);
 
