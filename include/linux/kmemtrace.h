@@ -158,6 +158,10 @@ void kmemtrace_disable(void);
  */
 bool kmemtrace_enabled(void);
 
+void kmemtrace_cache_add(unsigned int id, const char *name);
+void kmemtrace_cache_del(unsigned int id);
+bool kmemtrace_cache_name(unsigned int id, char *buf, size_t size);
+
 #endif /* CONFIG_KMEMTRACE */
 
 #ifdef CONFIG_KMEMTRACE_TRACER
@@ -168,31 +172,24 @@ void kmemtrace_tracer_stop(void);
 
 /**
  * kmemtrace_tracer_event() - write an event to the kmemtrace tracer
- * @ev: the complete event
+ * @ev: the complete event but its timestamp
  * @irqflags: the interrupt flags of the context that recorded it
  *
  * Called by kmemtrace for every event while the kmemtrace tracer runs
  * (kernel/trace/trace_kmemtrace.c).
  *
  * Context: Interrupts disabled, any context but NMI.
+ * Return: the time stamp of the entry written, in trace_clock_local()
+ * nanoseconds; 0 if none was written or the trace clock is not "local".
  */
-void kmemtrace_tracer_event(const struct kmemtrace_event *ev,
-			    unsigned long irqflags);
-
-/**
- * kmemtrace_cache_name() - the name of the slab cache with a kmemtrace id
- * @id: the cache_id of an event
- * @buf: where to put the name
- * @size: size of @buf
- *
- * Context: Process context, or any context if it may fail.
- * Return: true if @buf holds the name; false if no cache has that id, or
- * the cache list could not be taken without waiting.
- */
-bool kmemtrace_cache_name(unsigned int id, char *buf, size_t size);
+u64 kmemtrace_tracer_event(const struct kmemtrace_event *ev,
+			   unsigned long irqflags);
 #else
-static inline void kmemtrace_tracer_event(const struct kmemtrace_event *ev,
-					  unsigned long irqflags) { }
+static inline u64 kmemtrace_tracer_event(const struct kmemtrace_event *ev,
+					 unsigned long irqflags)
+{
+	return 0;
+}
 #endif
 
 #ifndef CONFIG_KMEMTRACE

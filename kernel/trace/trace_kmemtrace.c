@@ -13,10 +13,25 @@
  * function tracer.  With the tracer option kmem_function set, this tracer
  * also registers an ftrace_ops that records function entries the same
  * way, so one buffer holds the calls leading to each allocation in time
- * order.  kernel/trace is built without function tracing, and the probes
- * and the relay writer are too, so the tracer never traces itself; the
- * ring buffer's own recursion protection handles an allocation event in
- * the middle of another.
+ * order.  That ftrace_ops is the trace array's own (tr->ops), as for the
+ * irqsoff and wakeup tracers, so set_ftrace_filter, set_ftrace_notrace
+ * and set_ftrace_pid choose the functions and tasks it records.
+ * kernel/trace is built without function tracing, and the probes and the
+ * relay writer are too, so the tracer never traces itself; the ring
+ * buffer's own recursion protection handles an allocation event in the
+ * middle of another.  Like the function tracer, the tracer has comms
+ * saved at each context switch, so that readers of the buffer (trace-cmd,
+ * perf) name the tasks.
+ *
+ * Clock: kmemtrace_tracer_event() returns the time stamp the ring buffer
+ * gave the entry, and kmemtrace_emit() stamps the relay event with it, so
+ * an event recorded by both has the same time in both; both use
+ * trace_clock_local() ("local", the default trace_clock).
+ *
+ * Pointers: the text outputs ("trace", kmem_minimalistic) print the
+ * allocation's address with %p, hashed like the kmem trace events; raw,
+ * hex, bin and the binary entries (trace_pipe_raw, trace-cmd, perf) keep
+ * the value, as the kmem events' binary records do: tracefs is root-only.
  *
  * Output: one line per entry ("trace"), the compact table of the 2.6.29
  * kmemtrace tracer with the kmem_minimalistic option, and raw, hex and bin
@@ -40,6 +55,9 @@
 /* The trace array being written, NULL while the tracer is not selected. */
 static struct trace_array *kmemtrace_array;
 static bool kmemtrace_function_on;
+
+/* The ring buffer stamps with trace_clocks[clock_id]; [0] is "local". */
+#define KMEMTRACE_CLOCK_LOCAL	0
 
 enum {
 	KMEMTRACE_OPT_MINIMALISTIC	= 0x1,
@@ -65,6 +83,50 @@ static const char *const kmemtrace_type_names[] = {
 	[KMEMTRACE_TYPE_VMALLOC]	= "vmalloc",
 };
 
+/*
+ * The numbers the print formats of kmem_alloc and kmem_free name
+ * (trace_entries.h) must be the kernel's.
+ */
+static_assert(KMEMTRACE_KIND_ALLOC == 1 && KMEMTRACE_KIND_REALLOC == 3);
+static_assert(KMEMTRACE_TYPE_KMALLOC == 1 && KMEMTRACE_TYPE_CACHE == 2 &&
+	      KMEMTRACE_TYPE_PAGES == 3 && KMEMTRACE_TYPE_PERCPU == 4 &&
+	      KMEMTRACE_TYPE_VMALLOC == 5);
+static_assert(KMT_GFP_TRANSHUGE == (__force unsigned long)GFP_TRANSHUGE);
+static_assert(KMT_GFP_TRANSHUGE_LIGHT == (__force unsigned long)GFP_TRANSHUGE_LIGHT);
+static_assert(KMT_GFP_HIGHUSER_MOVABLE == (__force unsigned long)GFP_HIGHUSER_MOVABLE);
+static_assert(KMT_GFP_HIGHUSER == (__force unsigned long)GFP_HIGHUSER);
+static_assert(KMT_GFP_USER == (__force unsigned long)GFP_USER);
+static_assert(KMT_GFP_KERNEL_ACCOUNT == (__force unsigned long)GFP_KERNEL_ACCOUNT);
+static_assert(KMT_GFP_KERNEL == (__force unsigned long)GFP_KERNEL);
+static_assert(KMT_GFP_NOFS == (__force unsigned long)GFP_NOFS);
+static_assert(KMT_GFP_ATOMIC == (__force unsigned long)GFP_ATOMIC);
+static_assert(KMT_GFP_NOIO == (__force unsigned long)GFP_NOIO);
+static_assert(KMT_GFP_NOWAIT == (__force unsigned long)GFP_NOWAIT);
+static_assert(KMT_GFP_DMA == (__force unsigned long)GFP_DMA);
+static_assert(KMT_GFP_HIGHMEM == (__force unsigned long)__GFP_HIGHMEM);
+static_assert(KMT_GFP_DMA32 == (__force unsigned long)GFP_DMA32);
+static_assert(KMT_GFP_HIGH == (__force unsigned long)__GFP_HIGH);
+static_assert(KMT_GFP_IO == (__force unsigned long)__GFP_IO);
+static_assert(KMT_GFP_FS == (__force unsigned long)__GFP_FS);
+static_assert(KMT_GFP_NOWARN == (__force unsigned long)__GFP_NOWARN);
+static_assert(KMT_GFP_RETRY_MAYFAIL == (__force unsigned long)__GFP_RETRY_MAYFAIL);
+static_assert(KMT_GFP_NOFAIL == (__force unsigned long)__GFP_NOFAIL);
+static_assert(KMT_GFP_NORETRY == (__force unsigned long)__GFP_NORETRY);
+static_assert(KMT_GFP_COMP == (__force unsigned long)__GFP_COMP);
+static_assert(KMT_GFP_ZERO == (__force unsigned long)__GFP_ZERO);
+static_assert(KMT_GFP_NOMEMALLOC == (__force unsigned long)__GFP_NOMEMALLOC);
+static_assert(KMT_GFP_MEMALLOC == (__force unsigned long)__GFP_MEMALLOC);
+static_assert(KMT_GFP_HARDWALL == (__force unsigned long)__GFP_HARDWALL);
+static_assert(KMT_GFP_THISNODE == (__force unsigned long)__GFP_THISNODE);
+static_assert(KMT_GFP_RECLAIMABLE == (__force unsigned long)__GFP_RECLAIMABLE);
+static_assert(KMT_GFP_MOVABLE == (__force unsigned long)__GFP_MOVABLE);
+static_assert(KMT_GFP_ACCOUNT == (__force unsigned long)__GFP_ACCOUNT);
+static_assert(KMT_GFP_WRITE == (__force unsigned long)__GFP_WRITE);
+static_assert(KMT_GFP_RECLAIM == (__force unsigned long)__GFP_RECLAIM);
+static_assert(KMT_GFP_DIRECT_RECLAIM == (__force unsigned long)__GFP_DIRECT_RECLAIM);
+static_assert(KMT_GFP_KSWAPD_RECLAIM == (__force unsigned long)__GFP_KSWAPD_RECLAIM);
+static_assert(KMT_GFP_ZEROTAGS == (__force unsigned long)__GFP_ZEROTAGS);
+
 /* The type letters of the minimalistic format; 2.6.29 had K, C and P. */
 static const char kmemtrace_type_letters[] = " KCPUV";
 
@@ -83,17 +145,32 @@ static char type_letter(unsigned int type)
 
 /* === Recording =========================================================== */
 
-static void record_alloc(struct trace_buffer *buffer,
-			 const struct kmemtrace_event *ev,
-			 unsigned int trace_ctx)
+/*
+ * The time stamp of an entry reserved and not yet committed, which is
+ * what readers see for it: ring_buffer_event_time_stamp() returns the
+ * time the reservation took, from which the entry's delta is computed.
+ * The one exception is an NMI writing into this CPU's buffer in the
+ * middle of the reservation: the ring buffer may then give the entry the
+ * time of the one before it (delta 0).
+ */
+static u64 entry_time(struct trace_buffer *buffer,
+		      struct ring_buffer_event *event)
+{
+	return ring_buffer_event_time_stamp(buffer, event);
+}
+
+static u64 record_alloc(struct trace_buffer *buffer,
+			const struct kmemtrace_event *ev,
+			unsigned int trace_ctx)
 {
 	struct ring_buffer_event *event;
 	struct kmemtrace_alloc_entry *entry;
+	u64 ts;
 
 	event = trace_buffer_lock_reserve(buffer, TRACE_KMEM_ALLOC,
 					  sizeof(*entry), trace_ctx);
 	if (!event)
-		return;
+		return 0;
 	entry = ring_buffer_event_data(event);
 	entry->call_site	= ev->call_site;
 	entry->ptr		= ev->ptr;
@@ -107,20 +184,23 @@ static void record_alloc(struct trace_buffer *buffer,
 	entry->kind		= ev->kind;
 	entry->order		= ev->order;
 	entry->migratetype	= ev->migratetype;
+	ts = entry_time(buffer, event);
 	trace_buffer_unlock_commit_nostack(buffer, event);
+	return ts;
 }
 
-static void record_free(struct trace_buffer *buffer,
-			const struct kmemtrace_event *ev,
-			unsigned int trace_ctx)
+static u64 record_free(struct trace_buffer *buffer,
+		       const struct kmemtrace_event *ev,
+		       unsigned int trace_ctx)
 {
 	struct ring_buffer_event *event;
 	struct kmemtrace_free_entry *entry;
+	u64 ts;
 
 	event = trace_buffer_lock_reserve(buffer, TRACE_KMEM_FREE,
 					  sizeof(*entry), trace_ctx);
 	if (!event)
-		return;
+		return 0;
 	entry = ring_buffer_event_data(event);
 	entry->call_site	= ev->call_site;
 	entry->ptr		= ev->ptr;
@@ -129,38 +209,47 @@ static void record_free(struct trace_buffer *buffer,
 	entry->flags		= ev->flags;
 	entry->type		= ev->type;
 	entry->order		= ev->order;
+	ts = entry_time(buffer, event);
 	trace_buffer_unlock_commit_nostack(buffer, event);
+	return ts;
 }
 
-void kmemtrace_tracer_event(const struct kmemtrace_event *ev,
-			    unsigned long irqflags)
+u64 kmemtrace_tracer_event(const struct kmemtrace_event *ev,
+			   unsigned long irqflags)
 {
 	struct trace_array *tr = READ_ONCE(kmemtrace_array);
 	struct trace_array_cpu *data;
 	unsigned int trace_ctx;
+	u64 ts;
 
 	if (unlikely(!tr))
-		return;
+		return 0;
 	data = per_cpu_ptr(tr->array_buffer.data, smp_processor_id());
 	if (atomic_read(&data->disabled))
-		return;
+		return 0;
 	trace_ctx = tracing_gen_ctx_flags(irqflags);
 	if (ev->kind == KMEMTRACE_KIND_FREE)
-		record_free(tr->array_buffer.buffer, ev, trace_ctx);
+		ts = record_free(tr->array_buffer.buffer, ev, trace_ctx);
 	else
-		record_alloc(tr->array_buffer.buffer, ev, trace_ctx);
+		ts = record_alloc(tr->array_buffer.buffer, ev, trace_ctx);
+	/* Relay events are in trace_clock_local() time, whatever trace_clock. */
+	return READ_ONCE(tr->clock_id) == KMEMTRACE_CLOCK_LOCAL ? ts : 0;
 }
 
-/* kmem_function: the function tracer's entries, into the same buffer. */
+/*
+ * kmem_function: the function tracer's entries, into the same buffer, from
+ * the trace array's ftrace_ops, which set_ftrace_filter, set_ftrace_notrace
+ * and set_ftrace_pid filter (ftrace_init_array_ops()).
+ */
 static void kmemtrace_function_call(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_ops *op,
 				    struct ftrace_regs *fregs)
 {
-	struct trace_array *tr = READ_ONCE(kmemtrace_array);
+	struct trace_array *tr = op->private;
 	struct trace_array_cpu *data;
 	int bit;
 
-	if (unlikely(!tr))
+	if (unlikely(!READ_ONCE(kmemtrace_array)))
 		return;
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0)
@@ -171,21 +260,16 @@ static void kmemtrace_function_call(unsigned long ip, unsigned long parent_ip,
 	ftrace_test_recursion_unlock(bit);
 }
 
-static struct ftrace_ops kmemtrace_function_ops = {
-	.func	= kmemtrace_function_call,
-	.flags	= FTRACE_OPS_FL_PID,
-};
-
-static int kmemtrace_function_set(bool on)
+static int kmemtrace_function_set(struct trace_array *tr, bool on)
 {
 	int ret = 0;
 
 	if (on == kmemtrace_function_on)
 		return 0;
 	if (on)
-		ret = register_ftrace_function(&kmemtrace_function_ops);
+		ret = register_ftrace_function(tr->ops);
 	else
-		unregister_ftrace_function(&kmemtrace_function_ops);
+		unregister_ftrace_function(tr->ops);
 	if (!ret)
 		kmemtrace_function_on = on;
 	return ret;
@@ -198,13 +282,18 @@ static int kmemtrace_tracer_init(struct trace_array *tr)
 	int ret;
 
 	tracing_reset_online_cpus(&tr->array_buffer);
+	ftrace_init_array_ops(tr, kmemtrace_function_call);
+	/* Comms for the readers of the buffer, as the function tracer does. */
+	tracing_start_cmdline_record();
 	WRITE_ONCE(kmemtrace_array, tr);
 	ret = kmemtrace_tracer_start();
 	if (!ret && (kmemtrace_flags.val & KMEMTRACE_OPT_FUNCTION))
-		ret = kmemtrace_function_set(true);
+		ret = kmemtrace_function_set(tr, true);
 	if (ret) {
 		kmemtrace_tracer_stop();
 		WRITE_ONCE(kmemtrace_array, NULL);
+		tracing_stop_cmdline_record();
+		ftrace_reset_array_ops(tr);
 		pr_err("cannot start the tracer: %d\n", ret);
 	}
 	return ret;
@@ -212,9 +301,11 @@ static int kmemtrace_tracer_init(struct trace_array *tr)
 
 static void kmemtrace_tracer_reset(struct trace_array *tr)
 {
-	kmemtrace_function_set(false);
+	kmemtrace_function_set(tr, false);
 	kmemtrace_tracer_stop();
 	WRITE_ONCE(kmemtrace_array, NULL);
+	tracing_stop_cmdline_record();
+	ftrace_reset_array_ops(tr);
 }
 
 static int kmemtrace_set_flag(struct trace_array *tr, u32 old_flags, u32 bit,
@@ -222,11 +313,15 @@ static int kmemtrace_set_flag(struct trace_array *tr, u32 old_flags, u32 bit,
 {
 	if (bit != KMEMTRACE_OPT_FUNCTION || !READ_ONCE(kmemtrace_array))
 		return 0;
-	return kmemtrace_function_set(set);
+	return kmemtrace_function_set(tr, set);
 }
 
 /* === Output ============================================================== */
 
+/*
+ * Output runs in any context, also from ftrace_dump() on an oops in an
+ * interrupt or NMI: kmemtrace_cache_name() takes no lock.
+ */
 static void print_cache(struct trace_seq *s, unsigned int type,
 			unsigned int cache_id)
 {
@@ -255,9 +350,10 @@ static enum print_line_t alloc_trace(struct trace_iterator *iter, int flags,
 
 	trace_assign_type(e, iter->ent);
 	gfp = (__force gfp_t)e->gfp_flags;
-	trace_seq_printf(s, "kmem_%s: %s call_site=%pS ptr=0x%lx bytes_req=%lu bytes_alloc=%lu gfp_flags=%pGg node=%d",
+	trace_seq_printf(s, "kmem_%s: %s call_site=%pS ptr=%p bytes_req=%lu bytes_alloc=%lu gfp_flags=%pGg node=%d",
 			 e->kind == KMEMTRACE_KIND_REALLOC ? "realloc" : "alloc",
-			 type_name(e->type), (void *)e->call_site, e->ptr,
+			 type_name(e->type), (void *)e->call_site,
+			 (void *)e->ptr,
 			 e->bytes_req, e->bytes_alloc, &gfp, e->node);
 	if (e->type == KMEMTRACE_TYPE_PAGES)
 		trace_seq_printf(s, " order=%u migratetype=%u", e->order,
@@ -275,8 +371,9 @@ static enum print_line_t free_trace(struct trace_iterator *iter, int flags,
 	struct trace_seq *s = &iter->seq;
 
 	trace_assign_type(e, iter->ent);
-	trace_seq_printf(s, "kmem_free: %s call_site=%pS ptr=0x%lx",
-			 type_name(e->type), (void *)e->call_site, e->ptr);
+	trace_seq_printf(s, "kmem_free: %s call_site=%pS ptr=%p",
+			 type_name(e->type), (void *)e->call_site,
+			 (void *)e->ptr);
 	if (e->type == KMEMTRACE_TYPE_PAGES)
 		trace_seq_printf(s, " bytes=%lu order=%u", e->bytes, e->order);
 	print_cache(s, e->type, e->cache_id);
@@ -401,17 +498,17 @@ static enum print_line_t kmemtrace_print_line(struct trace_iterator *iter)
 	switch (iter->ent->type) {
 	case TRACE_KMEM_ALLOC:
 		trace_assign_type(a, iter->ent);
-		trace_seq_printf(s, "  %c      %c  %5lu  %5lu  %08x  0x%016lx  %4d  %pS\n",
+		trace_seq_printf(s, "  %c      %c  %5lu  %5lu  %08x  %p    %4d  %pS\n",
 				 a->kind == KMEMTRACE_KIND_REALLOC ? '~' : '+',
 				 type_letter(a->type), a->bytes_req,
-				 a->bytes_alloc, a->gfp_flags, a->ptr, a->node,
-				 (void *)a->call_site);
+				 a->bytes_alloc, a->gfp_flags, (void *)a->ptr,
+				 a->node, (void *)a->call_site);
 		break;
 	case TRACE_KMEM_FREE:
 		trace_assign_type(f, iter->ent);
-		trace_seq_printf(s, "  -      %c  %5u  %5lu  %08x  0x%016lx  %4d  %pS\n",
-				 type_letter(f->type), 0, f->bytes, 0, f->ptr,
-				 -1, (void *)f->call_site);
+		trace_seq_printf(s, "  -      %c  %5u  %5lu  %08x  %p    %4d  %pS\n",
+				 type_letter(f->type), 0, f->bytes, 0,
+				 (void *)f->ptr, -1, (void *)f->call_site);
 		break;
 	default:
 		return TRACE_TYPE_UNHANDLED;

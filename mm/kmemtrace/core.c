@@ -265,7 +265,13 @@ void kmemtrace_emit(struct kmemtrace_event *ev)
 
 	local_irq_save(flags);
 	ev->cpu = smp_processor_id();
-	ev->timestamp = local_clock_noinstr();
+	/* The tracer's entry and the relay event get the same time stamp. */
+	ev->timestamp = 0;
+	if (static_branch_unlikely(&kmemtrace_tracer_key))
+		ev->timestamp = kmemtrace_tracer_event(ev, flags);
+	/* trace_clock_local(): sched_clock(), here with interrupts off */
+	if (!ev->timestamp)
+		ev->timestamp = sched_clock();
 	if (static_branch_likely(&kmemtrace_relay_key)) {
 		ev->seq = this_cpu_inc_return(kmemtrace_cpu.seq) - 1;
 		if (likely(kmemtrace_relay_write(ev)))
@@ -273,8 +279,6 @@ void kmemtrace_emit(struct kmemtrace_event *ev)
 		else
 			this_cpu_inc(kmemtrace_cpu.dropped);
 	}
-	if (static_branch_unlikely(&kmemtrace_tracer_key))
-		kmemtrace_tracer_event(ev, flags);
 	kmemtrace_capture_event(ev);
 	local_irq_restore(flags);
 }

@@ -10,7 +10,8 @@
  *   dropped      events lost on all CPUs since boot, 0444
  *   stats        per-CPU events written, dropped, next sequence number
  *                and events skipped in NMI context, 0444
- *   caches       slab cache ids with their names and sizes, 0444
+ *   caches       slab cache ids with their names and sizes, 0400 (like
+ *                /proc/slabinfo: cache names and sizes help heap exploits)
  *   subbufs      sub-buffers per CPU (kmemtrace.subbufs), 0444
  *   subbuf_size  bytes per sub-buffer (kmemtrace.subbuf_size), 0444
  *
@@ -156,26 +157,6 @@ static int caches_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(caches);
 
-#ifdef CONFIG_KMEMTRACE_TRACER
-bool kmemtrace_cache_name(unsigned int id, char *buf, size_t size)
-{
-	struct kmem_cache *s;
-	bool found = false;
-
-	if (!id || !mutex_trylock(&slab_mutex))
-		return false;
-	list_for_each_entry(s, &slab_caches, list) {
-		if (s->kmemtrace_id == id) {
-			strscpy(buf, s->name, size);
-			found = true;
-			break;
-		}
-	}
-	mutex_unlock(&slab_mutex);
-	return found;
-}
-#endif
-
 static int __init kmemtrace_debugfs_init(void)
 {
 	struct dentry *dir;
@@ -190,7 +171,7 @@ static int __init kmemtrace_debugfs_init(void)
 	debugfs_create_file("abi_version", 0444, dir, NULL, &abi_version_fops);
 	debugfs_create_file("dropped", 0444, dir, NULL, &dropped_fops);
 	debugfs_create_file("stats", 0444, dir, NULL, &stats_fops);
-	debugfs_create_file("caches", 0444, dir, NULL, &caches_fops);
+	debugfs_create_file("caches", 0400, dir, NULL, &caches_fops);
 	debugfs_create_u32("subbufs", 0444, dir, &kmemtrace_subbufs);
 	debugfs_create_u32("subbuf_size", 0444, dir, &kmemtrace_subbuf_size);
 

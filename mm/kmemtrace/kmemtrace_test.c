@@ -24,6 +24,7 @@
 #include <linux/device.h>
 #include <linux/gfp.h>
 #include <linux/hardirq.h>
+#include <linux/irq_work.h>
 #include <linux/kallsyms.h>
 #include <linux/kmemtrace.h>
 #include <linux/mempool.h>
@@ -1360,6 +1361,71 @@ static void test_late_files_for_offline_cpu(struct kunit *test)
 	debugfs_remove(dir);
 }
 
+/* === Cache names ========================================================= */
+
+struct cache_name_work {
+	struct irq_work	work;
+	unsigned int	id;
+	bool		in_hardirq;
+	bool		found;
+	char		name[32];
+};
+
+static void cache_name_irq(struct irq_work *work)
+{
+	struct cache_name_work *w = container_of(work, struct cache_name_work,
+						 work);
+
+	w->in_hardirq = in_hardirq();
+	w->found = kmemtrace_cache_name(w->id, w->name, sizeof(w->name));
+}
+
+/*
+ * The tracer's output names caches from any context: ftrace_dump() prints
+ * it on an oops, from an interrupt, maybe with slab_mutex held.
+ */
+static void test_cache_name_lockless(struct kunit *test)
+{
+	struct cache_name_work w = {
+		.work = IRQ_WORK_INIT_HARD(cache_name_irq),
+	};
+	char name[32] = "";
+	struct kmem_cache *s;
+	unsigned int id;
+	bool found;
+
+	/* slab_mutex and kmem_cache are not exported to modules. */
+	if (!IS_BUILTIN(CONFIG_KMEMTRACE_KUNIT_TEST))
+		kunit_skip(test, "needs slab_mutex: built in only");
+
+	s = kmem_cache_create("kmt_name_test", 40, 0, SLAB_NO_MERGE, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	id = s->kmemtrace_id;
+	w.id = id;
+
+	mutex_lock(&slab_mutex);
+	found = kmemtrace_cache_name(id, name, sizeof(name));
+	irq_work_queue(&w.work);
+	irq_work_sync(&w.work);
+	mutex_unlock(&slab_mutex);
+
+	KUNIT_EXPECT_TRUE(test, found);
+	KUNIT_EXPECT_STREQ(test, name, "kmt_name_test");
+	KUNIT_EXPECT_TRUE(test, w.in_hardirq);
+	KUNIT_EXPECT_TRUE(test, w.found);
+	KUNIT_EXPECT_STREQ(test, w.name, "kmt_name_test");
+
+	/* A cache of the boot, created before kmalloc() worked. */
+	strscpy(name, "", sizeof(name));
+	KUNIT_EXPECT_TRUE(test, kmemtrace_cache_name(kmem_cache->kmemtrace_id,
+						     name, sizeof(name)));
+	KUNIT_EXPECT_STREQ(test, name, "kmem_cache");
+
+	/* A destroyed cache has no name any more. */
+	kmem_cache_destroy(s);
+	KUNIT_EXPECT_FALSE(test, kmemtrace_cache_name(id, name, sizeof(name)));
+}
+
 static int kmemtrace_test_init(struct kunit *test)
 {
 	struct kmemtrace_test_ctx *ctx;
@@ -1426,6 +1492,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_disabled_records_nothing),
 	KUNIT_CASE(test_nmi_event_counted_not_recorded),
 	KUNIT_CASE(test_late_files_for_offline_cpu),
+	KUNIT_CASE(test_cache_name_lockless),
 	{}
 };
 

@@ -94,7 +94,9 @@ enum kmemtrace_type {
  * @__reserved: 0
  * @seq: per-CPU sequence number; every event the CPU tried to record
  *	takes one, so a gap in @seq means the events in the gap were dropped
- * @timestamp: nanoseconds of local_clock() (trace_clock "local")
+ * @timestamp: nanoseconds of trace_clock_local() (ftrace's trace_clock
+ *	"local"); while the kmemtrace ftrace tracer records the event too,
+ *	exactly the time stamp of its entry there
  * @call_site: an address inside the function that called the allocator
  *	API (kmalloc(), alloc_pages(), vfree(), ...), even when the event
  *	comes from deep inside the allocator; 0 if no API call was seen,

@@ -100,6 +100,7 @@ if "$KMT_BIN/tep-compare.sh" "$OUT/ftrace/guest/rawtrace"; then
 else
 	result FAIL ftrace.libtraceevent_decodes_kmem_entries
 fi
+"$KMT_BIN/trace-cmd-check.sh" "$OUT/ftrace/guest" >>"$RES"
 
 # CONFIG_KMEMTRACE=n: builds, leaves no trace of kmemtrace, boots, and
 # runs upstream ftracetest for comparison.

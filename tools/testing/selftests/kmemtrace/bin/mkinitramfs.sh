@@ -3,7 +3,8 @@
 #
 # Assemble the guest initramfs: static busybox, the guest init, the guest
 # tests, ftracetest with kmemtrace's tests, a static chrt (busybox has
-# none) and the static kmemtrace tool, as $KMT_CACHE/out/initramfs.cpio.
+# none), the static kmemtrace tool and Debian's trace-cmd with its shared
+# libraries, as $KMT_CACHE/out/initramfs.cpio.
 
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -30,6 +31,14 @@ for d in "$GUEST"/*/; do
 	mode=$(basename "$d")
 	mkdir -p "$ROOT/kmt/$mode"
 	cp "$d"*.sh "$ROOT/kmt/$mode/"
+done
+# Debian's trace-cmd with its shared libraries, at the paths ldd names.
+TRACE_CMD=$(command -v trace-cmd) || kmt_die "no trace-cmd (install trace-cmd)"
+mkdir -p "$ROOT/usr/bin"
+cp "$TRACE_CMD" "$ROOT/usr/bin/trace-cmd"
+for lib in $(ldd "$TRACE_CMD" | awk '$2 == "=>" { print $3 } $1 ~ /^\// { print $1 }'); do
+	mkdir -p "$ROOT$(dirname "$lib")"
+	cp -L "$lib" "$ROOT$lib"
 done
 chmod +x "$ROOT/init" "$ROOT"/kmt/*.sh
 # Optional: the ftracetest files the ftrace boot should run, and no other.

@@ -3,7 +3,8 @@
 #
 # ftrace.sh OUT - the ftrace boot: run kmemtrace's ftracetest tests
 # (test.d/kmemtrace) with KTAP on the console, save a kmemtrace trace in
-# raw form with its format files in OUT/rawtrace, then upstream's whole
+# raw form with its format files in OUT/rawtrace and one recorded by
+# trace-cmd in OUT/trace.dat, then upstream's whole
 # ftracetest suite with its KTAP saved to OUT/ftracetest.ktap, which the
 # host compares between the kmemtrace and the CONFIG_KMEMTRACE=n kernel.
 
@@ -21,7 +22,25 @@ if [ -f /kmt/ftracetest.only ]; then
 	exit 0
 fi
 
-./ftracetest -K -v test.d/kmemtrace
+# The text outputs hash pointers (%p), which print "(____ptrval____)"
+# until the random pool is ready and the hash key set: a blocking read
+# readies the pool; then wait for the key.
+head -c 1 /dev/random >/dev/null
+echo kmemtrace >$T/current_tracer
+i=0
+while [ $i -lt 100 ]; do
+	echo >$T/trace
+	cat /proc/meminfo >/dev/null
+	grep -q '(____ptrval____)' $T/trace || break
+	sleep 0.1
+	i=$((i + 1))
+done
+echo nop >$T/current_tracer
+
+./ftracetest -K -k -v test.d/kmemtrace
+# Every test's log, passed or not (-k keeps them), for the host: the
+# console has the failed ones only.
+cp -rL logs/latest "$out/kmemtrace-ftracetest-logs"
 
 # For the host to decode with libtraceevent from the format files alone,
 # and compare with the tracer's own raw output.
@@ -41,6 +60,15 @@ for c in $T/per_cpu/cpu*; do
 	timeout 5 cat "$c/trace_pipe_raw" >"$R/${c##*/}.raw"
 done
 echo nop >$T/current_tracer
+
+# What a generic consumer sees: trace-cmd's own recording, for the host to
+# decode with trace-cmd report (bin/trace-cmd-check.sh).
+if command -v trace-cmd >/dev/null; then
+	trace-cmd record -p kmemtrace -o "$out/trace.dat" ls -R /proc/self \
+		>/dev/null 2>"$out/trace-cmd.log"
+	echo "kmemtrace: trace-cmd record exited $?"
+	echo nop >$T/current_tracer
+fi
 ls -d test.d/*/ | grep -v kmemtrace >/tmp/dirs
 # shellcheck disable=SC2046
 ./ftracetest -K $(cat /tmp/dirs) >"$out/ftracetest.ktap" 2>&1

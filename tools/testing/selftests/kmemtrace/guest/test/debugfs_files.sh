@@ -17,7 +17,7 @@ mode_is buffers 600
 mode_is abi_version 444
 mode_is dropped 444
 mode_is stats 444
-mode_is caches 444
+mode_is caches 400
 mode_is subbufs 444
 mode_is subbuf_size 444
 
