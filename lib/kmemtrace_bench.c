@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace_bench - an allocation load and benchmark loop
+ *
+ * /sys/kernel/debug/kmemtrace_bench/run (root only): writing "OP N" runs N
+ * allocation and free pairs of OP in the writer's context, on the CPU it
+ * runs on (pin it with taskset to load one CPU), and returns when they are
+ * done.  Reading gives the last completed run as "OP N NSECS".  The loop
+ * is preemptible and gives up the CPU every few hundred pairs; a fatal
+ * signal stops it with -EINTR.
+ *
+ * The operations, one pair each:
+ *
+ *   kmalloc-8 ... kmalloc-4096   kmalloc()/kfree() of 8, 64, 256, 1024
+ *                                and 4096 bytes
+ *   kmalloc-large                kmalloc()/kfree() of 16 KiB (pages)
+ *   cache                        kmem_cache_alloc()/kmem_cache_free(),
+ *                                64-byte objects of a cache of its own
+ *   pages-0, pages-3             alloc_pages()/__free_pages(), order 0, 3
+ *   percpu                       alloc_percpu()/free_percpu(), 64 bytes
+ *   vmalloc                      vmalloc()/vfree() of 16 KiB
+ *   bulk                         kmem_cache_alloc_bulk()/
+ *                                kmem_cache_free_bulk() of 16 objects
+ *   mix                          all of the above, round-robin
+ *
+ * It does not depend on kmemtrace: the same load runs on a kernel without
+ * it, which is how kmemtrace's cost is measured, and it is the load of
+ * kmemtrace's stress tests.  See Documentation/trace/kmemtrace.rst.
+ */
+
+#define pr_fmt(fmt) "kmemtrace_bench: " fmt
+
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/gfp.h>
+#include <linux/init.h>
+#include <linux/ktime.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/sizes.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#define BENCH_RESCHED_EVERY	256
+#define BENCH_MAX_PAIRS		(1UL << 32)
+#define BENCH_BULK		16
+#define BENCH_CACHE_SIZE	64
+#define BENCH_LARGE_SIZE	SZ_16K
+
+static struct kmem_cache *bench_cache;
+
+/**
+ * struct bench_op - one allocation and free pair
+ * @name: what "OP" is written as
+ * @size: bytes (or page order) passed to @pair
+ * @pair: allocate and free once; return 0, or -ENOMEM if allocating failed
+ */
+struct bench_op {
+	const char *name;
+	size_t size;
+	int (*pair)(size_t size);
+};
+
+static int pair_kmalloc(size_t size)
+{
+	void *p = kmalloc(size, GFP_KERNEL);
+
+	if (!p)
+		return -ENOMEM;
+	kfree(p);
+	return 0;
+}
+
+static int pair_cache(size_t size)
+{
+	void *p = kmem_cache_alloc(bench_cache, GFP_KERNEL);
+
+	if (!p)
+		return -ENOMEM;
+	kmem_cache_free(bench_cache, p);
+	return 0;
+}
+
+static int pair_pages(size_t order)
+{
+	struct page *page = alloc_pages(GFP_KERNEL, order);
+
+	if (!page)
+		return -ENOMEM;
+	__free_pages(page, order);
+	return 0;
+}
+
+static int pair_percpu(size_t size)
+{
+	void __percpu *p = __alloc_percpu(size, __alignof__(u64));
+
+	if (!p)
+		return -ENOMEM;
+	free_percpu(p);
+	return 0;
+}
+
+static int pair_vmalloc(size_t size)
+{
+	void *p = vmalloc(size);
+
+	if (!p)
+		return -ENOMEM;
+	vfree(p);
+	return 0;
+}
+
+static int pair_bulk(size_t nr)
+{
+	void *p[BENCH_BULK];
+
+	if (!kmem_cache_alloc_bulk(bench_cache, GFP_KERNEL, nr, p))
+		return -ENOMEM;
+	kmem_cache_free_bulk(bench_cache, nr, p);
+	return 0;
+}
+
+static const struct bench_op bench_ops[] = {
+	{ "kmalloc-8",		8,			pair_kmalloc },
+	{ "kmalloc-64",		64,			pair_kmalloc },
+	{ "kmalloc-256",	256,			pair_kmalloc },
+	{ "kmalloc-1024",	1024,			pair_kmalloc },
+	{ "kmalloc-4096",	4096,			pair_kmalloc },
+	{ "kmalloc-large",	BENCH_LARGE_SIZE,	pair_kmalloc },
+	{ "cache",		BENCH_CACHE_SIZE,	pair_cache },
+	{ "pages-0",		0,			pair_pages },
+	{ "pages-3",		3,			pair_pages },
+	{ "percpu",		64,			pair_percpu },
+	{ "vmalloc",		SZ_16K,			pair_vmalloc },
+	{ "bulk",		BENCH_BULK,		pair_bulk },
+};
+
+/* "mix" is one past the last operation: each of them in turn. */
+#define BENCH_MIX	ARRAY_SIZE(bench_ops)
+
+/* The last completed run, for reads of "run". */
+static DEFINE_MUTEX(bench_mutex);
+static const char *bench_last_op = "none";
+static unsigned long bench_last_pairs;
+static u64 bench_last_nsecs;
+
+/* Run @pairs pairs of operation @op (or of all, for BENCH_MIX). */
+static int bench_run(unsigned int op, unsigned long pairs, u64 *nsecs)
+{
+	const struct bench_op *o = &bench_ops[op % BENCH_MIX];
+	u64 start = ktime_get_ns();
+	unsigned long i;
+	int ret;
+
+	for (i = 0; i < pairs; i++) {
+		if (op == BENCH_MIX)
+			o = &bench_ops[i % BENCH_MIX];
+		ret = o->pair(o->size);
+		if (ret)
+			return ret;
+		if (i % BENCH_RESCHED_EVERY == BENCH_RESCHED_EVERY - 1) {
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			cond_resched();
+		}
+	}
+	*nsecs = ktime_get_ns() - start;
+	return 0;
+}
+
+/* Parse "OP N" into @op and @pairs; return 0 or -EINVAL. */
+static int bench_parse(char *buf, unsigned int *op, unsigned long *pairs)
+{
+	char *name = strsep(&buf, " \t");
+	unsigned int i;
+
+	if (!buf || kstrtoul(skip_spaces(buf), 0, pairs) || !*pairs ||
+	    *pairs > BENCH_MAX_PAIRS)
+		return -EINVAL;
+	for (i = 0; i < BENCH_MIX; i++) {
+		if (!strcmp(name, bench_ops[i].name))
+			break;
+	}
+	if (i == BENCH_MIX && strcmp(name, "mix"))
+		return -EINVAL;
+	*op = i;
+	return 0;
+}
+
+static ssize_t run_write(struct file *file, const char __user *ubuf,
+			 size_t count, loff_t *ppos)
+{
+	char buf[64], req[64], *line;
+	unsigned long pairs;
+	unsigned int op;
+	u64 nsecs;
+	int ret;
+
+	if (count >= sizeof(buf)) {
+		pr_warn("run: %zu bytes written, want \"OP N\"\n", count);
+		return -EINVAL;
+	}
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	line = strim(buf);
+	strscpy(req, line);
+	if (bench_parse(req, &op, &pairs)) {
+		pr_warn("run: bad request \"%s\", want \"OP N\" with N in 1..%lu\n",
+			line, BENCH_MAX_PAIRS);
+		return -EINVAL;
+	}
+	ret = bench_run(op, pairs, &nsecs);
+	if (ret)
+		return ret;
+	mutex_lock(&bench_mutex);
+	bench_last_op = op == BENCH_MIX ? "mix" : bench_ops[op].name;
+	bench_last_pairs = pairs;
+	bench_last_nsecs = nsecs;
+	mutex_unlock(&bench_mutex);
+	return count;
+}
+
+static ssize_t run_read(struct file *file, char __user *ubuf, size_t count,
+			loff_t *ppos)
+{
+	char buf[64];
+	int len;
+
+	mutex_lock(&bench_mutex);
+	len = scnprintf(buf, sizeof(buf), "%s %lu %llu\n", bench_last_op,
+			bench_last_pairs, bench_last_nsecs);
+	mutex_unlock(&bench_mutex);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static const struct file_operations run_fops = {
+	.owner	= THIS_MODULE,
+	.read	= run_read,
+	.write	= run_write,
+	.llseek	= default_llseek,
+};
+
+static int __init kmemtrace_bench_init(void)
+{
+	struct dentry *dir;
+
+	bench_cache = kmem_cache_create("kmemtrace_bench", BENCH_CACHE_SIZE, 0,
+					0, NULL);
+	if (!bench_cache)
+		return -ENOMEM;
+	dir = debugfs_create_dir("kmemtrace_bench", NULL);
+	debugfs_create_file("run", 0600, dir, NULL, &run_fops);
+	return 0;
+}
+late_initcall(kmemtrace_bench_init);
