@@ -23,7 +23,8 @@ cp "$KMT_CACHE/tool/static/kmemtrace" "$ROOT/bin/kmemtrace"
 cp "$GUEST/init" "$ROOT/init"
 cp "$GUEST/run-tests.sh" "$GUEST/demo.sh" "$GUEST/workload.sh" \
 	"$GUEST/ftrace.sh" "$GUEST/bench.sh" "$GUEST/record-check.sh" \
-	"$GUEST/check-exact.sh" "$ROOT/kmt/"
+	"$GUEST/check-exact.sh" "$GUEST/stress-loop.sh" \
+	"$GUEST/stress-lib.sh" "$ROOT/kmt/"
 # ftracetest, with kmemtrace's test.d/kmemtrace, from the prepared tree.
 cp -r "$(kmt_src)/tools/testing/selftests/ftrace" "$ROOT/kmt/ftrace"
 ${CC:-cc} -static -O2 -o "$ROOT/bin/chrt" "$GUEST/chrt.c"

@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# stress-lib.sh - sourced by the stress boot's tests (guest/stress): run
+# stress-loop.sh loops in the background and stop them, and look for
+# kernel splats.
+
+K=/sys/kernel/debug/kmemtrace
+T=/sys/kernel/tracing
+C=/sys/devices/system/cpu/cpu1/online
+# What a console must not show (bin/check.sh's console_clean).
+SPLAT='WARNING:|BUG:|Oops|Call Trace:|UBSAN:|KASAN|Kernel panic|lockdep is turned off|possible circular locking|inconsistent lock state|possible recursive locking|suspicious RCU usage|BUG: sleeping function'
+
+# Functions the function tracers trace: the allocator entry points the
+# load calls.  Under TCG, tracing or patching every function of a loaded
+# guest takes minutes per switch; kmem_function still traces them all.
+FILTER='__kmalloc_noprof kfree kmem_cache_alloc_noprof kmem_cache_free vfree __free_pages'
+
+# stress_start DIR LOOP[:ARG]...: start the loops, records their pids.
+# The enable loop runs at real-time priority, above the load.
+stress_start() {
+	sdir=$1
+	shift
+	rm -f "$sdir/stop"
+	: >$T/set_ftrace_filter
+	for f in $FILTER; do
+		echo "$f" >>$T/set_ftrace_filter
+	done
+	spids=
+	for l in "$@"; do
+		rt=
+		[ "$l" != enable ] || rt="chrt -f 10"
+		$rt /kmt/stress-loop.sh "${l%%:*}" "$sdir" "$(echo "$l" | sed -n 's/.*://p')" &
+		spids="$spids $!"
+	done
+}
+
+# stress_stop: stop the loops and wait for them; put the tracer, the
+# recording and cpu1 back.
+stress_stop() {
+	touch "$sdir/stop"
+	for p in $spids; do
+		wait "$p"
+	done
+	echo 0 >$K/enabled
+	echo nop >$T/current_tracer
+	echo 0 >$T/options/kmem_function
+	: >$T/set_ftrace_filter
+	[ ! -e $C ] || echo 1 >$C
+}
+
+# stress_count NAME: cycles the loop NAME has run.
+stress_count() {
+	cat "$sdir/$1.count" 2>/dev/null || echo 0
+}
+
+# stress_report: print the cycles of every loop and its failures; return
+# 1 if any loop failed.
+stress_report() {
+	for f in "$sdir"/*.count; do
+		printf '%s %s cycles\n' "$(basename "$f" .count)" "$(cat "$f")"
+	done
+	[ ! -s "$sdir/tracer.log" ] ||
+		echo "tracer switches (uptime s):" $(cat "$sdir/tracer.log")
+	cat "$sdir"/*.fail | head -n 20
+	! cat "$sdir"/*.fail | grep -q .
+}
+
+# splats: print the kernel's complaints since dmesg was last cleared;
+# return 1 if there are any.
+splats() {
+	! dmesg | grep -E "$SPLAT" | head -n 20 | grep .
+}
