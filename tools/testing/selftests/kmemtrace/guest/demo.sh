@@ -10,9 +10,11 @@ kmemtrace record -o "$out/record" -- /kmt/workload.sh
 echo "kmemtrace: record exited $?"
 cat /sys/kernel/debug/kmemtrace/stats
 
-# The same events through ftrace, on one timeline with function calls.
+# The same events through ftrace, on one timeline with function calls,
+# with hashed pointers once %p can hash them.
 T=/sys/kernel/tracing
 if grep -qw kmemtrace $T/available_tracers 2>/dev/null; then
+	/kmt/hash-ready.sh
 	echo kmemtrace >$T/current_tracer
 	ls /proc/self >/dev/null
 	echo 0 >$T/tracing_on

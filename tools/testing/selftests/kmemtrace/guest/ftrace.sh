@@ -22,20 +22,7 @@ if [ -f /kmt/ftracetest.only ]; then
 	exit 0
 fi
 
-# The text outputs hash pointers (%p), which print "(____ptrval____)"
-# until the random pool is ready and the hash key set: a blocking read
-# readies the pool; then wait for the key.
-head -c 1 /dev/random >/dev/null
-echo kmemtrace >$T/current_tracer
-i=0
-while [ $i -lt 100 ]; do
-	echo >$T/trace
-	cat /proc/meminfo >/dev/null
-	grep -q '(____ptrval____)' $T/trace || break
-	sleep 0.1
-	i=$((i + 1))
-done
-echo nop >$T/current_tracer
+/kmt/hash-ready.sh
 
 ./ftracetest -K -k -v test.d/kmemtrace
 # Every test's log, passed or not (-k keeps them), for the host: the
