@@ -16,6 +16,19 @@ SPLAT='WARNING:|BUG:|Oops|Call Trace:|UBSAN:|KASAN|Kernel panic|lockdep is turne
 # guest takes minutes per switch; kmem_function still traces them all.
 FILTER='__kmalloc_noprof kfree kmem_cache_alloc_noprof kmem_cache_free vfree __free_pages'
 
+# stress_begin DIR: skip (exit 4) without what the stress tests need, else
+# start with an empty DIR and an empty kernel log.
+stress_begin() {
+	[ -e /sys/kernel/debug/kmemtrace_bench/run ] ||
+		{ echo "SKIP: no CONFIG_KMEMTRACE_BENCH"; exit 4; }
+	grep -qw kmemtrace $T/available_tracers ||
+		{ echo "SKIP: no tracer"; exit 4; }
+	[ -e $C ] || { echo "SKIP: cpu1 cannot be hotplugged"; exit 4; }
+	rm -rf "$1"
+	mkdir -p "$1"
+	dmesg -c >/dev/null
+}
+
 # stress_start DIR LOOP[:ARG]...: start the loops, records their pids.
 # The enable loop runs at real-time priority, above the load.
 stress_start() {

@@ -16,14 +16,7 @@ dir=/tmp/record_cycles
 out=/tmp/record_cycles.rec
 fail() { echo "FAIL: $*"; exit 1; }
 
-[ -e /sys/kernel/debug/kmemtrace_bench/run ] ||
-	{ echo "SKIP: no CONFIG_KMEMTRACE_BENCH"; exit 4; }
-grep -qw kmemtrace $T/available_tracers || { echo "SKIP: no tracer"; exit 4; }
-[ -e $C ] || { echo "SKIP: cpu1 cannot be hotplugged"; exit 4; }
-
-rm -rf $dir
-mkdir -p $dir
-dmesg -c >/dev/null
+stress_begin $dir
 t0=$(date +%s)
 stress_start $dir load:0 load:1 tracer hotplug
 runs=0 failed=0 attempted=0 recorded=0 dropped=0

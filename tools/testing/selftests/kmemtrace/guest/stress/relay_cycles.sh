@@ -20,14 +20,7 @@ MAX_SECS=240
 dir=/tmp/relay_cycles
 fail() { echo "FAIL: $*"; exit 1; }
 
-[ -e /sys/kernel/debug/kmemtrace_bench/run ] ||
-	{ echo "SKIP: no CONFIG_KMEMTRACE_BENCH"; exit 4; }
-grep -qw kmemtrace $T/available_tracers || { echo "SKIP: no tracer"; exit 4; }
-[ -e $C ] || { echo "SKIP: cpu1 cannot be hotplugged"; exit 4; }
-
-rm -rf $dir
-mkdir -p $dir
-dmesg -c >/dev/null
+stress_begin $dir
 # Recording off and the buffers empty: the readers' streams start here.
 echo 0 >$K/enabled
 for f in $K/cpu[0-9]*; do
