@@ -17,7 +17,7 @@ set -u
 dir=$1
 rep=$dir/trace-cmd.report
 if ! trace-cmd report -i "$dir/trace.dat" >"$rep" 2>"$dir/trace-cmd.err"; then
-	kmt_log "trace-cmd report failed: $(head -n 3 "$dir/trace-cmd.err")"
+	kmt_log "trace-cmd report failed: $(head -n 3 "$dir/trace-cmd.err")" >&2
 	echo "FAIL ftrace.trace_cmd_report"
 	exit 0
 fi
@@ -31,7 +31,7 @@ types='(kmalloc|cache|pages|percpu|vmalloc)'
 gfp='(none|_*GFP_[A-Z0-9_]+(\|(_*GFP_[A-Z0-9_]+|0x[0-9a-f]+))*)'
 numeric=$(grep -cvE "kmem_alloc: +(realloc )?$types call_site=.* gfp_flags=$gfp node=|kmem_free: +$types call_site=" \
 	"$dir/trace-cmd.kmem")
-kmt_log "trace-cmd report: $total kmem entries, $nocomm without comm, $numeric not symbolic"
+kmt_log "trace-cmd report: $total kmem entries, $nocomm without comm, $numeric not symbolic" >&2
 grep -m 3 -vE "kmem_alloc: +(realloc )?$types call_site=.* gfp_flags=$gfp node=|kmem_free: +$types call_site=" \
 	"$dir/trace-cmd.kmem" >&2
 
