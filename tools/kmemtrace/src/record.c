@@ -239,14 +239,26 @@ static int allocate_buffers(struct recorder *r)
 	return ret;
 }
 
-static int open_streams(struct recorder *r)
+static bool stream_open(const struct recorder *r, int cpu)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr; i++)
+		if (r->cpus[i].cpu == cpu)
+			return true;
+	return false;
+}
+
+/*
+ * Open the cpuN files not open yet.  A CPU that comes online for the
+ * first time since the buffers were allocated gets its file then, maybe
+ * in the middle of a recording.
+ */
+static int open_new_streams(struct recorder *r)
 {
 	struct dirent *de;
 	int cpu, ret = 0;
 	DIR *d;
-
-	if (allocate_buffers(r))
-		return -1;
 
 	d = opendir(r->p->debugfs);
 	if (!d) {
@@ -255,10 +267,20 @@ static int open_streams(struct recorder *r)
 	}
 	while (!ret && (de = readdir(d))) {
 		cpu = kmt_cpu_from_name(de->d_name);
-		if (cpu >= 0)
+		if (cpu >= 0 && !stream_open(r, cpu))
 			ret = open_stream(r, cpu, de->d_name);
 	}
 	closedir(d);
+	return ret;
+}
+
+static int open_streams(struct recorder *r)
+{
+	int ret;
+
+	if (allocate_buffers(r))
+		return -1;
+	ret = open_new_streams(r);
 	if (!ret && !r->nr) {
 		err_msg("%s: no cpuN files", r->p->debugfs);
 		ret = -1;
@@ -451,15 +473,45 @@ static int record_timeout(struct recorder *r, uint64_t deadline)
 	return deadline - now < KMT_POLL_MS ? deadline - now : KMT_POLL_MS;
 }
 
-/* Copy the streams while tracing runs; pfd[0] is the signalfd. */
-static int record_loop(struct recorder *r, struct pollfd *pfd)
+/* What to poll: the signalfd in pfd[0], then every stream. */
+static struct pollfd *poll_fds(struct recorder *r, struct pollfd *pfd)
 {
-	uint64_t deadline = now_ms() + r->p->duration * 1000;
-	int timeout, ready;
-	ssize_t n, total;
 	size_t i;
 
+	pfd = xrealloc(pfd, (r->nr + 1) * sizeof(*pfd));
+	memset(pfd, 0, (r->nr + 1) * sizeof(*pfd));
+	pfd[0].fd = r->sigfd;
+	pfd[0].events = POLLIN;
+	for (i = 0; i < r->nr; i++) {
+		pfd[i + 1].fd = r->cpus[i].in;
+		pfd[i + 1].events = POLLIN;
+	}
+	return pfd;
+}
+
+/*
+ * Copy the streams while tracing runs.  Look for new cpuN files every
+ * KMT_POLL_MS, for CPUs that come online while recording.
+ */
+static int record_loop(struct recorder *r)
+{
+	uint64_t deadline = now_ms() + r->p->duration * 1000;
+	uint64_t scanned = now_ms();
+	struct pollfd *pfd = poll_fds(r, NULL);
+	size_t i, polled = r->nr;
+	int timeout, ready;
+	ssize_t n, total;
+
 	while ((timeout = record_timeout(r, deadline)) >= 0) {
+		if (now_ms() - scanned >= KMT_POLL_MS) {
+			scanned = now_ms();
+			if (open_new_streams(r))
+				goto fail;
+			if (r->nr != polled) {
+				pfd = poll_fds(r, pfd);
+				polled = r->nr;
+			}
+		}
 		ready = poll(pfd, r->nr + 1, timeout);
 		if (ready > 0 && pfd[0].revents)
 			ready--;
@@ -468,37 +520,33 @@ static int record_loop(struct recorder *r, struct pollfd *pfd)
 		for (i = 0; i < r->nr; i++) {
 			n = copy_stream(r, &r->cpus[i], KMT_READS_PER_ROUND, false);
 			if (n < 0)
-				return -1;
+				goto fail;
 			total += n;
 		}
 		/* Plain files (tests) always poll readable, even at EOF. */
 		if (ready > 0 && !total)
 			usleep(KMT_POLL_MS * 1000);
 	}
+	free(pfd);
 	return 0;
+fail:
+	free(pfd);
+	return -1;
 }
 
 static int record_run(struct recorder *r)
 {
-	struct pollfd *pfd = xcalloc(r->nr + 1, sizeof(*pfd));
 	int ret;
-	size_t i;
 
 	if (setup_signals(r))
 		return -1;
-	pfd[0].fd = r->sigfd;
-	pfd[0].events = POLLIN;
-	for (i = 0; i < r->nr; i++) {
-		pfd[i + 1].fd = r->cpus[i].in;
-		pfd[i + 1].events = POLLIN;
-	}
 	ret = set_enabled(r, true);
 	if (!ret && r->p->cmd)
 		ret = start_child(r);
 	else if (!ret && !r->p->has_duration)
 		err_msg("recording, press Ctrl-C or send SIGTERM to stop");
 	if (!ret)
-		ret = record_loop(r, pfd);
+		ret = record_loop(r);
 	if (r->enabled && set_enabled(r, false))
 		ret = -1;
 	if (r->child) {
@@ -506,7 +554,6 @@ static int record_run(struct recorder *r)
 		waitpid(r->child, NULL, 0);
 	}
 	restore_signals(r);
-	free(pfd);
 	return ret;
 }
 
@@ -607,6 +654,9 @@ int record_main(int argc, char **argv)
 		ret = -1;
 	if (!ret)
 		ret = record_run(r);
+	/* A CPU may have come online just before recording stopped. */
+	if (!ret && open_new_streams(r))
+		ret = -1;
 	if (!ret && drain_streams(r, false) < 0)
 		ret = -1;
 	if (!ret)

@@ -759,6 +759,22 @@ t_record_without_stats_and_caches() {
 	END
 }
 
+# A CPU that comes online while recording gets its cpuN file then: record
+# reads it too, also when it appears right before recording stops.
+t_record_cpu_appears() {
+	fake_debugfs fake && mv fake/cpu1 cpu1.later || return 1
+	run record -D fake -o rec -K kallsyms -- sh -c 'sleep 0.3; cp cpu1.later fake/cpu1; sleep 0.3'
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
+	END
+	cmp -s cpu1.later rec/cpu1 || fail "rec/cpu1 is not the cpu1 that appeared" ||
+		return 1
+	rm -rf rec fake/cpu1
+	run record -D fake -o rec -K kallsyms -- cp cpu1.later fake/cpu1
+	expect_rc 0 && cmp -s cpu1.later rec/cpu1 ||
+		fail "cpu1 appearing at the end was not read"
+}
+
 t_record_empty_and_duration() {
 	fake_debugfs fake || return 1
 	run record -e -d 0 -D fake -o rec -K kallsyms
@@ -847,6 +863,7 @@ dump_sorted_by_timestamp
 dump_flags_and_caches
 record_fake_debugfs
 record_without_stats_and_caches
+record_cpu_appears
 record_empty_and_duration
 record_errors
 "
