@@ -82,14 +82,16 @@ static __always_inline void record_sized(u8 kind, u8 type,
 	kmemtrace_record(&ev, false);
 }
 
-/* A free that knows only its pointer. */
-static __always_inline void record_free(u8 type, unsigned long call_site,
+/* A free that knows only its pointer, and for a cache its id. */
+static __always_inline void record_free(u8 type, unsigned int cache_id,
+					unsigned long call_site,
 					const void *ptr)
 {
 	struct kmemtrace_event ev = {
 		.kind = KMEMTRACE_KIND_FREE,
 		.type = type,
 		.node = KMEMTRACE_NO_NODE,
+		.cache_id = cache_id,
 		.call_site = call_site,
 		.ptr = (unsigned long)ptr,
 	};
@@ -122,13 +124,6 @@ static void probe_krealloc(void *ignore, unsigned long call_site,
  */
 static void probe_kfree(void *ignore, unsigned long call_site, const void *ptr)
 {
-	struct kmemtrace_event ev = {
-		.kind = KMEMTRACE_KIND_FREE,
-		.type = KMEMTRACE_TYPE_KMALLOC,
-		.node = KMEMTRACE_NO_NODE,
-		.call_site = call_site,
-		.ptr = (unsigned long)ptr,
-	};
 	struct folio *folio;
 
 	if (ZERO_OR_NULL_PTR(ptr))
@@ -138,11 +133,12 @@ static void probe_kfree(void *ignore, unsigned long call_site, const void *ptr)
 		struct kmem_cache *s = folio_slab(folio)->slab_cache;
 
 		if (!is_kmalloc_cache(s)) {
-			ev.type = KMEMTRACE_TYPE_CACHE;
-			ev.cache_id = s->kmemtrace_id;
+			record_free(KMEMTRACE_TYPE_CACHE, s->kmemtrace_id,
+				    call_site, ptr);
+			return;
 		}
 	}
-	kmemtrace_record(&ev, false);
+	record_free(KMEMTRACE_TYPE_KMALLOC, 0, call_site, ptr);
 }
 
 static void probe_kmem_cache_alloc(void *ignore, unsigned long call_site,
@@ -167,16 +163,7 @@ static void probe_kmem_cache_alloc(void *ignore, unsigned long call_site,
 static void probe_kmem_cache_free(void *ignore, unsigned long call_site,
 				  const void *ptr, const struct kmem_cache *s)
 {
-	struct kmemtrace_event ev = {
-		.kind = KMEMTRACE_KIND_FREE,
-		.type = KMEMTRACE_TYPE_CACHE,
-		.node = KMEMTRACE_NO_NODE,
-		.cache_id = s->kmemtrace_id,
-		.call_site = call_site,
-		.ptr = (unsigned long)ptr,
-	};
-
-	kmemtrace_record(&ev, false);
+	record_free(KMEMTRACE_TYPE_CACHE, s->kmemtrace_id, call_site, ptr);
 }
 
 /* === Pages =============================================================== */
@@ -281,7 +268,7 @@ static void probe_percpu_alloc_percpu(void *ignore, unsigned long call_site,
 static void probe_percpu_free_percpu(void *ignore, void *base_addr, int off,
 				     void __percpu *ptr)
 {
-	record_free(KMEMTRACE_TYPE_PERCPU, 0, (__force const void *)ptr);
+	record_free(KMEMTRACE_TYPE_PERCPU, 0, 0, (__force const void *)ptr);
 }
 
 /* === vmalloc ============================================================= */
@@ -304,7 +291,7 @@ static void probe_vrealloc(void *ignore, unsigned long call_site,
 
 static void probe_vfree(void *ignore, unsigned long call_site, const void *ptr)
 {
-	record_free(KMEMTRACE_TYPE_VMALLOC, call_site, ptr);
+	record_free(KMEMTRACE_TYPE_VMALLOC, 0, call_site, ptr);
 }
 
 /* === Attaching =========================================================== */
