@@ -146,17 +146,21 @@ static char type_letter(unsigned int type)
 /* === Recording =========================================================== */
 
 /*
- * The time stamp of an entry reserved and not yet committed, which is
- * what readers see for it: ring_buffer_event_time_stamp() returns the
+ * Commit an entry and return its time stamp, read while it is still
+ * reserved, which is what readers see for it: ring_buffer_event_time_stamp() returns the
  * time the reservation took, from which the entry's delta is computed.
  * The one exception is an NMI writing into this CPU's buffer in the
  * middle of the reservation: the ring buffer may then give the entry the
  * time of the one before it (delta 0).
  */
-static u64 entry_time(struct trace_buffer *buffer,
-		      struct ring_buffer_event *event)
+static u64 commit_stamped(struct trace_buffer *buffer,
+			  struct ring_buffer_event *event)
 {
-	return ring_buffer_event_time_stamp(buffer, event);
+	/* Only between reserve and commit: read it first. */
+	u64 ts = ring_buffer_event_time_stamp(buffer, event);
+
+	trace_buffer_unlock_commit_nostack(buffer, event);
+	return ts;
 }
 
 static u64 record_alloc(struct trace_buffer *buffer,
@@ -165,7 +169,6 @@ static u64 record_alloc(struct trace_buffer *buffer,
 {
 	struct ring_buffer_event *event;
 	struct kmemtrace_alloc_entry *entry;
-	u64 ts;
 
 	event = trace_buffer_lock_reserve(buffer, TRACE_KMEM_ALLOC,
 					  sizeof(*entry), trace_ctx);
@@ -184,9 +187,7 @@ static u64 record_alloc(struct trace_buffer *buffer,
 	entry->kind		= ev->kind;
 	entry->order		= ev->order;
 	entry->migratetype	= ev->migratetype;
-	ts = entry_time(buffer, event);
-	trace_buffer_unlock_commit_nostack(buffer, event);
-	return ts;
+	return commit_stamped(buffer, event);
 }
 
 static u64 record_free(struct trace_buffer *buffer,
@@ -195,7 +196,6 @@ static u64 record_free(struct trace_buffer *buffer,
 {
 	struct ring_buffer_event *event;
 	struct kmemtrace_free_entry *entry;
-	u64 ts;
 
 	event = trace_buffer_lock_reserve(buffer, TRACE_KMEM_FREE,
 					  sizeof(*entry), trace_ctx);
@@ -209,9 +209,7 @@ static u64 record_free(struct trace_buffer *buffer,
 	entry->flags		= ev->flags;
 	entry->type		= ev->type;
 	entry->order		= ev->order;
-	ts = entry_time(buffer, event);
-	trace_buffer_unlock_commit_nostack(buffer, event);
-	return ts;
+	return commit_stamped(buffer, event);
 }
 
 u64 kmemtrace_tracer_event(const struct kmemtrace_event *ev,
