@@ -68,7 +68,6 @@ enum kmemtrace_user {
 
 static DEFINE_MUTEX(kmemtrace_mutex);	/* serialises starting and stopping */
 static unsigned int kmemtrace_users;
-static bool kmemtrace_allocated;	/* relay channel exists */
 static struct dentry *kmemtrace_dir;	/* debugfs directory, once it exists */
 static DEFINE_STATIC_KEY_FALSE(kmemtrace_relay_key);
 static DEFINE_STATIC_KEY_FALSE(kmemtrace_tracer_key);
@@ -355,7 +354,7 @@ static int kmemtrace_allocate_locked(void)
 	u64 bytes = (u64)kmemtrace_subbufs * kmemtrace_subbuf_size;
 	int ret;
 
-	if (kmemtrace_allocated)
+	if (kmemtrace_relay_allocated())
 		return 0;
 	/* The boot parameters keep this true; it is what keeps memory safe. */
 	if (WARN_ON_ONCE(bytes > KMEMTRACE_BUF_MAX))
@@ -366,7 +365,6 @@ static int kmemtrace_allocate_locked(void)
 		       kmemtrace_subbufs, kmemtrace_subbuf_size, ret);
 		return ret;
 	}
-	kmemtrace_allocated = true;
 	return 0;
 }
 
@@ -403,12 +401,10 @@ int kmemtrace_release(void)
 	int ret = 0;
 
 	mutex_lock(&kmemtrace_mutex);
-	if (kmemtrace_users & KMEMTRACE_USER_RELAY) {
+	if (kmemtrace_users & KMEMTRACE_USER_RELAY)
 		ret = -EBUSY;
-	} else if (kmemtrace_allocated) {
+	else if (kmemtrace_relay_allocated())
 		kmemtrace_relay_close();
-		kmemtrace_allocated = false;
-	}
 	mutex_unlock(&kmemtrace_mutex);
 	return ret;
 }
@@ -420,7 +416,7 @@ int kmemtrace_release(void)
  */
 u64 kmemtrace_buffer_bytes(void)
 {
-	return kmemtrace_allocated ? kmemtrace_relay_bytes() : 0;
+	return kmemtrace_relay_bytes();
 }
 
 int kmemtrace_enable(void)
@@ -493,7 +489,7 @@ int __init kmemtrace_set_dir(struct dentry *dir)
 
 	mutex_lock(&kmemtrace_mutex);
 	kmemtrace_dir = dir;
-	if (kmemtrace_allocated)
+	if (kmemtrace_relay_allocated())
 		ret = kmemtrace_relay_setup_files(dir);
 	mutex_unlock(&kmemtrace_mutex);
 	return ret;

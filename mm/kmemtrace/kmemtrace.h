@@ -52,6 +52,7 @@ struct kmemtrace_scope *kmemtrace_scope_current(void);
 
 /* relay.c */
 int kmemtrace_relay_open(struct dentry *dir);
+bool kmemtrace_relay_allocated(void);
 int kmemtrace_relay_setup_files(struct dentry *dir);
 void kmemtrace_relay_close(void);
 u64 kmemtrace_relay_bytes(void);

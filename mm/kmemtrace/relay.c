@@ -198,6 +198,17 @@ int kmemtrace_relay_open(struct dentry *dir)
 	return 0;
 }
 
+/**
+ * kmemtrace_relay_allocated() - whether the buffers are allocated
+ *
+ * Context: kmemtrace_mutex held, or the answer may be out of date.
+ * Return: true between kmemtrace_relay_open() and kmemtrace_relay_close().
+ */
+bool kmemtrace_relay_allocated(void)
+{
+	return READ_ONCE(kmemtrace_chan);
+}
+
 int __init kmemtrace_relay_setup_files(struct dentry *dir)
 {
 	return relay_late_setup_files(kmemtrace_chan, "cpu", dir);
