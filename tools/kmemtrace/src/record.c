@@ -78,7 +78,9 @@ static void record_usage(int status)
 		"  disable kmemtrace and write the cpuN streams, abi_version, dropped,\n"
 		"  stats, caches and kallsyms to DIR.  Needs root.\n"
 		"\n"
-		"     -o/--output DIR         directory to write, created if needed\n"
+		"     -o/--output DIR         directory to write, created if needed; the\n"
+		"                             files of an earlier recording there are\n"
+		"                             removed first\n"
 		"     -e/--empty              discard events left in the buffers by an\n"
 		"                             earlier session before enabling\n"
 		"     -d/--duration SECONDS   stop after SECONDS (not with CMD)\n"
@@ -180,6 +182,80 @@ static int make_outdir(const char *dir)
 		return 0;
 	err_msg("%s: %s", dir, errno == EEXIST ? strerror(ENOTDIR) : strerror(errno));
 	return -1;
+}
+
+/* The files record writes into DIR besides the cpuN streams. */
+static const char * const record_files[] = {
+	"abi_version", "dropped", "stats", "caches", "kallsyms",
+};
+
+static bool is_record_file(const char *name)
+{
+	size_t i;
+
+	if (kmt_cpu_from_name(name) >= 0)
+		return true;
+	for (i = 0; i < ARRAY_SIZE(record_files); i++)
+		if (!strcmp(name, record_files[i]))
+			return true;
+	return false;
+}
+
+/* Whether @a and @b exist and are the same file. */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/*
+ * What an earlier recording left in DIR would mix with this one: a cpuN
+ * file of a CPU this machine lacks, or a side file this kernel does not
+ * have, would be read as part of the new trace.  Remove every file record
+ * writes, and only those; fail if one cannot be removed.
+ */
+static int clean_outdir(const struct record_params *p)
+{
+	char *kallsyms = path_join(p->outdir, "kallsyms");
+	size_t removed = 0;
+	struct dirent *de;
+	int ret = 0;
+	DIR *d;
+
+	if (same_file(p->outdir, p->debugfs)) {
+		err_msg("%s: is the debugfs directory, record to another one", p->outdir);
+		ret = -1;
+	} else if (same_file(kallsyms, p->kallsyms)) {
+		err_msg("%s: is %s, which record replaces: copy it elsewhere first",
+			p->kallsyms, kallsyms);
+		ret = -1;
+	}
+	free(kallsyms);
+	if (ret)
+		return ret;
+	d = opendir(p->outdir);
+	if (!d) {
+		err_msg("%s: %s", p->outdir, strerror(errno));
+		return -1;
+	}
+	while (!ret && (de = readdir(d))) {
+		if (!is_record_file(de->d_name))
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0)) {
+			err_msg("%s/%s: cannot remove what an earlier recording left: %s",
+				p->outdir, de->d_name, strerror(errno));
+			ret = -1;
+		} else {
+			removed++;
+		}
+	}
+	closedir(d);
+	if (!ret && removed)
+		err_msg("%s: removed %zu files of an earlier recording", p->outdir,
+			removed);
+	return ret;
 }
 
 /* Open debugfs cpuN and DIR/cpuN. */
@@ -557,38 +633,29 @@ static int record_run(struct recorder *r)
 	return ret;
 }
 
+/* Copy @src to DIR/@name; on failure, leave no DIR/@name at all. */
 static int copy_meta(struct recorder *r, const char *src, const char *name)
 {
 	char *dst = path_join(r->p->outdir, name);
 	int ret;
 
 	ret = copy_file(src, dst);
+	if (ret && unlink(dst) && errno != ENOENT)
+		err_msg("%s: %s", dst, strerror(errno));
 	free(dst);
 	return ret;
 }
 
-/*
- * Copy a file older kernels lack; without it, remove what an earlier
- * recording into the same DIR left, which would not match the streams.
- */
+/* Copy a file older kernels lack, with a warning when it is missing. */
 static void copy_optional(struct recorder *r, const char *name,
 			  const char *without)
 {
 	char *src = path_join(r->p->debugfs, name);
-	char *dst;
 
-	if (access(src, F_OK) && errno == ENOENT) {
+	if (access(src, F_OK) && errno == ENOENT)
 		err_msg("warning: %s: not found (older kernel?), %s", src, without);
-	} else if (copy_meta(r, src, name)) {
+	else if (copy_meta(r, src, name))
 		err_msg("warning: %s not copied, %s", name, without);
-	} else {
-		free(src);
-		return;
-	}
-	dst = path_join(r->p->outdir, name);
-	if (unlink(dst) && errno != ENOENT)
-		err_msg("%s: %s", dst, strerror(errno));
-	free(dst);
 	free(src);
 }
 
@@ -645,7 +712,7 @@ int record_main(int argc, char **argv)
 	int ret;
 
 	record_parse_args(argc, argv, &p);
-	if (check_debugfs(p.debugfs) || make_outdir(p.outdir))
+	if (check_debugfs(p.debugfs) || make_outdir(p.outdir) || clean_outdir(&p))
 		return 1;
 	r = xcalloc(1, sizeof(*r));
 	r->p = &p;

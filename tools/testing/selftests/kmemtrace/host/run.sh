@@ -744,6 +744,7 @@ t_record_without_stats_and_caches() {
 	mkdir rec && echo stale > rec/stats && echo stale > rec/caches || return 1
 	run record -D fake -o rec -K kallsyms -- true
 	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: rec: removed 2 files of an earlier recording
 	kmemtrace: warning: fake/stats: not found (older kernel?), check cannot account for lost events per CPU
 	kmemtrace: warning: fake/caches: not found (older kernel?), report will show cache ids without names
 	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
@@ -756,6 +757,59 @@ t_record_without_stats_and_caches() {
 	cpu1: events 1, first seq 9, last seq 9, gaps 0
 	total: events 3, gaps 0, dropped 7
 	result: ok
+	END
+}
+
+# An earlier recording into the same directory, from a machine with more
+# CPUs and a kallsyms that cannot be copied now, leaves nothing behind.
+t_record_replaces_earlier_recording() {
+	fake_debugfs fake || return 1
+	mkdir rec && mk rec/cpu0 "" "" "" && mk rec/cpu1 && mk rec/cpu7 seq=0 seq=1 &&
+		for f in kallsyms stats caches dropped abi_version; do
+			echo stale > "rec/$f" || return 1
+		done && echo mine > rec/notes && echo mine > rec/cpu0.txt || return 1
+	run record -D fake -o rec -K missing -- true
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: rec: removed 8 files of an earlier recording
+	kmemtrace: missing: No such file or directory
+	kmemtrace: warning: no kallsyms in rec, report will not symbolize
+	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
+	END
+	ls rec > files
+	expect_file files <<-'END' || return 1
+	abi_version
+	caches
+	cpu0
+	cpu0.txt
+	cpu1
+	dropped
+	notes
+	stats
+	END
+	run check rec
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
+	cpu0: events 2, first seq 0, last seq 1, gaps 0, leading 0, trailing 0, dropped 0
+	cpu1: events 1, first seq 9, last seq 9, gaps 0, leading 9, trailing 0, dropped 7
+	total: events 3, gaps 0, leading 9, trailing 0, dropped 7
+	result: ok
+	END
+	# What cannot be removed stops record before it enables tracing.
+	mkdir rec/cpu3 || return 1
+	run record -D fake -o rec -K kallsyms -- true
+	expect_rc 1 && expect_file fake/enabled <<-'END' || return 1
+	0
+	END
+	expect_err <<-'END' || return 1
+	kmemtrace: rec/cpu3: cannot remove what an earlier recording left: Is a directory
+	END
+	rmdir rec/cpu3 && cp kallsyms rec/kallsyms || return 1
+	run record -D fake -o rec -K rec/kallsyms -- true
+	expect_rc 1 && expect_err <<-'END' || return 1
+	kmemtrace: rec/kallsyms: is rec/kallsyms, which record replaces: copy it elsewhere first
+	END
+	run record -D fake -o fake -- true
+	expect_rc 1 && expect_err <<-'END'
+	kmemtrace: fake: is the debugfs directory, record to another one
 	END
 }
 
@@ -863,6 +917,7 @@ dump_sorted_by_timestamp
 dump_flags_and_caches
 record_fake_debugfs
 record_without_stats_and_caches
+record_replaces_earlier_recording
 record_cpu_appears
 record_empty_and_duration
 record_errors
