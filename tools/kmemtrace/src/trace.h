@@ -25,7 +25,7 @@
  * @valid: per event, whether kmt_stream_validate() accepted it
  * @nr: number of whole events in @ev
  * @tail: bytes after the last whole event (a truncated event)
- * @swapped: number of events written in the other byte order
+ * @swapped: number of events converted from the other byte order
  */
 struct kmt_stream {
 	char *path;
@@ -198,8 +198,11 @@ void kmt_event_swab(struct kmemtrace_event *ev);
  * @s: the stream to fill; release it with kmt_stream_free()
  * @path: the file
  *
- * Events whose magic reads as KMEMTRACE_MAGIC_SWAPPED are converted to host
- * byte order; other events are kept as read, for kmt_stream_validate().
+ * The stream is in the byte order of its first event with a known magic.
+ * When that is not the host's, its events with a known magic are converted
+ * to host byte order; other events are kept as read.  An event in another
+ * byte order than the first one then has magic KMEMTRACE_MAGIC_SWAPPED,
+ * which kmt_stream_validate() rejects.
  *
  * Return: 0 on success, -errno on failure (reported with err_msg()).
  */

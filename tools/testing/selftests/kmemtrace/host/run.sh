@@ -567,6 +567,26 @@ t_check_detects_bad_magic() {
 	END
 }
 
+# A stream is in one byte order, that of its first event: an event in the
+# other one is a problem, whichever order the stream is in.
+t_check_detects_mixed_byte_orders() {
+	mkdir t || return 1
+	mk t/cpu0 "" "" swab=1 "" && mk -s t/cpu1 "" swab=1 "" && mk t/cpu2 swab=1 ||
+		return 1
+	run check t
+	expect_rc 1 && expect_out <<-'END' || return 1
+	cpu0: events 3, first seq 0, last seq 3, gaps 1
+	cpu1: events 2, first seq 0, last seq 2, gaps 1
+	cpu2: events 1, first seq 0, last seq 0, gaps 0
+	total: events 6, gaps 2, dropped unknown
+	result: 2 problems
+	END
+	expect_err <<-'END'
+	kmemtrace: t/cpu0: event 2 (offset 160): byte order differs from the first event of the stream (mixed byte orders)
+	kmemtrace: t/cpu1: event 1 (offset 80): byte order differs from the first event of the stream (mixed byte orders)
+	END
+}
+
 t_check_detects_truncated_file() {
 	mkdir t || return 1
 	mk -t 40 t/cpu0 "" "" "" || return 1
@@ -902,6 +922,7 @@ check_valid_trace
 check_gap_counts
 check_gaps_exceed_dropped
 check_detects_bad_magic
+check_detects_mixed_byte_orders
 check_detects_truncated_file
 check_detects_seq_backwards
 check_detects_bad_fields
