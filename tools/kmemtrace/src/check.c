@@ -179,15 +179,40 @@ static size_t check_abi_file(const char *dir)
 	return errors;
 }
 
-/* What check_print() adds up over the streams. */
+/*
+ * What check_print() adds up over the streams.  The sums saturate and the
+ * _overflow flags tell when one did not fit in 64 bits, which only a
+ * corrupt trace can make happen.
+ */
 struct totals {
 	size_t events;
 	uint64_t gaps;
 	uint64_t leading;
 	uint64_t trailing;
+	bool gaps_overflow;
+	bool leading_overflow;
+	bool trailing_overflow;
 	bool accounted;
 	size_t errors;
 };
+
+static void print_total(const char *name, uint64_t v, bool overflow)
+{
+	if (overflow)
+		printf(", %s overflow", name);
+	else
+		printf(", %s %llu", name, (unsigned long long)v);
+}
+
+/* Report a total check_print() could not add up. */
+static size_t check_overflow(const char *name, bool overflow)
+{
+	if (!overflow)
+		return 0;
+	err_msg("total %s: more than 2^64 - 1 events, corrupt seq numbers or stats",
+		name);
+	return 1;
+}
 
 static void check_print(const struct kmt_trace *t, const struct kmt_stats *st,
 			struct totals *tot)
@@ -209,21 +234,24 @@ static void check_print(const struct kmt_trace *t, const struct kmt_stats *st,
 		cs = kmt_trace_cpu_stat(t, s->cpu);
 		if (cs) {
 			tot->errors += check_loss(s, &st[i], cs, &l);
-			tot->leading += l.leading;
-			tot->trailing += l.trailing;
+			tot->leading_overflow |= add_u64_sat(&tot->leading, l.leading);
+			tot->trailing_overflow |= add_u64_sat(&tot->trailing, l.trailing);
 			tot->accounted = true;
 		} else {
 			printf("\n");
 		}
 		tot->events += st[i].events;
-		tot->gaps += st[i].gaps;
+		tot->gaps_overflow |= add_u64_sat(&tot->gaps, st[i].gaps);
 	}
-	printf("total: events %zu, gaps %llu", tot->events,
-	       (unsigned long long)tot->gaps);
-	if (tot->accounted)
-		printf(", leading %llu, trailing %llu",
-		       (unsigned long long)tot->leading,
-		       (unsigned long long)tot->trailing);
+	printf("total: events %zu", tot->events);
+	print_total("gaps", tot->gaps, tot->gaps_overflow);
+	if (tot->accounted) {
+		print_total("leading", tot->leading, tot->leading_overflow);
+		print_total("trailing", tot->trailing, tot->trailing_overflow);
+	}
+	tot->errors += check_overflow("gaps", tot->gaps_overflow);
+	tot->errors += check_overflow("leading", tot->leading_overflow);
+	tot->errors += check_overflow("trailing", tot->trailing_overflow);
 	if (t->has_dropped)
 		printf(", dropped %llu\n", (unsigned long long)t->dropped);
 	else
@@ -233,13 +261,19 @@ static void check_print(const struct kmt_trace *t, const struct kmt_stats *st,
 /* Compare the dropped counts of DIR/stats and DIR/dropped. */
 static size_t check_stats_total(const struct kmt_trace *t)
 {
+	bool overflow = false;
 	uint64_t sum = 0;
 	size_t i;
 
 	if (!t->has_stats || !t->has_dropped)
 		return 0;
 	for (i = 0; i < t->nr_stats; i++)
-		sum += t->stats[i].dropped;
+		overflow |= add_u64_sat(&sum, t->stats[i].dropped);
+	if (overflow) {
+		err_msg("%s: stats dropped counts add up to more than 2^64 - 1",
+			t->dir);
+		return 1;
+	}
 	if (sum == t->dropped)
 		return 0;
 	err_msg("%s: stats count %llu dropped events but dropped says %llu",
@@ -268,7 +302,7 @@ int check_main(int argc, char **argv)
 	errors += kmt_trace_validate(&t, st);
 	check_print(&t, st, &tot);
 	errors += tot.errors;
-	if (t.has_dropped && tot.gaps > t.dropped) {
+	if (t.has_dropped && !tot.gaps_overflow && tot.gaps > t.dropped) {
 		err_msg("%s: seq gaps show %llu lost events but dropped says only %llu",
 			t.dir, (unsigned long long)tot.gaps,
 			(unsigned long long)t.dropped);

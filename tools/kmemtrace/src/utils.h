@@ -5,6 +5,7 @@
 #ifndef __KMEMTRACE_UTILS_H
 #define __KMEMTRACE_UTILS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +19,26 @@
 #define __kmt_attribute(x)	__attribute__((x))
 #define __printf(a, b)		__kmt_attribute(format(printf, a, b))
 #endif
+
+/**
+ * add_u64_sat() - add to a 64-bit total, saturating instead of wrapping
+ * @sum: the total; UINT64_MAX once a sum did not fit, and from then on
+ * @v: what to add
+ *
+ * Totals of numbers read from a trace (seq gaps, bytes) can exceed 64
+ * bits only in a corrupt trace, but then must not wrap around to a small
+ * plausible number: callers keep the return value as an overflow flag
+ * and show the total as such.
+ *
+ * Return: true if the sum did not fit in 64 bits.
+ */
+static inline bool add_u64_sat(uint64_t *sum, uint64_t v)
+{
+	if (!__builtin_add_overflow(*sum, v, sum))
+		return false;
+	*sum = UINT64_MAX;
+	return true;
+}
 
 /**
  * err_msg() - print "kmemtrace: MESSAGE\n" on stderr

@@ -507,6 +507,44 @@ t_check_stats_bad_file() {
 	END
 }
 
+# Totals of a corrupt trace can exceed 64 bits: they must not wrap around
+# to a small number that passes.
+t_check_totals_do_not_wrap() {
+	mkdir t && echo 0 > t/dropped || return 1
+	# 2^63 - 1 + 2^63 - 1 + 2 gaps wrap to 0.
+	mk t/cpu0 seq=0 seq=0x8000000000000000 &&
+		mk t/cpu1 seq=0 seq=0x8000000000000000 && mk t/cpu2 seq=0 seq=3 ||
+		return 1
+	run check t
+	expect_rc 1 && expect_out <<-'END' || return 1
+	cpu0: events 2, first seq 0, last seq 9223372036854775808, gaps 9223372036854775807
+	cpu1: events 2, first seq 0, last seq 9223372036854775808, gaps 9223372036854775807
+	cpu2: events 2, first seq 0, last seq 3, gaps 2
+	total: events 6, gaps overflow, dropped 0
+	result: 1 problems
+	END
+	expect_err <<-'END' || return 1
+	kmemtrace: total gaps: more than 2^64 - 1 events, corrupt seq numbers or stats
+	END
+	# 2^63 leading events twice, and 2^63 dropped events twice.
+	rm t/cpu* && mk t/cpu0 seq=0x8000000000000000 &&
+		mk t/cpu1 seq=0x8000000000000000 || return 1
+	stats t '0 1 0 0x8000000000000001' '1 1 0 0x8000000000000001' \
+		'2 0 0x8000000000000000 0x8000000000000000' \
+		'3 0 0x8000000000000000 0x8000000000000000' || return 1
+	run check t
+	expect_rc 1 && expect_out <<-'END' || return 1
+	cpu0: events 1, first seq 9223372036854775808, last seq 9223372036854775808, gaps 0, leading 9223372036854775808, trailing 0, dropped 0
+	cpu1: events 1, first seq 9223372036854775808, last seq 9223372036854775808, gaps 0, leading 9223372036854775808, trailing 0, dropped 0
+	total: events 2, gaps 0, leading overflow, trailing 0, dropped 0
+	result: 2 problems
+	END
+	expect_err <<-'END'
+	kmemtrace: total leading: more than 2^64 - 1 events, corrupt seq numbers or stats
+	kmemtrace: t: stats dropped counts add up to more than 2^64 - 1
+	END
+}
+
 # Version 2 adds an nmi column (events skipped in NMI context, already in
 # dropped): the accounting is the same.
 t_check_stats_v2() {
@@ -932,6 +970,7 @@ check_stats_mismatch
 check_stats_start_unknown
 check_stats_bad_file
 check_stats_v2
+check_totals_do_not_wrap
 swapped_endian_reads_same_as_native
 swapped_endian_new_fields
 dump_sorted_by_timestamp
