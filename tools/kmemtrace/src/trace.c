@@ -265,6 +265,13 @@ int kmt_trace_add_file(struct kmt_trace *t, const char *path)
 	struct kmt_stream s;
 	int ret;
 
+	/* Reading a FIFO would wait for a writer, a device would not end. */
+	ret = is_regular(path);
+	if (ret <= 0) {
+		err_msg("%s: %s", path, ret ? strerror(-ret) :
+			"not a regular file, streams must be regular files");
+		return ret ? ret : -EINVAL;
+	}
 	ret = kmt_stream_load(&s, path);
 	if (ret)
 		return ret;

@@ -240,7 +240,7 @@ int kmt_trace_load_dir(struct kmt_trace *t, const char *dir);
 /**
  * kmt_trace_add_file() - load one more stream file into a trace
  * @t: the trace, zero-initialised or loaded before
- * @path: the file
+ * @path: the file, which must be a regular file (not a FIFO or a device)
  *
  * Return: 0 on success, -errno on failure (reported with err_msg()).
  */

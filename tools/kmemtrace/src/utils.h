@@ -106,6 +106,15 @@ const char *path_basename(const char *path);
 int is_dir(const char *path);
 
 /**
+ * is_regular() - tell whether a path names a regular file
+ * @path: the path; a symbolic link is followed
+ *
+ * Return: 1 for a regular file, 0 for anything else, -errno if stat()
+ * failed.
+ */
+int is_regular(const char *path);
+
+/**
  * write_all() - write a whole buffer, retrying short writes and EINTR
  * @fd: file descriptor
  * @buf: bytes to write
@@ -117,7 +126,8 @@ int write_all(int fd, const void *buf, size_t len);
 
 /**
  * read_file() - read a whole file into memory
- * @path: file to read; works for files whose size stat() does not know
+ * @path: file to read; works for files whose size stat() does not know,
+ *	and reads a FIFO without a writer as empty rather than waiting
  * @buf: on success, the NUL-terminated contents, to be freed by the caller
  * @len: on success, the number of bytes read (without the NUL)
  *

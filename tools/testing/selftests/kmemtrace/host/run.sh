@@ -36,6 +36,12 @@ run() {
 	rc=$?
 }
 
+# run_limited ARGS...: run(), but kill kmemtrace after 10 s (status 124)
+run_limited() {
+	timeout 10 "$KMT" "$@" > out 2> err
+	rc=$?
+}
+
 fail() {
 	echo "$*"
 	return 1
@@ -605,6 +611,32 @@ t_check_detects_bad_magic() {
 	END
 }
 
+# Reading a FIFO named cpuN would wait for a writer forever, and a device
+# might never end: streams must be regular files.  A FIFO side file reads
+# as empty.
+t_stream_not_regular_file() {
+	basic_trace t && rm t/cpu1 && mkfifo t/cpu1 || return 1
+	for cmd in report check dump; do
+		run_limited $cmd t
+		expect_rc 1 && expect_out < /dev/null && expect_err <<-'END' || return 1
+		kmemtrace: t/cpu1: not a regular file, streams must be regular files
+		END
+	done
+	run_limited check t cpu1
+	expect_rc 1 && expect_has err "t/cpu1: not a regular file" || return 1
+	rm t/cpu1 && mkdir t/cpu1 || return 1
+	run_limited dump t
+	expect_rc 1 && expect_err <<-'END' || return 1
+	kmemtrace: t/cpu1: not a regular file, streams must be regular files
+	END
+	rmdir t/cpu1 && rm t/dropped && mkfifo t/dropped || return 1
+	run_limited report t
+	expect_rc 0 && expect_has out "dropped: unknown (no dropped file)" &&
+		expect_err <<-'END'
+	kmemtrace: t/dropped: not a number, ignored
+	END
+}
+
 # A stream is in one byte order, that of its first event: an event in the
 # other one is a problem, whichever order the stream is in.
 t_check_detects_mixed_byte_orders() {
@@ -961,6 +993,7 @@ check_gap_counts
 check_gaps_exceed_dropped
 check_detects_bad_magic
 check_detects_mixed_byte_orders
+stream_not_regular_file
 check_detects_truncated_file
 check_detects_seq_backwards
 check_detects_bad_fields
