@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,8 @@
 #define KMT_DEBUGFS		"/sys/kernel/debug/kmemtrace"
 #define KMT_KALLSYMS		"/proc/kallsyms"
 #define KMT_POLL_MS		100
+/* Longest -d, about 136 years: SECONDS * 1000 cannot overflow the deadline. */
+#define KMT_MAX_DURATION	UINT32_MAX
 /* Whole events per read(); relay read() returns whole events only. */
 #define KMT_READ_SIZE		(819 * KMEMTRACE_EVENT_SIZE)
 /* Reads of one stream per loop round, so that no CPU starves the others. */
@@ -83,7 +86,8 @@ static void record_usage(int status)
 		"                             removed first\n"
 		"     -e/--empty              discard events left in the buffers by an\n"
 		"                             earlier session before enabling\n"
-		"     -d/--duration SECONDS   stop after SECONDS (not with CMD)\n"
+		"     -d/--duration SECONDS   stop after SECONDS, at most 4294967295\n"
+		"                             (not with CMD)\n"
 		"     -D/--debugfs DIR        kmemtrace debugfs directory\n"
 		"                             (default " KMT_DEBUGFS ")\n"
 		"     -K/--kallsyms FILE      copy FILE instead of " KMT_KALLSYMS "\n"
@@ -133,6 +137,11 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 		case 'd':
 			if (parse_u64(optarg, &p->duration)) {
 				err_msg("record: bad number of seconds for -d: '%s'", optarg);
+				record_usage(KMT_EXIT_USAGE);
+			}
+			if (p->duration > KMT_MAX_DURATION) {
+				err_msg("record: -d %s: more than %llu seconds", optarg,
+					(unsigned long long)KMT_MAX_DURATION);
 				record_usage(KMT_EXIT_USAGE);
 			}
 			p->has_duration = true;

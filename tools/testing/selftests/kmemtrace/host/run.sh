@@ -930,6 +930,23 @@ t_record_empty_and_duration() {
 	expect_has err "recorded 0 events (0 bytes) from 2 CPUs into rec, 7 dropped"
 }
 
+# SECONDS * 1000 must not wrap around to a short recording.
+t_record_duration_limit() {
+	fake_debugfs fake || return 1
+	for d in 18446744073709551615 18446744073709552 4294967296; do
+		run_limited record -d $d -D fake -o rec -K kallsyms
+		expect_rc 2 && expect_has err "kmemtrace: record: -d $d: more than 4294967295 seconds" ||
+			return 1
+	done
+	"$KMT" record -d 4294967295 -D fake -o rec -K kallsyms > out 2> err &
+	pid=$!
+	sleep 0.5
+	kill -TERM $pid
+	wait $pid
+	rc=$?
+	expect_rc 0 && expect_has err "recorded 3 events (240 bytes) from 2 CPUs into rec"
+}
+
 t_record_errors() {
 	run record -D nodir -o rec -- true
 	expect_rc 1 && expect_err <<-'END' || return 1
@@ -1013,6 +1030,7 @@ record_without_stats_and_caches
 record_replaces_earlier_recording
 record_cpu_appears
 record_empty_and_duration
+record_duration_limit
 record_errors
 "
 
