@@ -44,7 +44,7 @@ static void report_usage(int status)
 		"\n"
 		"  Summarize the trace \"kmemtrace record\" wrote to DIR.  Allocator\n"
 		"  backing store (flag backing) is counted apart from the byte totals;\n"
-		"  cache names come from DIR/caches.\n"
+		"  cache names come from DIR/caches.  Exits 1 when no event is valid.\n"
 		"\n"
 		"     -k/--vmlinux VMLINUX  symbolize call sites with this vmlinux (libdw),\n"
 		"                           with file:line when it has debug info\n"
@@ -358,6 +358,7 @@ int report_main(int argc, char **argv)
 	struct kmt_ref *refs;
 	struct kmt_trace t;
 	size_t nr, errors;
+	int ret = 0;
 
 	report_parse_args(argc, argv, &p);
 	if (kmt_trace_load_dir(&t, p.dir))
@@ -369,6 +370,12 @@ int report_main(int argc, char **argv)
 	st = xcalloc(t.nr, sizeof(*st));
 	errors = kmt_trace_validate(&t, st);
 	refs = kmt_trace_timeline(&t, &nr);
+	if (!nr && errors) {
+		err_msg("%s: no valid event, %zu problems (see kmemtrace check)",
+			p.dir, errors);
+		ret = 1;
+		goto out;
+	}
 
 	kmt_caches_load(&caches, t.dir);
 
@@ -381,9 +388,10 @@ int report_main(int argc, char **argv)
 	report_caches(refs, nr, &caches, p.top);
 
 	kmt_caches_free(&caches);
+out:
 	free(refs);
 	free(st);
 	kmt_symtab_free(&syms);
 	kmt_trace_free(&t);
-	return 0;
+	return ret;
 }

@@ -281,6 +281,30 @@ t_report_dropped_unknown_and_invalid() {
 	END
 }
 
+# A trace none of whose events is valid is an error, an empty one is not.
+t_all_events_invalid() {
+	mkdir t && mk t/cpu0 magic=0x1234 abi=9 && mk -t 40 t/cpu1 "" || return 1
+	for cmd in report dump; do
+		run $cmd t
+		expect_rc 1 && expect_out < /dev/null && expect_err <<-'END' || return 1
+		kmemtrace: t/cpu0: event 0 (offset 0): bad magic 0x1234
+		kmemtrace: t/cpu0: event 1 (offset 80): unsupported abi_version 9 (expected 1)
+		kmemtrace: t/cpu1: truncated event at offset 0 (40 bytes, file size not a multiple of 80)
+		kmemtrace: t: no valid event, 3 problems (see kmemtrace check)
+		END
+	done
+	run dump t/cpu0
+	expect_rc 1 && expect_has err "kmemtrace: t/cpu0: no valid event, 2 problems" ||
+		return 1
+	run check t
+	expect_rc 1 && expect_has out "result: 3 problems" || return 1
+	rm t/cpu0 && mk t/cpu1 || return 1
+	for cmd in report dump check; do
+		run $cmd t
+		expect_rc 0 && expect_err < /dev/null || return 1
+	done
+}
+
 t_report_realloc_accounting() {
 	mkdir t && echo "$KALLSYMS" > t/kallsyms || return 1
 	# 0x1000 grows in place and stays; 0x3000 was allocated before the
@@ -1001,6 +1025,7 @@ report_top_n_ties_by_address
 report_still_allocated
 report_pairs_slab_types_skips_unpaired
 report_dropped_unknown_and_invalid
+all_events_invalid
 report_realloc_accounting
 report_backing_excluded
 report_top_caches_named
