@@ -398,6 +398,40 @@ t_report_backing_excluded() {
 	END
 }
 
+# Byte totals of a corrupt trace can exceed 64 bits: they show as overflow
+# rather than wrapping around to a small number.
+t_report_byte_totals_do_not_wrap() {
+	mkdir t && echo "$KALLSYMS" > t/kallsyms || return 1
+	big=0x8000000000000000
+	mk t/cpu0 site=0xffffffff81000110,ptr=0x1000,req=$big,alloc=$big \
+		site=0xffffffff81000110,ptr=0x2000,req=$big,alloc=$big \
+		site=0xffffffff81000110,ptr=0x3000,req=1,alloc=16 \
+		type=cache,cache=3,site=0xffffffff81000220,ptr=0x4000,req=8,alloc=$big \
+		type=cache,cache=3,site=0xffffffff81000220,ptr=0x5000,req=8,alloc=$big \
+		type=pages,flags=backing,site=0xffffffff81000220,ptr=0x6000,req=$big,alloc=$big \
+		type=pages,flags=backing,site=0xffffffff81000220,ptr=0x7000,req=$big,alloc=$big ||
+		return 1
+	run report t
+	expect_rc 0 || return 1
+	sed -n '/^still/,$p' out > totals
+	expect_file totals <<-'END' || return 1
+	still allocated at end: 5 allocations, overflow bytes
+	backing pages: 2 allocs (overflow bytes), 0 frees
+
+	top 10 call sites by bytes allocated:
+	     count    bytes_req  bytes_alloc   waste  call_site
+	         3     overflow     overflow       ?  foo_alloc+0x10
+	         2           16     overflow       ?  bar_create+0x20
+
+	top 10 caches by bytes allocated:
+	     count    bytes_req  bytes_alloc   waste  cache
+	         2           16     overflow       ?  cache#3
+	END
+	expect_err <<-'END'
+	kmemtrace: t: byte totals above 2^64 - 1 shown as overflow (corrupt trace?)
+	END
+}
+
 t_report_top_caches_named() {
 	mkdir t || return 1
 	printf '%s\n' '# kmemtrace caches v1' '# id name object_size size' \
@@ -1029,6 +1063,7 @@ all_events_invalid
 report_realloc_accounting
 report_backing_excluded
 report_top_caches_named
+report_byte_totals_do_not_wrap
 report_vmlinux_libdw
 check_valid_trace
 check_gap_counts
