@@ -89,8 +89,10 @@ static int check_load(struct kmt_trace *t, const struct check_params *p)
 		ret = kmt_trace_add_file(t, path);
 		free(path);
 	}
-	if (!ret)
+	if (!ret) {
 		kmt_trace_read_dropped(t);
+		t->header_problems = kmt_header_load(&t->header, t->dir, false);
+	}
 	return ret;
 }
 
@@ -176,6 +178,51 @@ static size_t check_abi_file(const char *dir)
 		errors++;
 	}
 	free(path);
+	return errors;
+}
+
+static const char *byte_order_name(bool big)
+{
+	return big ? "big" : "little";
+}
+
+/*
+ * Compare DIR/header, when present, with what the streams show: its ABI
+ * version must be supported, and every stream in its byte order.
+ */
+static size_t check_header(const struct kmt_trace *t)
+{
+	const bool host_big = KMT_HOST_BIG_ENDIAN;
+	const struct kmt_header *h = &t->header;
+	const struct kmt_stream *s;
+	size_t i, j, errors = 0;
+	const char *order;
+	bool big;
+	uint64_t abi;
+
+	if (!kmt_header_get_u64(h, "abi_version", &abi) &&
+	    abi != KMEMTRACE_ABI_VERSION) {
+		err_msg("%s: ABI version %llu, this kmemtrace supports %d", h->path,
+			(unsigned long long)abi, KMEMTRACE_ABI_VERSION);
+		errors++;
+	}
+	order = kmt_header_get(h, "byte_order");
+	if (!order)
+		return errors;
+	for (i = 0; i < t->nr; i++) {
+		s = &t->streams[i];
+		/* The byte order of a stream is known from a valid magic. */
+		for (j = 0; j < s->nr && s->ev[j].magic != KMEMTRACE_MAGIC; j++)
+			;
+		if (j == s->nr)
+			continue;
+		big = s->swapped ? !host_big : host_big;
+		if (!strcmp(order, byte_order_name(big)))
+			continue;
+		err_msg("%s: events are %s-endian, but %s says %s", s->path,
+			byte_order_name(big), h->path, order);
+		errors++;
+	}
 	return errors;
 }
 
@@ -295,6 +342,8 @@ int check_main(int argc, char **argv)
 		return 1;
 	}
 	if (t.dir) {
+		errors += t.header_problems;
+		errors += check_header(&t);
 		errors += check_abi_file(t.dir);
 		errors += kmt_trace_read_stats(&t);
 	}

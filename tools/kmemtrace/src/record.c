@@ -25,12 +25,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "header.h"
 #include "kmemtrace.h"
 #include "trace.h"
 #include "utils.h"
 
 #define KMT_DEBUGFS		"/sys/kernel/debug/kmemtrace"
 #define KMT_KALLSYMS		"/proc/kallsyms"
+#define KMT_NOTES		"/sys/kernel/notes"
 #define KMT_POLL_MS		100
 /* Longest -d, about 136 years: SECONDS * 1000 cannot overflow the deadline. */
 #define KMT_MAX_DURATION	UINT32_MAX
@@ -43,6 +45,7 @@ struct record_params {
 	const char *outdir;
 	const char *debugfs;
 	const char *kallsyms;
+	const char *notes;
 	uint64_t duration;
 	bool has_duration;
 	bool empty;
@@ -91,6 +94,8 @@ static void record_usage(int status)
 		"     -D/--debugfs DIR        kmemtrace debugfs directory\n"
 		"                             (default " KMT_DEBUGFS ")\n"
 		"     -K/--kallsyms FILE      copy FILE instead of " KMT_KALLSYMS "\n"
+		"     --notes FILE            read the kernel's build id from FILE\n"
+		"                             instead of " KMT_NOTES "\n"
 		"     -h/--help               print this help\n");
 	exit(status);
 }
@@ -117,6 +122,7 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 		{ "duration",	required_argument,	NULL, 'd' },
 		{ "debugfs",	required_argument,	NULL, 'D' },
 		{ "kallsyms",	required_argument,	NULL, 'K' },
+		{ "notes",	required_argument,	NULL, 'N' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 },
 	};
@@ -125,6 +131,7 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 	memset(p, 0, sizeof(*p));
 	p->debugfs = KMT_DEBUGFS;
 	p->kallsyms = KMT_KALLSYMS;
+	p->notes = KMT_NOTES;
 	/* '+': stop at CMD, its options are its own. */
 	while ((c = getopt_long(argc, argv, "+o:ed:D:K:h", long_options, NULL)) != -1) {
 		switch (c) {
@@ -151,6 +158,9 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 			break;
 		case 'K':
 			p->kallsyms = optarg;
+			break;
+		case 'N':
+			p->notes = optarg;
 			break;
 		case 'h':
 			record_usage(0);
@@ -195,7 +205,7 @@ static int make_outdir(const char *dir)
 
 /* The files record writes into DIR besides the cpuN streams. */
 static const char * const record_files[] = {
-	"abi_version", "dropped", "stats", "caches", "kallsyms",
+	"header", "abi_version", "dropped", "stats", "caches", "kallsyms",
 };
 
 static bool is_record_file(const char *name)
@@ -716,12 +726,18 @@ static void record_close(struct recorder *r)
 
 int record_main(int argc, char **argv)
 {
+	struct kmt_header_src src;
 	struct record_params p;
 	struct recorder *r;
 	int ret;
 
 	record_parse_args(argc, argv, &p);
 	if (check_debugfs(p.debugfs) || make_outdir(p.outdir) || clean_outdir(&p))
+		return 1;
+	src.debugfs = p.debugfs;
+	src.kallsyms = p.kallsyms;
+	src.notes = p.notes;
+	if (kmt_header_write(p.outdir, &src, argc - 1, argv + 1))
 		return 1;
 	r = xcalloc(1, sizeof(*r));
 	r->p = &p;

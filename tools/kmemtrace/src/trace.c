@@ -602,10 +602,13 @@ int kmt_trace_load_dir(struct kmt_trace *t, const char *dir)
 		err_msg("%s: no cpuN files (not a kmemtrace record directory?)", dir);
 		ret = -ENOENT;
 	}
-	if (ret)
+	if (ret) {
+		kmt_trace_free(t);
 		return ret;
+	}
 	qsort(t->streams, t->nr, sizeof(*t->streams), stream_cmp);
 	kmt_trace_read_dropped(t);
+	t->header_problems = kmt_header_load(&t->header, dir, false);
 	return 0;
 }
 
@@ -674,5 +677,6 @@ void kmt_trace_free(struct kmt_trace *t)
 	free(t->streams);
 	free(t->stats);
 	free(t->dir);
+	kmt_header_free(&t->header);
 	memset(t, 0, sizeof(*t));
 }

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <linux/kmemtrace.h>
 
+#include "header.h"
+
 /* How many problems one stream reports before it only counts them. */
 #define KMT_MAX_ERRORS	20
 
@@ -79,6 +81,8 @@ struct kmt_cpu_stat {
  * @has_stats: whether @dir held a readable "stats" file
  * @stats: its CPU lines, sorted by CPU
  * @nr_stats: number of CPU lines in @stats
+ * @header: @dir/header, as kmt_header_load() read it
+ * @header_problems: the problems kmt_header_load() found in it
  */
 struct kmt_trace {
 	char *dir;
@@ -89,6 +93,8 @@ struct kmt_trace {
 	bool has_stats;
 	struct kmt_cpu_stat *stats;
 	size_t nr_stats;
+	struct kmt_header header;
+	size_t header_problems;
 };
 
 /**
@@ -231,9 +237,10 @@ void kmt_stream_free(struct kmt_stream *s);
  * @t: the trace to fill; release it with kmt_trace_free()
  * @dir: the directory, as written by "kmemtrace record"
  *
- * Also reads @dir/dropped when it exists.
+ * Also reads @dir/dropped when it exists, and @dir/header.
  *
- * Return: 0 on success, -errno on failure (reported with err_msg()).
+ * Return: 0 on success, -errno on failure (reported with err_msg()), after
+ * which @t holds nothing to release.
  */
 int kmt_trace_load_dir(struct kmt_trace *t, const char *dir);
 

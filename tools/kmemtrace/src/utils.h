@@ -14,6 +14,9 @@
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
+/* Whether this machine is big-endian. */
+#define KMT_HOST_BIG_ENDIAN	(__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+
 /* The kernel's __printf(); <linux/compiler.h> is not usable from here. */
 #ifndef __printf
 #define __kmt_attribute(x)	__attribute__((x))

@@ -26,6 +26,7 @@ esac
 mkdir -p "$2" || exit 1
 SCRATCH=$(cd "$2" && pwd)
 MKSTREAM=$SCRATCH/mkstream
+MKELF=$SCRATCH/mkelf
 UAPI=$HERE/../../../../../include/uapi/linux/kmemtrace.h
 
 # ---------------------------------------------------------------- helpers
@@ -74,6 +75,15 @@ mk() {
 	"$MKSTREAM" "$@" || fail "mkstream $*"
 }
 
+mkelf() {
+	"$MKELF" "$@" || fail "mkelf $*"
+}
+
+# no_libdw: whether the last run failed for want of libdw (STATIC=1)
+no_libdw() {
+	[ $rc -ne 0 ] && grep -q "built without libdw" err
+}
+
 # section FILE REGEX: the lines of FILE from one matching REGEX to the next
 # blank line, without it
 section() {
@@ -88,9 +98,43 @@ ffffffff81000200 t bar_create
 ffffffff81000300 T _etext
 ffffffffc0001000 t mod_fn	[mymod]'
 
+# The byte order of this machine, as the header of a trace names it.
+if [ "$(printf '\001\000' | od -An -tu2 | tr -d ' ')" = 1 ]; then
+	HOST_ORDER=little
+	OTHER_ORDER=big
+else
+	HOST_ORDER=big
+	OTHER_ORDER=little
+fi
+BUILD_ID=00112233445566778899aabbccddeeff01234567
+
+# mkheader DIR [KEY=VALUE | KEY]...: write DIR/header as record does for a
+# kernel of build id $BUILD_ID whose _text is that of $KALLSYMS; KEY=VALUE
+# replaces the value of a key, KEY alone leaves the key out
+mkheader() {
+	mkheader_dir=$1
+	shift
+	{
+		echo '# kmemtrace header v1'
+		for kv in kernel_release=6.12.0-kmt machine=x86_64 build_id=$BUILD_ID \
+			text=0xffffffff81000000 clock=local cpus=2 page_size=4096 \
+			byte_order=$HOST_ORDER abi_version=1; do
+			for o in "$@"; do
+				[ "${o%%=*}" = "${kv%%=*}" ] && kv=$o
+			done
+			case $kv in *=*) echo "$kv" ;; esac
+		done
+	} > "$mkheader_dir/header"
+}
+
+# mktrace DIR: an empty trace directory, with a header
+mktrace() {
+	mkdir -p "$1" && mkheader "$1"
+}
+
 # basic_trace DIR: two CPUs, every allocator type but percpu, 2 seq gaps
 basic_trace() {
-	mkdir -p "$1"
+	mktrace "$1"
 	mk "$1/cpu0" \
 		site=0xffffffff81000110,ptr=0xffff888000001000,req=100,alloc=128 \
 		site=0xffffffff81000110,ptr=0xffff888000002000,req=50,alloc=64 \
@@ -221,7 +265,7 @@ t_report_symfile_and_unresolved() {
 }
 
 t_report_top_n_ties_by_address() {
-	mkdir t && echo "$KALLSYMS" > t/kallsyms || return 1
+	mktrace t && echo "$KALLSYMS" > t/kallsyms || return 1
 	mk t/cpu0 site=0xffffffff81000230,req=64,alloc=64 \
 		site=0xffffffff81000120,req=32,alloc=64 \
 		site=0xffffffff81000210,req=64,alloc=64 \
@@ -237,7 +281,7 @@ t_report_top_n_ties_by_address() {
 }
 
 t_report_still_allocated() {
-	mkdir t || return 1
+	mktrace t || return 1
 	# 0x1000 freed on the other CPU, 0x2000 freed then allocated again,
 	# 0x3000 freed as another type, 0x4000 freed before being allocated.
 	mk t/cpu0 ts=100,ptr=0x1000,alloc=16 ts=200,ptr=0x2000,alloc=32 \
@@ -251,7 +295,7 @@ t_report_still_allocated() {
 }
 
 t_report_pairs_slab_types_skips_unpaired() {
-	mkdir t || return 1
+	mktrace t || return 1
 	# A cache object freed by kfree() through a kmalloc cache it was
 	# merged into (a kmalloc free), a kmalloc of a kmem_buckets cache
 	# (a cache free), and a page free no alloc pairs with (unpaired).
@@ -270,7 +314,7 @@ t_report_pairs_slab_types_skips_unpaired() {
 }
 
 t_report_dropped_unknown_and_invalid() {
-	mkdir t || return 1
+	mktrace t || return 1
 	mk t/cpu0 seq=10 seq=12 magic=0x1234 seq=20 || return 1
 	run report t
 	expect_rc 0 && expect_has out "events: 3 (alloc 3, free 0, realloc 0)" &&
@@ -283,7 +327,7 @@ t_report_dropped_unknown_and_invalid() {
 
 # A trace none of whose events is valid is an error, an empty one is not.
 t_all_events_invalid() {
-	mkdir t && mk t/cpu0 magic=0x1234 abi=9 && mk -t 40 t/cpu1 "" || return 1
+	mktrace t && mk t/cpu0 magic=0x1234 abi=9 && mk -t 40 t/cpu1 "" || return 1
 	for cmd in report dump; do
 		run $cmd t
 		expect_rc 1 && expect_out < /dev/null && expect_err <<-'END' || return 1
@@ -306,7 +350,7 @@ t_all_events_invalid() {
 }
 
 t_report_realloc_accounting() {
-	mkdir t && echo "$KALLSYMS" > t/kallsyms || return 1
+	mktrace t && echo "$KALLSYMS" > t/kallsyms || return 1
 	# 0x1000 grows in place and stays; 0x3000 was allocated before the
 	# trace; 0x4000 grows and is freed; 0x5000 shrinks and stays.
 	mk t/cpu0 site=0xffffffff81000110,ptr=0x1000,req=100,alloc=128 \
@@ -349,7 +393,7 @@ t_report_realloc_accounting() {
 }
 
 t_report_backing_excluded() {
-	mkdir t && echo "$KALLSYMS" > t/kallsyms || return 1
+	mktrace t && echo "$KALLSYMS" > t/kallsyms || return 1
 	# A slab page holding two cache objects, two vmalloc area pages
 	# under a vmalloc(), a page allocated in an interrupt (not backing),
 	# and a slab page from before the trace freed with no known caller.
@@ -401,7 +445,7 @@ t_report_backing_excluded() {
 # Byte totals of a corrupt trace can exceed 64 bits: they show as overflow
 # rather than wrapping around to a small number.
 t_report_byte_totals_do_not_wrap() {
-	mkdir t && echo "$KALLSYMS" > t/kallsyms || return 1
+	mktrace t && echo "$KALLSYMS" > t/kallsyms || return 1
 	big=0x8000000000000000
 	mk t/cpu0 site=0xffffffff81000110,ptr=0x1000,req=$big,alloc=$big \
 		site=0xffffffff81000110,ptr=0x2000,req=$big,alloc=$big \
@@ -433,7 +477,7 @@ t_report_byte_totals_do_not_wrap() {
 }
 
 t_report_top_caches_named() {
-	mkdir t || return 1
+	mktrace t || return 1
 	printf '%s\n' '# kmemtrace caches v1' '# id name object_size size' \
 		'1 kmalloc-64 64 64' '2 dentry 192 192' '5 my cache 100 128' \
 		'bogus line' '2 dentry-again 1 1' > t/caches || return 1
@@ -471,7 +515,7 @@ stats() {
 }
 
 t_check_stats_exact() {
-	mkdir t && echo 7 > t/dropped || return 1
+	mktrace t && echo 7 > t/dropped || return 1
 	# cpu0 lost seq 2 and 4-5; all 4 events of cpu1 were dropped; cpu3
 	# has no stream; cpu5 is not in stats.
 	stats t '0 3 3 6' '1 0 4 4' '2 2 0 2' '3 0 0 0' || return 1
@@ -489,7 +533,7 @@ t_check_stats_exact() {
 }
 
 t_check_stats_mismatch() {
-	mkdir t && echo 10 > t/dropped || return 1
+	mktrace t && echo 10 > t/dropped || return 1
 	stats t '0 2 0 2' '1 4 10 14' || return 1
 	mk t/cpu0 "" "" && mk t/cpu1 seq=0 seq=5 || return 1
 	run check t
@@ -519,7 +563,7 @@ t_check_stats_mismatch() {
 }
 
 t_check_stats_start_unknown() {
-	mkdir t || return 1
+	mktrace t || return 1
 	# Seq 0-4 went to an earlier reader or were dropped: 2 events are
 	# missing from the stream, so cpu0 dropped between 2 and 7.
 	mk t/cpu0 seq=5 seq=6 seq=8 && mk t/cpu1 || return 1
@@ -548,7 +592,7 @@ t_check_stats_start_unknown() {
 }
 
 t_check_stats_bad_file() {
-	mkdir t && mk t/cpu0 "" || return 1
+	mktrace t && mk t/cpu0 "" || return 1
 	stats t '0 1 0 1' '0 1 0 1' || return 1
 	run check t
 	expect_rc 1 && expect_out <<-'END' || return 1
@@ -574,7 +618,7 @@ t_check_stats_bad_file() {
 # Totals of a corrupt trace can exceed 64 bits: they must not wrap around
 # to a small number that passes.
 t_check_totals_do_not_wrap() {
-	mkdir t && echo 0 > t/dropped || return 1
+	mktrace t && echo 0 > t/dropped || return 1
 	# 2^63 - 1 + 2^63 - 1 + 2 gaps wrap to 0.
 	mk t/cpu0 seq=0 seq=0x8000000000000000 &&
 		mk t/cpu1 seq=0 seq=0x8000000000000000 && mk t/cpu2 seq=0 seq=3 ||
@@ -612,7 +656,7 @@ t_check_totals_do_not_wrap() {
 # Version 2 adds an nmi column (events skipped in NMI context, already in
 # dropped): the accounting is the same.
 t_check_stats_v2() {
-	mkdir t && mk t/cpu0 seq=0 seq=4 || return 1
+	mktrace t && mk t/cpu0 seq=0 seq=4 || return 1
 	printf '%s\n' '# kmemtrace stats v2' \
 		'# cpu events dropped next_seq nmi' '0 2 3 5 1' > t/stats &&
 		echo 3 > t/dropped || return 1
@@ -638,7 +682,7 @@ t_check_valid_trace() {
 }
 
 t_check_gap_counts() {
-	mkdir t && echo 7 > t/dropped || return 1
+	mktrace t && echo 7 > t/dropped || return 1
 	mk t/cpu0 seq=0 seq=1 seq=5 seq=6 seq=10 && mk t/cpu1 seq=100 seq=102 ||
 		return 1
 	run check t
@@ -651,7 +695,7 @@ t_check_gap_counts() {
 }
 
 t_check_gaps_exceed_dropped() {
-	mkdir t && echo 2 > t/dropped || return 1
+	mktrace t && echo 2 > t/dropped || return 1
 	mk t/cpu0 seq=0 seq=4 || return 1
 	run check t
 	expect_rc 1 && expect_has out "total: events 2, gaps 3, dropped 2" &&
@@ -661,7 +705,7 @@ t_check_gaps_exceed_dropped() {
 }
 
 t_check_detects_bad_magic() {
-	mkdir t || return 1
+	mktrace t || return 1
 	mk t/cpu0 "" "" && mk t/cpu1 "" "" magic=0x1234 "" || return 1
 	run check t
 	expect_rc 1 && expect_has out "result: 1 problems" && expect_err <<-'END'
@@ -698,7 +742,7 @@ t_stream_not_regular_file() {
 # A stream is in one byte order, that of its first event: an event in the
 # other one is a problem, whichever order the stream is in.
 t_check_detects_mixed_byte_orders() {
-	mkdir t || return 1
+	mktrace t && mkheader t byte_order || return 1
 	mk t/cpu0 "" "" swab=1 "" && mk -s t/cpu1 "" swab=1 "" && mk t/cpu2 swab=1 ||
 		return 1
 	run check t
@@ -716,7 +760,7 @@ t_check_detects_mixed_byte_orders() {
 }
 
 t_check_detects_truncated_file() {
-	mkdir t || return 1
+	mktrace t || return 1
 	mk -t 40 t/cpu0 "" "" "" || return 1
 	run check t
 	expect_rc 1 && expect_has out "cpu0: events 2, first seq 0, last seq 1, gaps 0" &&
@@ -726,7 +770,7 @@ t_check_detects_truncated_file() {
 }
 
 t_check_detects_seq_backwards() {
-	mkdir t || return 1
+	mktrace t || return 1
 	mk t/cpu3 seq=7 seq=8 seq=4 seq=8 seq=9 || return 1
 	run check t
 	expect_rc 1 && expect_has out "cpu3: events 3, first seq 7, last seq 9, gaps 0" &&
@@ -737,7 +781,7 @@ t_check_detects_seq_backwards() {
 }
 
 t_check_detects_bad_fields() {
-	mkdir t && echo 2 > t/abi_version || return 1
+	mktrace t && echo 2 > t/abi_version || return 1
 	mk t/cpu1 kind=0 kind=4 type=0 type=6 flags=8 flags=0xff03 abi=2 cpu=0 \
 		kind=realloc,flags=3 || return 1
 	run check t
@@ -755,7 +799,7 @@ t_check_detects_bad_fields() {
 }
 
 t_check_named_files_only() {
-	mkdir t && echo 0 > t/dropped || return 1
+	mktrace t && echo 0 > t/dropped || return 1
 	mk t/cpu0 magic=0x1234 && mk t/cpu1 seq=3 seq=4 || return 1
 	run check t cpu1
 	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
@@ -769,7 +813,7 @@ t_check_named_files_only() {
 
 t_swapped_endian_reads_same_as_native() {
 	basic_trace native || return 1
-	cp -r native swapped || return 1
+	cp -r native swapped && mkheader swapped byte_order=$OTHER_ORDER || return 1
 	for f in native/cpu*; do
 		cpu=${f#native/}
 		case $cpu in
@@ -808,7 +852,7 @@ t_dump_sorted_by_timestamp() {
 
 # flag_trace DIR [-s]: events with flags, realloc, migratetype and caches
 flag_trace() {
-	mkdir -p "$1" &&
+	mktrace "$1" &&
 	printf '%s\n' '# kmemtrace caches v1' '# id name object_size size' \
 		'3 kmalloc-192 192 192' > "$1/caches" &&
 	mk ${2:+"$2"} "$1/cpu0" \
@@ -837,7 +881,8 @@ t_dump_flags_and_caches() {
 }
 
 t_swapped_endian_new_fields() {
-	flag_trace native && flag_trace swapped -s || return 1
+	flag_trace native && flag_trace swapped -s &&
+		mkheader swapped byte_order=$OTHER_ORDER || return 1
 	! cmp -s native/cpu0 swapped/cpu0 || fail "swapped/cpu0 not byte-swapped" ||
 		return 1
 	for cmd in report check dump; do
@@ -931,6 +976,7 @@ t_record_replaces_earlier_recording() {
 	cpu0.txt
 	cpu1
 	dropped
+	header
 	notes
 	stats
 	END
@@ -959,6 +1005,57 @@ t_record_replaces_earlier_recording() {
 	expect_rc 1 && expect_err <<-'END'
 	kmemtrace: fake: is the debugfs directory, record to another one
 	END
+}
+
+# record describes the recording in DIR/header; what it holds can be read
+# back.
+t_record_writes_header() {
+	fake_debugfs fake && mkelf -N notes $BUILD_ID || return 1
+	run record -D fake -o rec -K kallsyms --notes notes -- sh -c ': "$@"' x \
+		"it's" "$(printf 'a\tb')" '' '$HOME'
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
+	END
+	grep -Eq '^start_time=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$' \
+		rec/header || fail "no start_time in rec/header" || return 1
+	grep -v '^start_time=' rec/header > header
+	expect_file header <<-END || return 1
+	# kmemtrace header v1
+	kmemtrace_version=$("$KMT" --version | sed 's/^kmemtrace version //')
+	kernel_release=$(uname -r)
+	kernel_version=$(uname -v)
+	machine=$(uname -m)
+	build_id=$BUILD_ID
+	text=0xffffffff81000000
+	clock=local
+	cpus=$(getconf _NPROCESSORS_CONF)
+	cpus_online=$(getconf _NPROCESSORS_ONLN)
+	page_size=$(getconf PAGESIZE)
+	byte_order=$HOST_ORDER
+	abi_version=1
+	command=kmemtrace record -D fake -o rec -K kallsyms --notes notes -- sh -c ': "\$@"' x 'it'\''s' \$'a\x09b' '' '\$HOME'
+	END
+	for cmd in report check dump; do
+		run $cmd rec
+		expect_rc 0 && expect_err < /dev/null || return 1
+	done
+	# Without a build id or a _text address, the header leaves them out.
+	mkelf -N notes && sed -i 's/ _text$/ _stext/' kallsyms || return 1
+	run record -D fake -o rec -K kallsyms --notes notes -- true
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: rec: removed 8 files of an earlier recording
+	kmemtrace: warning: notes: no GNU build id note, the header has no build_id
+	kmemtrace: warning: kallsyms: no _text address (kptr_restrict?), the header has no text
+	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
+	END
+	! grep -q '^build_id=\|^text=' rec/header || fail "build_id or text written" ||
+		return 1
+	run report rec
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: warning: rec/kallsyms: no _text symbol, cannot tell whether it is the traced kernel's
+	END
+	run record -D fake -o rec -K kallsyms --notes missing -- true
+	expect_rc 0 && expect_has err "kmemtrace: warning: missing: No such file or directory, the header has no build_id"
 }
 
 # A CPU that comes online while recording gets its cpuN file then: record
@@ -1023,6 +1120,88 @@ t_record_errors() {
 	END
 }
 
+# A trace without a header (of an older kmemtrace) still reads, with a
+# note; a malformed header is a problem for check, a warning for the
+# others.
+t_header_missing_or_malformed() {
+	basic_trace t && rm t/header || return 1
+	for cmd in report dump check; do
+		run $cmd t
+		expect_rc 0 && expect_err <<-'END' || return 1
+		kmemtrace: note: t: no header file (recorded by an older kmemtrace?), the traced kernel is unknown
+		END
+	done
+	# A single stream has no directory, nor header.
+	run dump t/cpu0
+	expect_rc 0 && expect_err < /dev/null || return 1
+	printf '%s\n' '# kmemtrace header v1' 'cpus=2' 'garbage' 'Cpus=1' 'cpus=3' \
+		'page_size=4k' 'byte_order=middle' 'build_id=0ABC' 'build_id=abc' \
+		'text=0xffffffff81000000' 'future_key=anything' '' '# comment' > t/header
+	run check t
+	expect_rc 1 && expect_has out "result: 7 problems" && expect_err <<-'END' || return 1
+	kmemtrace: t/header: line 3: not KEY=VALUE, skipped
+	kmemtrace: t/header: line 4: not KEY=VALUE, skipped
+	kmemtrace: t/header: line 5: cpus given twice, skipped
+	kmemtrace: t/header: line 6: bad page_size '4k', skipped
+	kmemtrace: t/header: line 7: bad byte_order 'middle', skipped
+	kmemtrace: t/header: line 8: bad build_id '0ABC', skipped
+	kmemtrace: t/header: line 9: bad build_id 'abc', skipped
+	END
+	run report t
+	expect_rc 0 && expect_has err "t/header: line 3: not KEY=VALUE, skipped" || return 1
+	printf '%s\n' '# kmemtrace header v2' 'cpus=2' > t/header
+	run check t
+	expect_rc 1 && expect_has out "result: 1 problems" && expect_err <<-'END' || return 1
+	kmemtrace: t/header: header format v2, this kmemtrace supports up to v1, file ignored
+	END
+	printf '%s\n' 'cpus=2' > t/header
+	run check t
+	expect_rc 1 && expect_err <<-'END' || return 1
+	kmemtrace: t/header: line 1: not "# kmemtrace header vN", file ignored
+	END
+	# What the header says must match the streams.
+	mkheader t byte_order=$OTHER_ORDER abi_version=2 || return 1
+	run check t
+	expect_rc 1 && expect_has out "result: 3 problems" && expect_err <<-END
+	kmemtrace: t/header: ABI version 2, this kmemtrace supports 1
+	kmemtrace: t/cpu0: events are $HOST_ORDER-endian, but t/header says $OTHER_ORDER
+	kmemtrace: t/cpu1: events are $HOST_ORDER-endian, but t/header says $OTHER_ORDER
+	END
+}
+
+# Symbols of another kernel, or of another boot of a KASLR kernel, misname
+# call sites: warn when kallsyms or a vmlinux does not match the header.
+t_header_symbols_mismatch() {
+	basic_trace t || return 1
+	mkheader t text=0xffffffff82000000 || return 1
+	run report t
+	expect_rc 0 && expect_has out "foo_alloc+0x10" && expect_err <<-'END' || return 1
+	kmemtrace: warning: t/kallsyms: _text at 0xffffffff81000000, but the traced kernel's is at 0xffffffff82000000 (t/header): symbols of another kernel or boot
+	END
+	printf '%s\n' 'ffffffff81000100 T foo_alloc' > System.map
+	run dump -s System.map t
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: warning: System.map: no _text symbol, cannot tell whether it is the traced kernel's
+	END
+	mkheader t || return 1
+	for o in "" -3 -b "-3 -b"; do
+		mkelf $o vmlinux 00112233445566778899aabbccddeeff76543210 || return 1
+		run report -k vmlinux t
+		no_libdw && { echo "# SKIP kmemtrace built without libdw"; return 4; }
+		expect_rc 0 && expect_err <<-END || return 1
+		kmemtrace: warning: vmlinux: build id 00112233445566778899aabbccddeeff76543210, but the traced kernel's is $BUILD_ID (t/header): call sites may be misnamed
+		END
+		mkelf $o vmlinux $BUILD_ID || return 1
+		run report -k vmlinux t
+		expect_rc 0 && expect_err < /dev/null || return 1
+	done
+	mkelf vmlinux || return 1
+	run dump -k vmlinux t
+	expect_rc 0 && expect_err <<-END
+	kmemtrace: warning: vmlinux: no build id, cannot tell whether it is the traced kernel (build id $BUILD_ID)
+	END
+}
+
 t_report_vmlinux_libdw() {
 	if ! command -v nm > /dev/null; then
 		echo "# SKIP nm not found"
@@ -1045,7 +1224,13 @@ t_report_vmlinux_libdw() {
 		echo "# SKIP kmemtrace built without libdw"
 		return 4
 	fi
-	expect_rc 0 && expect_has out "         1           60           64    6.2%  foo_alloc+0x4 ($(pwd -P)/fv.c:6)"
+	expect_rc 0 && expect_has out "         1           60           64    6.2%  foo_alloc+0x4 ($(pwd -P)/fv.c:6)" ||
+		return 1
+	# Without kallsyms, the header tells where _text was.
+	rm t/kallsyms && mkheader t build_id text=$((0x$text + 0x1000000)) || return 1
+	run report -k vmlinux t
+	expect_rc 0 && expect_err < /dev/null &&
+		expect_has out "         1           60           64    6.2%  foo_alloc+0x4 ($(pwd -P)/fv.c:6)"
 }
 
 TESTS="
@@ -1065,6 +1250,8 @@ report_backing_excluded
 report_top_caches_named
 report_byte_totals_do_not_wrap
 report_vmlinux_libdw
+header_missing_or_malformed
+header_symbols_mismatch
 check_valid_trace
 check_gap_counts
 check_gaps_exceed_dropped
@@ -1087,6 +1274,7 @@ dump_sorted_by_timestamp
 dump_flags_and_caches
 record_fake_debugfs
 record_without_stats_and_caches
+record_writes_header
 record_replaces_earlier_recording
 record_cpu_appears
 record_empty_and_duration
@@ -1104,8 +1292,9 @@ fi
 mkdir -p "$SCRATCH/include/linux" &&
 	cp "$UAPI" "$SCRATCH/include/linux/kmemtrace.h" &&
 	${CC:-cc} -Wall -Wextra -O2 -I"$SCRATCH/include" -o "$MKSTREAM" \
-		"$HERE/mkstream.c" ||
-	{ echo "Bail out! cannot build mkstream"; exit 1; }
+		"$HERE/mkstream.c" &&
+	${CC:-cc} -Wall -Wextra -O2 -o "$MKELF" "$HERE/mkelf.c" ||
+	{ echo "Bail out! cannot build mkstream and mkelf"; exit 1; }
 
 set -- $TESTS
 echo "1..$#"
