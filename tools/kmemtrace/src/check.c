@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comms.h"
 #include "kmemtrace.h"
 #include "trace.h"
 #include "utils.h"
@@ -330,6 +331,7 @@ static size_t check_stats_total(const struct kmt_trace *t)
 
 int check_main(int argc, char **argv)
 {
+	struct kmt_comms comms;
 	struct check_params p;
 	struct kmt_stats *st;
 	struct totals tot;
@@ -346,6 +348,8 @@ int check_main(int argc, char **argv)
 		errors += check_header(&t);
 		errors += check_abi_file(t.dir);
 		errors += kmt_trace_read_stats(&t);
+		errors += kmt_comms_load(&comms, t.dir, false);
+		kmt_comms_free(&comms);
 	}
 	st = xcalloc(t.nr, sizeof(*st));
 	errors += kmt_trace_validate(&t, st);

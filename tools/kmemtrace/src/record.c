@@ -6,10 +6,12 @@
  * disables kmemtrace and copies the per-CPU relay streams, abi_version,
  * dropped, stats, caches and kallsyms into the output directory.  The
  * streams are also drained while tracing runs so that the relay buffers do
- * not overflow.
+ * not overflow.  A header describing the recording is written first, and
+ * the names of the tasks seen (comms) last.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
@@ -25,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "comms.h"
 #include "header.h"
 #include "kmemtrace.h"
 #include "trace.h"
@@ -33,7 +36,10 @@
 #define KMT_DEBUGFS		"/sys/kernel/debug/kmemtrace"
 #define KMT_KALLSYMS		"/proc/kallsyms"
 #define KMT_NOTES		"/sys/kernel/notes"
+#define KMT_PROC		"/proc"
 #define KMT_POLL_MS		100
+/* How often the names of all tasks are read again. */
+#define KMT_COMMS_MS		1000
 /* Longest -d, about 136 years: SECONDS * 1000 cannot overflow the deadline. */
 #define KMT_MAX_DURATION	UINT32_MAX
 /* Whole events per read(); relay read() returns whole events only. */
@@ -69,6 +75,7 @@ struct recorder {
 	pid_t child;
 	int sigfd;
 	sigset_t sigs;
+	struct kmt_comm_rec *comms;
 	char buf[KMT_READ_SIZE];
 };
 
@@ -78,11 +85,12 @@ static void record_usage(int status)
 
 	fprintf(out,
 		"  usage: kmemtrace record -o DIR [-e] [-d SECONDS] [-D DEBUGFS_DIR]\n"
-		"                          [-K KALLSYMS] [-- CMD [ARGS...]]\n"
+		"                          [-K KALLSYMS] [--notes FILE] [-- CMD [ARGS...]]\n"
 		"\n"
-		"  Enable kmemtrace, run CMD (or wait for SIGINT/SIGTERM, or SECONDS),\n"
-		"  disable kmemtrace and write the cpuN streams, abi_version, dropped,\n"
-		"  stats, caches and kallsyms to DIR.  Needs root.\n"
+		"  Write DIR/header (the traced kernel and the recording), enable\n"
+		"  kmemtrace, run CMD (or wait for SIGINT/SIGTERM, or SECONDS), disable\n"
+		"  kmemtrace and write the cpuN streams, abi_version, dropped, stats,\n"
+		"  caches, kallsyms and comms (the names of the tasks) to DIR.  Needs root.\n"
 		"\n"
 		"     -o/--output DIR         directory to write, created if needed; the\n"
 		"                             files of an earlier recording there are\n"
@@ -206,6 +214,7 @@ static int make_outdir(const char *dir)
 /* The files record writes into DIR besides the cpuN streams. */
 static const char * const record_files[] = {
 	"header", "abi_version", "dropped", "stats", "caches", "kallsyms",
+	"comms",
 };
 
 static bool is_record_file(const char *name)
@@ -385,6 +394,28 @@ static int open_streams(struct recorder *r)
 }
 
 /*
+ * Note the pids of the whole events of @n bytes read into r->buf, the
+ * stream having given @done bytes before.  The events are in host byte
+ * order: record runs on the traced machine.
+ */
+static void note_pids(struct recorder *r, uint64_t done, size_t n)
+{
+	size_t off = (KMEMTRACE_EVENT_SIZE - done % KMEMTRACE_EVENT_SIZE) %
+		     KMEMTRACE_EVENT_SIZE;
+	uint16_t magic;
+	uint32_t pid;
+
+	for (; off + KMEMTRACE_EVENT_SIZE <= n; off += KMEMTRACE_EVENT_SIZE) {
+		memcpy(&magic, r->buf + off + offsetof(struct kmemtrace_event, magic),
+		       sizeof(magic));
+		memcpy(&pid, r->buf + off + offsetof(struct kmemtrace_event, pid),
+		       sizeof(pid));
+		if (magic == KMEMTRACE_MAGIC)
+			kmt_comm_rec_pid(r->comms, pid);
+	}
+}
+
+/*
  * Read up to @max times from a stream, appending to its output unless
  * @discard.  Return the number of bytes read, or -1 on error.
  */
@@ -414,6 +445,7 @@ static ssize_t copy_stream(struct recorder *r, struct cpu_stream *cs,
 			err_msg("%s/cpu%d: %s", r->p->outdir, cs->cpu, strerror(-ret));
 			return -1;
 		}
+		note_pids(r, cs->bytes, n);
 		cs->bytes += n;
 	}
 	return total;
@@ -591,7 +623,7 @@ static struct pollfd *poll_fds(struct recorder *r, struct pollfd *pfd)
 static int record_loop(struct recorder *r)
 {
 	uint64_t deadline = now_ms() + r->p->duration * 1000;
-	uint64_t scanned = now_ms();
+	uint64_t scanned = now_ms(), comms_scanned = now_ms();
 	struct pollfd *pfd = poll_fds(r, NULL);
 	size_t i, polled = r->nr;
 	int timeout, ready;
@@ -606,6 +638,10 @@ static int record_loop(struct recorder *r)
 				pfd = poll_fds(r, pfd);
 				polled = r->nr;
 			}
+		}
+		if (now_ms() - comms_scanned >= KMT_COMMS_MS) {
+			kmt_comm_rec_scan(r->comms);
+			comms_scanned = now_ms();
 		}
 		ready = poll(pfd, r->nr + 1, timeout);
 		if (ready > 0 && pfd[0].revents)
@@ -678,6 +714,18 @@ static void copy_optional(struct recorder *r, const char *name,
 	free(src);
 }
 
+/* Task names are a help: failing to write them only gets a warning. */
+static void write_comms(struct recorder *r)
+{
+	char *path = path_join(r->p->outdir, "comms");
+
+	kmt_comm_rec_scan(r->comms);
+	if (kmt_comm_rec_write(r->comms, path))
+		err_msg("warning: no comms in %s, tasks will have no names",
+			r->p->outdir);
+	free(path);
+}
+
 /* Called with kmemtrace disabled and the streams drained. */
 static int record_finish(struct recorder *r)
 {
@@ -692,6 +740,7 @@ static int record_finish(struct recorder *r)
 		ret = -1;
 	copy_optional(r, "stats", "check cannot account for lost events per CPU");
 	copy_optional(r, "caches", "report will show cache ids without names");
+	write_comms(r);
 	if (copy_meta(r, r->p->kallsyms, "kallsyms"))
 		err_msg("warning: no kallsyms in %s, report will not symbolize",
 			r->p->outdir);
@@ -741,6 +790,8 @@ int record_main(int argc, char **argv)
 		return 1;
 	r = xcalloc(1, sizeof(*r));
 	r->p = &p;
+	r->comms = kmt_comm_rec_new(KMT_PROC);
+	kmt_comm_rec_scan(r->comms);
 	ret = open_streams(r);
 	if (!ret && p.empty && drain_streams(r, true) < 0)
 		ret = -1;
@@ -754,6 +805,7 @@ int record_main(int argc, char **argv)
 	if (!ret)
 		ret = record_finish(r);
 	record_close(r);
+	kmt_comm_rec_free(r->comms);
 	free(r);
 	return ret ? 1 : 0;
 }

@@ -27,7 +27,9 @@ mkdir -p "$2" || exit 1
 SCRATCH=$(cd "$2" && pwd)
 MKSTREAM=$SCRATCH/mkstream
 MKELF=$SCRATCH/mkelf
+COMMSTEST=$SCRATCH/comms-test
 UAPI=$HERE/../../../../../include/uapi/linux/kmemtrace.h
+SRC=$HERE/../../../../kmemtrace/src
 
 # ---------------------------------------------------------------- helpers
 
@@ -972,6 +974,7 @@ t_record_replaces_earlier_recording() {
 	expect_file files <<-'END' || return 1
 	abi_version
 	caches
+	comms
 	cpu0
 	cpu0.txt
 	cpu1
@@ -1043,7 +1046,7 @@ t_record_writes_header() {
 	mkelf -N notes && sed -i 's/ _text$/ _stext/' kallsyms || return 1
 	run record -D fake -o rec -K kallsyms --notes notes -- true
 	expect_rc 0 && expect_err <<-'END' || return 1
-	kmemtrace: rec: removed 8 files of an earlier recording
+	kmemtrace: rec: removed 9 files of an earlier recording
 	kmemtrace: warning: notes: no GNU build id note, the header has no build_id
 	kmemtrace: warning: kallsyms: no _text address (kptr_restrict?), the header has no text
 	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
@@ -1056,6 +1059,90 @@ t_record_writes_header() {
 	END
 	run record -D fake -o rec -K kallsyms --notes missing -- true
 	expect_rc 0 && expect_has err "kmemtrace: warning: missing: No such file or directory, the header has no build_id"
+}
+
+# record names the tasks of the events in DIR/comms: those alive when
+# their events are read, and any alive at a scan of /proc, but not those
+# gone before.
+t_record_saves_comms() {
+	fake_debugfs fake && cp "$(command -v sleep)" kmt-comm-test || return 1
+	# cpu0 will have 2 more events.
+	stats fake '0 4 0 4' '1 3 7 10' || return 1
+	run record -D fake -o rec -K kallsyms -- sh -c '
+		./kmt-comm-test 10 &
+		alive=$!
+		true &
+		gone=$!
+		wait $gone
+		"$1" ev seq=2,pid=$alive seq=3,pid=$gone && cat ev >> fake/cpu0
+		echo $alive $gone > pids
+		sleep 0.5
+		kill $alive' sh "$MKSTREAM"
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: recorded 5 events (400 bytes) from 2 CPUs into rec, 7 dropped
+	END
+	read -r alive gone < pids || return 1
+	head -n 1 rec/comms > first
+	expect_file first <<-'END' || return 1
+	# kmemtrace comms v1
+	END
+	grep -qx "$alive	kmt-comm-test" rec/comms ||
+		fail "rec/comms lacks '$alive	kmt-comm-test'" || return 1
+	! grep -q "^$gone	" rec/comms || fail "rec/comms names gone pid $gone" ||
+		return 1
+	grep -q "^$$	" rec/comms || fail "rec/comms lacks the test's shell $$" ||
+		return 1
+	run check rec
+	expect_rc 0 && expect_err < /dev/null || return 1
+	"$COMMSTEST" rec $alive $alive=kmt-comm-test $alive=sleep $gone > out &&
+		expect_out <<-END
+	problems 0
+	$alive kmt-comm-test
+	$alive=kmt-comm-test yes
+	$alive=sleep no
+	$gone ?
+	END
+}
+
+# The comms reader: a pid's last name is its name, every name matches;
+# names are unescaped; bad lines are skipped and counted.
+t_comms_reader() {
+	basic_trace t || return 1
+	printf '%s\n' '# kmemtrace comms v1' '# pid<TAB>comm' '7	bash' '9	kworker/0:1-events' \
+		'7	ls' 'x	y' '8' '4294967296	big' '12	a\x09tab\x5cslash' \
+		'13	bad\x0' '14	bad\q' '15	' '' > t/comms || return 1
+	"$COMMSTEST" t 7 7=bash 7=ls 7=cat 9 12 15 8 1 > out 2> err
+	expect_out <<-'END' || return 1
+	problems 5
+	7 ls
+	7=bash yes
+	7=ls yes
+	7=cat no
+	9 kworker/0:1-events
+	12 a	tab\slash
+	15 
+	8 ?
+	1 ?
+	END
+	expect_err <<-'END' || return 1
+	kmemtrace: t/comms: line 6: not "PID<TAB>COMM", skipped
+	kmemtrace: t/comms: line 7: not "PID<TAB>COMM", skipped
+	kmemtrace: t/comms: line 8: not "PID<TAB>COMM", skipped
+	kmemtrace: t/comms: line 10: not "PID<TAB>COMM", skipped
+	kmemtrace: t/comms: line 11: not "PID<TAB>COMM", skipped
+	END
+	run check t
+	expect_rc 1 && expect_has out "result: 5 problems" || return 1
+	printf '%s\n' '# kmemtrace comms v2' '7	bash' > t/comms
+	run check t
+	expect_rc 1 && expect_err <<-'END' || return 1
+	kmemtrace: t/comms: comms format v2, this kmemtrace supports up to v1, file ignored
+	END
+	"$COMMSTEST" t 7 > out 2> err
+	expect_out <<-'END'
+	problems 1
+	7 ?
+	END
 }
 
 # A CPU that comes online while recording gets its cpuN file then: record
@@ -1275,6 +1362,8 @@ dump_flags_and_caches
 record_fake_debugfs
 record_without_stats_and_caches
 record_writes_header
+record_saves_comms
+comms_reader
 record_replaces_earlier_recording
 record_cpu_appears
 record_empty_and_duration
@@ -1293,8 +1382,10 @@ mkdir -p "$SCRATCH/include/linux" &&
 	cp "$UAPI" "$SCRATCH/include/linux/kmemtrace.h" &&
 	${CC:-cc} -Wall -Wextra -O2 -I"$SCRATCH/include" -o "$MKSTREAM" \
 		"$HERE/mkstream.c" &&
-	${CC:-cc} -Wall -Wextra -O2 -o "$MKELF" "$HERE/mkelf.c" ||
-	{ echo "Bail out! cannot build mkstream and mkelf"; exit 1; }
+	${CC:-cc} -Wall -Wextra -O2 -o "$MKELF" "$HERE/mkelf.c" &&
+	${CC:-cc} -Wall -Wextra -O2 -std=gnu11 -D_GNU_SOURCE -I"$SRC" \
+		-o "$COMMSTEST" "$HERE/comms-test.c" "$SRC/comms.c" "$SRC/utils.c" ||
+	{ echo "Bail out! cannot build the test helpers"; exit 1; }
 
 set -- $TESTS
 echo "1..$#"
