@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -40,6 +41,8 @@
 #define KMT_POLL_MS		100
 /* How often the names of all tasks are read again. */
 #define KMT_COMMS_MS		1000
+/* How often the progress line is updated. */
+#define KMT_PROGRESS_MS		1000
 /* Longest -d, about 136 years: SECONDS * 1000 cannot overflow the deadline. */
 #define KMT_MAX_DURATION	UINT32_MAX
 /* Whole events per read(); relay read() returns whole events only. */
@@ -55,6 +58,7 @@ struct record_params {
 	uint64_t duration;
 	bool has_duration;
 	bool empty;
+	bool quiet;
 	char **cmd;
 };
 
@@ -64,6 +68,21 @@ struct cpu_stream {
 	int in;
 	int out;
 	uint64_t bytes;
+	uint64_t shown;
+};
+
+/*
+ * The progress line shown on a terminal: @shown_ms when it was last
+ * updated, @start_ms when recording started, @dropped the kernel's count
+ * of dropped events then.
+ */
+struct progress {
+	bool on;
+	bool shown;
+	uint64_t start_ms;
+	uint64_t shown_ms;
+	bool has_dropped;
+	uint64_t dropped;
 };
 
 struct recorder {
@@ -76,6 +95,7 @@ struct recorder {
 	int sigfd;
 	sigset_t sigs;
 	struct kmt_comm_rec *comms;
+	struct progress progress;
 	char buf[KMT_READ_SIZE];
 };
 
@@ -84,7 +104,7 @@ static void record_usage(int status)
 	FILE *out = status ? stderr : stdout;
 
 	fprintf(out,
-		"  usage: kmemtrace record -o DIR [-e] [-d SECONDS] [-D DEBUGFS_DIR]\n"
+		"  usage: kmemtrace record -o DIR [-e] [-q] [-d SECONDS] [-D DEBUGFS_DIR]\n"
 		"                          [-K KALLSYMS] [--notes FILE] [-- CMD [ARGS...]]\n"
 		"\n"
 		"  Write DIR/header (the traced kernel and the recording), enable\n"
@@ -104,6 +124,9 @@ static void record_usage(int status)
 		"     -K/--kallsyms FILE      copy FILE instead of " KMT_KALLSYMS "\n"
 		"     --notes FILE            read the kernel's build id from FILE\n"
 		"                             instead of " KMT_NOTES "\n"
+		"     -q/--quiet              no progress line (shown every second when\n"
+		"                             stderr is a terminal: events/s per CPU,\n"
+		"                             bytes written, events dropped so far)\n"
 		"     -h/--help               print this help\n");
 	exit(status);
 }
@@ -131,6 +154,7 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 		{ "debugfs",	required_argument,	NULL, 'D' },
 		{ "kallsyms",	required_argument,	NULL, 'K' },
 		{ "notes",	required_argument,	NULL, 'N' },
+		{ "quiet",	no_argument,		NULL, 'q' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 },
 	};
@@ -141,7 +165,7 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 	p->kallsyms = KMT_KALLSYMS;
 	p->notes = KMT_NOTES;
 	/* '+': stop at CMD, its options are its own. */
-	while ((c = getopt_long(argc, argv, "+o:ed:D:K:h", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:ed:D:K:qh", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			p->outdir = optarg;
@@ -169,6 +193,9 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 			break;
 		case 'N':
 			p->notes = optarg;
+			break;
+		case 'q':
+			p->quiet = true;
 			break;
 		case 'h':
 			record_usage(0);
@@ -299,6 +326,7 @@ static int open_stream(struct recorder *r, int cpu, const char *name)
 	out = path_join(r->p->outdir, name);
 	cs->cpu = cpu;
 	cs->bytes = 0;
+	cs->shown = 0;
 	cs->in = open(in, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	cs->out = -1;
 	if (cs->in < 0) {
@@ -616,6 +644,132 @@ static struct pollfd *poll_fds(struct recorder *r, struct pollfd *pfd)
 	return pfd;
 }
 
+/* The progress line on the terminal, to erase before a message. */
+static struct progress *progress_line;
+
+static void progress_erase(void)
+{
+	if (!progress_line || !progress_line->shown)
+		return;
+	fputs("\r\033[K", stderr);
+	progress_line->shown = false;
+}
+
+static void progress_start(struct recorder *r)
+{
+	struct progress *pr = &r->progress;
+	char *path;
+
+	pr->on = !r->p->quiet && isatty(STDERR_FILENO);
+	if (!pr->on)
+		return;
+	progress_line = pr;
+	err_msg_hook(progress_erase);
+	pr->start_ms = now_ms();
+	pr->shown_ms = pr->start_ms;
+	path = path_join(r->p->debugfs, "dropped");
+	pr->has_dropped = !read_u64_file(path, &pr->dropped);
+	free(path);
+}
+
+/* Write @v per second as "950", "12.3k", "4.5M". */
+static void format_rate(char *buf, size_t len, double v)
+{
+	if (v < 999.5)
+		snprintf(buf, len, "%.0f", v);
+	else if (v < 999.95e3)
+		snprintf(buf, len, "%.1fk", v / 1e3);
+	else
+		snprintf(buf, len, "%.1fM", v / 1e6);
+}
+
+static void format_size(char *buf, size_t len, uint64_t v)
+{
+	if (v < 1024)
+		snprintf(buf, len, "%llu B", (unsigned long long)v);
+	else if (v < 1024 * 1024)
+		snprintf(buf, len, "%.1f KiB", v / 1024.0);
+	else if (v < 1024ULL * 1024 * 1024)
+		snprintf(buf, len, "%.1f MiB", v / (1024.0 * 1024));
+	else
+		snprintf(buf, len, "%.1f GiB", v / (1024.0 * 1024 * 1024));
+}
+
+static size_t terminal_width(void)
+{
+	struct winsize ws;
+
+	if (!ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) && ws.ws_col >= 20)
+		return ws.ws_col;
+	return 80;
+}
+
+/*
+ * Once a second, overwrite the progress line: time recording, events per
+ * second, bytes written, events dropped since the start, and the events
+ * per second of each CPU for as many CPUs as the terminal width allows.
+ */
+static void progress_show(struct recorder *r)
+{
+	struct progress *pr = &r->progress;
+	size_t i, len, width = terminal_width() - 1;
+	char line[1024], rate[32], size[32], item[64], dropped[32];
+	uint64_t now = now_ms(), bytes = 0, events = 0, lost;
+	double secs;
+	char *path;
+
+	if (!pr->on || now - pr->shown_ms < KMT_PROGRESS_MS)
+		return;
+	secs = (now - pr->shown_ms) / 1000.0;
+	for (i = 0; i < r->nr; i++) {
+		bytes += r->cpus[i].bytes;
+		events += (r->cpus[i].bytes - r->cpus[i].shown) / KMEMTRACE_EVENT_SIZE;
+	}
+	path = path_join(r->p->debugfs, "dropped");
+	if (pr->has_dropped && !read_u64_file(path, &lost) && lost >= pr->dropped)
+		snprintf(dropped, sizeof(dropped), "%llu",
+			 (unsigned long long)(lost - pr->dropped));
+	else
+		snprintf(dropped, sizeof(dropped), "?");
+	free(path);
+	format_rate(rate, sizeof(rate), events / secs);
+	format_size(size, sizeof(size), bytes);
+	len = snprintf(line, sizeof(line), "kmemtrace: %llus, %s events/s, %s written, %s dropped |",
+		       (unsigned long long)(now - pr->start_ms) / 1000, rate, size,
+		       dropped);
+	for (i = 0; i < r->nr && len < sizeof(line); i++) {
+		format_rate(rate, sizeof(rate), (r->cpus[i].bytes - r->cpus[i].shown) /
+			    KMEMTRACE_EVENT_SIZE / secs);
+		snprintf(item, sizeof(item), " cpu%d %s", r->cpus[i].cpu, rate);
+		/* Keep room for " ..." unless this is the last CPU. */
+		if (len + strlen(item) + (i + 1 < r->nr ? 4 : 0) > width) {
+			len += snprintf(line + len, sizeof(line) - len, " ...");
+			break;
+		}
+		len += snprintf(line + len, sizeof(line) - len, "%s", item);
+	}
+	if (len > width)
+		line[width] = '\0';
+	fprintf(stderr, "\r%s\033[K", line);
+	fflush(stderr);
+	pr->shown = true;
+	pr->shown_ms = now;
+	for (i = 0; i < r->nr; i++)
+		r->cpus[i].shown = r->cpus[i].bytes;
+}
+
+/* Erase the progress line, for the messages that follow, and stop. */
+static void progress_end(struct recorder *r)
+{
+	if (!r->progress.on)
+		return;
+	progress_erase();
+	fflush(stderr);
+	err_msg_hook(NULL);
+	progress_line = NULL;
+	r->progress.on = false;
+}
+
 /*
  * Copy the streams while tracing runs.  Look for new cpuN files every
  * KMT_POLL_MS, for CPUs that come online while recording.
@@ -657,10 +811,13 @@ static int record_loop(struct recorder *r)
 		/* Plain files (tests) always poll readable, even at EOF. */
 		if (ready > 0 && !total)
 			usleep(KMT_POLL_MS * 1000);
+		progress_show(r);
 	}
+	progress_end(r);
 	free(pfd);
 	return 0;
 fail:
+	progress_end(r);
 	free(pfd);
 	return -1;
 }
@@ -676,8 +833,10 @@ static int record_run(struct recorder *r)
 		ret = start_child(r);
 	else if (!ret && !r->p->has_duration)
 		err_msg("recording, press Ctrl-C or send SIGTERM to stop");
-	if (!ret)
+	if (!ret) {
+		progress_start(r);
 		ret = record_loop(r);
+	}
 	if (r->enabled && set_enabled(r, false))
 		ret = -1;
 	if (r->child) {

@@ -14,10 +14,19 @@
 
 #include "utils.h"
 
+static void (*err_msg_before)(void);
+
+void err_msg_hook(void (*fn)(void))
+{
+	err_msg_before = fn;
+}
+
 void err_msg(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (err_msg_before)
+		err_msg_before();
 	fputs("kmemtrace: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

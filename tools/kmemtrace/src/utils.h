@@ -50,6 +50,12 @@ static inline bool add_u64_sat(uint64_t *sum, uint64_t v)
 __printf(1, 2) void err_msg(const char *fmt, ...);
 
 /**
+ * err_msg_hook() - call a function before each err_msg() message
+ * @fn: the function, e.g. one erasing a progress line; NULL for none
+ */
+void err_msg_hook(void (*fn)(void));
+
+/**
  * xmalloc() - malloc() that exits on failure
  * @size: bytes to allocate
  *

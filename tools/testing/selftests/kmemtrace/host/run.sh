@@ -1145,6 +1145,39 @@ t_comms_reader() {
 	END
 }
 
+# On a terminal, record shows its progress every second on one line, which
+# it erases before other messages; -q turns it off.
+t_record_progress_on_terminal() {
+	if ! command -v script > /dev/null; then
+		echo "# SKIP script (util-linux) not found"
+		return 4
+	fi
+	# More CPUs than an 80-column line has room for.
+	fake_debugfs fake || return 1
+	for cpu in 2 3 4 5 6 7 8 9 10 11; do
+		mk fake/cpu$cpu || return 1
+	done
+	script -qec "'$KMT' record -D fake -o rec -K kallsyms -- sh -c 'sleep 0.5; echo 9 > fake/dropped; sleep 1.8'" \
+		/dev/null > tty 2>&1 || fail "record on a terminal failed" || return 1
+	esc=$(printf '\033')
+	cr=$(printf '\r')
+	tr '\r' '\n' < tty | sed "s/$esc\\[K//g" | grep -v '^$' > lines
+	grep -Eq '^kmemtrace: 1s, [0-9]+ events/s, 240 B written, 2 dropped \| cpu0 [0-9]+ cpu1 [0-9]+ cpu2 0( cpu[0-9]+ 0)* \.\.\.$' lines ||
+		fail "no progress line after 1 s" || return 1
+	! awk 'length > 79' lines | grep -q . || fail "progress line too long" ||
+		return 1
+	grep -Fq "${esc}[K${cr}${esc}[Kkmemtrace: recorded 3 events (240 bytes) from 12 CPUs into rec, 9 dropped" tty ||
+		fail "progress line not erased before the last message" || return 1
+	echo 7 > fake/dropped || return 1
+	script -qec "'$KMT' record -q -D fake -o rec -K kallsyms -- sleep 1.5" \
+		/dev/null > tty 2>&1 || fail "record -q on a terminal failed" || return 1
+	tr -d '\r' < tty > lines
+	expect_file lines <<-'END'
+	kmemtrace: rec: removed 19 files of an earlier recording
+	kmemtrace: recorded 3 events (240 bytes) from 12 CPUs into rec, 7 dropped
+	END
+}
+
 # A CPU that comes online while recording gets its cpuN file then: record
 # reads it too, also when it appears right before recording stops.
 t_record_cpu_appears() {
@@ -1363,6 +1396,7 @@ record_fake_debugfs
 record_without_stats_and_caches
 record_writes_header
 record_saves_comms
+record_progress_on_terminal
 comms_reader
 record_replaces_earlier_recording
 record_cpu_appears
