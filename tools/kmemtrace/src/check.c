@@ -35,7 +35,9 @@ static void check_usage(int status)
 		"  and compares the gaps with DIR/dropped.  With DIR/stats, also accounts\n"
 		"  exactly for the events of each CPU: leading (before the first event of\n"
 		"  the stream), gaps and trailing (after the last one), against the CPU's\n"
-		"  dropped count.\n"
+		"  dropped count.  DIR/header and DIR/comms must be well formed, and the\n"
+		"  header must give a supported ABI version and the streams' byte order.\n"
+		"  Totals that overflow 64 bits print as \"overflow\".\n"
 		"  Exits 1 when a problem is found.\n"
 		"\n"
 		"     -h/--help  print this help\n");
