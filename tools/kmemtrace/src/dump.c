@@ -32,7 +32,8 @@ static void dump_usage(int status)
 		"  migratetype is shown for page allocations, cache (the cache name) for\n"
 		"  kmem_cache events when DIR/caches names it, flags (irq, backing) when\n"
 		"  any is set, sym (the symbolized call site) when symbols are known\n"
-		"  (DIR/kallsyms, -s or -k).\n"
+		"  (DIR/kallsyms, -s or -k); warns when they do not match the _text or\n"
+		"  build id in DIR/header.  Exits 1 when no event is valid.\n"
 		"\n"
 		"     -k/--vmlinux VMLINUX  symbolize call sites with this vmlinux (libdw)\n"
 		"     -s/--symbols SYMFILE  use this kallsyms or System.map file\n"
@@ -128,7 +129,8 @@ int dump_main(int argc, char **argv)
 	struct kmt_stats *st;
 	struct kmt_ref *refs;
 	struct kmt_trace t;
-	size_t i, nr;
+	size_t i, nr, errors;
+	int ret = 0;
 
 	dump_parse_args(argc, argv, &p);
 	if (dump_load(&t, p.path)) {
@@ -140,8 +142,13 @@ int dump_main(int argc, char **argv)
 		return 1;
 	}
 	st = xcalloc(t.nr, sizeof(*st));
-	kmt_trace_validate(&t, st);
+	errors = kmt_trace_validate(&t, st);
 	refs = kmt_trace_timeline(&t, &nr);
+	if (!nr && errors) {
+		err_msg("%s: no valid event, %zu problems (see kmemtrace check)",
+			p.path, errors);
+		ret = 1;
+	}
 	kmt_caches_load(&caches, t.dir);
 	for (i = 0; i < nr; i++)
 		dump_event(refs[i].ev, &syms, &caches);
@@ -151,5 +158,5 @@ int dump_main(int argc, char **argv)
 	free(st);
 	kmt_symtab_free(&syms);
 	kmt_trace_free(&t);
-	return 0;
+	return ret;
 }

@@ -20,12 +20,18 @@ struct report_params {
 	uint64_t top;
 };
 
-/* Allocations of one call site, or of one cache. */
+/*
+ * Allocations of one call site, or of one cache.  Byte sums saturate
+ * (add_u64_sat()): @req_overflow and @alloc_overflow tell that one did
+ * not fit in 64 bits.
+ */
 struct site {
 	uint64_t key;
 	uint64_t count;
 	uint64_t req;
 	uint64_t alloc;
+	bool req_overflow;
+	bool alloc_overflow;
 };
 
 /* The KMEMTRACE_FLAG_BACKING events, which the byte counts leave out. */
@@ -33,7 +39,22 @@ struct backing {
 	uint64_t allocs;
 	uint64_t bytes;
 	uint64_t frees;
+	bool overflow;
 };
+
+/* Whether a byte total of the report did not fit in 64 bits. */
+static bool bytes_overflow;
+
+/* Write a byte total, or "overflow" when it did not fit in 64 bits. */
+static const char *fmt_bytes(char *buf, size_t len, uint64_t v, bool overflow)
+{
+	if (overflow)
+		snprintf(buf, len, "overflow");
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	bytes_overflow |= overflow;
+	return buf;
+}
 
 static void report_usage(int status)
 {
@@ -44,7 +65,10 @@ static void report_usage(int status)
 		"\n"
 		"  Summarize the trace \"kmemtrace record\" wrote to DIR.  Allocator\n"
 		"  backing store (flag backing) is counted apart from the byte totals;\n"
-		"  cache names come from DIR/caches.\n"
+		"  cache names come from DIR/caches.  Byte totals that overflow 64 bits\n"
+		"  print as \"overflow\".  Warns when the symbols (kallsyms, -s, -k) do not\n"
+		"  match the _text or build id in DIR/header.  Exits 1 when no event is\n"
+		"  valid.\n"
 		"\n"
 		"     -k/--vmlinux VMLINUX  symbolize call sites with this vmlinux (libdw),\n"
 		"                           with file:line when it has debug info\n"
@@ -162,7 +186,7 @@ static size_t split_backing(struct kmt_ref *refs, size_t nr,
 		}
 		if (refs[i].ev->kind == KMEMTRACE_KIND_ALLOC) {
 			bk->allocs++;
-			bk->bytes += refs[i].ev->bytes_alloc;
+			bk->overflow |= add_u64_sat(&bk->bytes, refs[i].ev->bytes_alloc);
 		} else if (refs[i].ev->kind == KMEMTRACE_KIND_FREE) {
 			bk->frees++;
 		}
@@ -211,7 +235,8 @@ static void report_still_allocated(const struct kmt_ref *refs, size_t nr,
 	struct kmt_ref *byptr = xcalloc(nr, sizeof(*byptr));
 	uint64_t count = 0, bytes = 0, size = 0;
 	const struct kmemtrace_event *ev;
-	bool live = false;
+	bool live = false, overflow = false;
+	char buf[2][32];
 	size_t i;
 
 	for (i = 0; i < nr; i++) {
@@ -234,13 +259,15 @@ static void report_still_allocated(const struct kmt_ref *refs, size_t nr,
 		if (!live || (i + 1 < nr && same_memory(ev, byptr[i + 1].ev)))
 			continue;
 		count++;
-		bytes += size;
+		overflow |= add_u64_sat(&bytes, size);
 	}
 	free(byptr);
-	printf("\nstill allocated at end: %llu allocations, %llu bytes\n",
-	       (unsigned long long)count, (unsigned long long)bytes);
-	printf("backing pages: %llu allocs (%llu bytes), %llu frees\n",
-	       (unsigned long long)bk->allocs, (unsigned long long)bk->bytes,
+	printf("\nstill allocated at end: %llu allocations, %s bytes\n",
+	       (unsigned long long)count,
+	       fmt_bytes(buf[0], sizeof(buf[0]), bytes, overflow));
+	printf("backing pages: %llu allocs (%s bytes), %llu frees\n",
+	       (unsigned long long)bk->allocs,
+	       fmt_bytes(buf[1], sizeof(buf[1]), bk->bytes, bk->overflow),
 	       (unsigned long long)bk->frees);
 }
 
@@ -279,14 +306,18 @@ static size_t collect_sites(const struct kmt_ref *refs, size_t nr,
 		sites[n].count = 1;
 		sites[n].req = ev->bytes_req;
 		sites[n].alloc = ev->bytes_alloc;
+		sites[n].req_overflow = false;
+		sites[n].alloc_overflow = false;
 		n++;
 	}
 	qsort(sites, n, sizeof(*sites), site_key_cmp);
 	for (nr = 0, i = 0; i < n; i++) {
 		if (nr && sites[nr - 1].key == sites[i].key) {
 			sites[nr - 1].count++;
-			sites[nr - 1].req += sites[i].req;
-			sites[nr - 1].alloc += sites[i].alloc;
+			sites[nr - 1].req_overflow |=
+				add_u64_sat(&sites[nr - 1].req, sites[i].req);
+			sites[nr - 1].alloc_overflow |=
+				add_u64_sat(&sites[nr - 1].alloc, sites[i].alloc);
 			continue;
 		}
 		sites[nr++] = sites[i];
@@ -297,10 +328,18 @@ static size_t collect_sites(const struct kmt_ref *refs, size_t nr,
 
 static void print_site(const struct site *site, const char *name)
 {
+	char req[32], alloc[32];
 	double waste = 0;
 
 	if (site->alloc > site->req)
 		waste = (site->alloc - site->req) * 100.0 / site->alloc;
+	if (site->req_overflow || site->alloc_overflow) {
+		printf("%10llu %12s %12s %7s  %s\n", (unsigned long long)site->count,
+		       fmt_bytes(req, sizeof(req), site->req, site->req_overflow),
+		       fmt_bytes(alloc, sizeof(alloc), site->alloc,
+				 site->alloc_overflow), "?", name);
+		return;
+	}
 	printf("%10llu %12llu %12llu %6.1f%%  %s\n",
 	       (unsigned long long)site->count, (unsigned long long)site->req,
 	       (unsigned long long)site->alloc, waste, name);
@@ -358,6 +397,7 @@ int report_main(int argc, char **argv)
 	struct kmt_ref *refs;
 	struct kmt_trace t;
 	size_t nr, errors;
+	int ret = 0;
 
 	report_parse_args(argc, argv, &p);
 	if (kmt_trace_load_dir(&t, p.dir))
@@ -369,6 +409,12 @@ int report_main(int argc, char **argv)
 	st = xcalloc(t.nr, sizeof(*st));
 	errors = kmt_trace_validate(&t, st);
 	refs = kmt_trace_timeline(&t, &nr);
+	if (!nr && errors) {
+		err_msg("%s: no valid event, %zu problems (see kmemtrace check)",
+			p.dir, errors);
+		ret = 1;
+		goto out;
+	}
 
 	kmt_caches_load(&caches, t.dir);
 
@@ -379,11 +425,15 @@ int report_main(int argc, char **argv)
 	report_still_allocated(refs, nr, &bk);
 	report_sites(refs, nr, &syms, p.top);
 	report_caches(refs, nr, &caches, p.top);
+	if (bytes_overflow)
+		err_msg("%s: byte totals above 2^64 - 1 shown as overflow (corrupt trace?)",
+			p.dir);
 
 	kmt_caches_free(&caches);
+out:
 	free(refs);
 	free(st);
 	kmt_symtab_free(&syms);
 	kmt_trace_free(&t);
-	return 0;
+	return ret;
 }

@@ -113,9 +113,41 @@ void kmt_event_swab(struct kmemtrace_event *ev)
 	ev->bytes_alloc = bswap_64(ev->bytes_alloc);
 }
 
+/*
+ * Convert the events of a stream to host byte order.  The stream is in
+ * the byte order of its first event with a known magic.  When that is
+ * the other byte order, every event with a known magic is converted: one
+ * that was in host order then reads KMEMTRACE_MAGIC_SWAPPED, as an event
+ * in the other order does in a host-order stream, and validation rejects
+ * both.  Return the number of events converted.
+ */
+static size_t stream_to_host_order(struct kmemtrace_event *ev, size_t nr)
+{
+	size_t i, swapped = 0;
+	bool other = false;
+
+	for (i = 0; i < nr; i++) {
+		if (ev[i].magic == KMEMTRACE_MAGIC ||
+		    ev[i].magic == KMEMTRACE_MAGIC_SWAPPED) {
+			other = ev[i].magic == KMEMTRACE_MAGIC_SWAPPED;
+			break;
+		}
+	}
+	if (!other)
+		return 0;
+	for (; i < nr; i++) {
+		if (ev[i].magic != KMEMTRACE_MAGIC &&
+		    ev[i].magic != KMEMTRACE_MAGIC_SWAPPED)
+			continue;
+		kmt_event_swab(&ev[i]);
+		swapped++;
+	}
+	return swapped;
+}
+
 int kmt_stream_load(struct kmt_stream *s, const char *path)
 {
-	size_t len, i;
+	size_t len;
 	char *buf;
 	int ret;
 
@@ -133,13 +165,7 @@ int kmt_stream_load(struct kmt_stream *s, const char *path)
 	s->valid = xcalloc(s->nr, sizeof(*s->valid));
 	memcpy(s->ev, buf, s->nr * KMEMTRACE_EVENT_SIZE);
 	free(buf);
-
-	for (i = 0; i < s->nr; i++) {
-		if (s->ev[i].magic != KMEMTRACE_MAGIC_SWAPPED)
-			continue;
-		kmt_event_swab(&s->ev[i]);
-		s->swapped++;
-	}
+	s->swapped = stream_to_host_order(s->ev, s->nr);
 	return 0;
 }
 
@@ -157,7 +183,10 @@ static const char *event_problem(const struct kmt_stream *s,
 				 const struct kmemtrace_event *ev,
 				 char *buf, size_t len)
 {
-	if (ev->magic != KMEMTRACE_MAGIC)
+	if (ev->magic == KMEMTRACE_MAGIC_SWAPPED)
+		snprintf(buf, len,
+			 "byte order differs from the first event of the stream (mixed byte orders)");
+	else if (ev->magic != KMEMTRACE_MAGIC)
 		snprintf(buf, len, "bad magic 0x%04x", ev->magic);
 	else if (ev->abi_version != KMEMTRACE_ABI_VERSION)
 		snprintf(buf, len, "unsupported abi_version %u (expected %u)",
@@ -236,6 +265,13 @@ int kmt_trace_add_file(struct kmt_trace *t, const char *path)
 	struct kmt_stream s;
 	int ret;
 
+	/* Reading a FIFO would wait for a writer, a device would not end. */
+	ret = is_regular(path);
+	if (ret <= 0) {
+		err_msg("%s: %s", path, ret ? strerror(-ret) :
+			"not a regular file, streams must be regular files");
+		return ret ? ret : -EINVAL;
+	}
 	ret = kmt_stream_load(&s, path);
 	if (ret)
 		return ret;
@@ -566,10 +602,13 @@ int kmt_trace_load_dir(struct kmt_trace *t, const char *dir)
 		err_msg("%s: no cpuN files (not a kmemtrace record directory?)", dir);
 		ret = -ENOENT;
 	}
-	if (ret)
+	if (ret) {
+		kmt_trace_free(t);
 		return ret;
+	}
 	qsort(t->streams, t->nr, sizeof(*t->streams), stream_cmp);
 	kmt_trace_read_dropped(t);
+	t->header_problems = kmt_header_load(&t->header, dir, false);
 	return 0;
 }
 
@@ -638,5 +677,6 @@ void kmt_trace_free(struct kmt_trace *t)
 	free(t->streams);
 	free(t->stats);
 	free(t->dir);
+	kmt_header_free(&t->header);
 	memset(t, 0, sizeof(*t));
 }

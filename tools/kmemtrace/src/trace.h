@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <linux/kmemtrace.h>
 
+#include "header.h"
+
 /* How many problems one stream reports before it only counts them. */
 #define KMT_MAX_ERRORS	20
 
@@ -25,7 +27,7 @@
  * @valid: per event, whether kmt_stream_validate() accepted it
  * @nr: number of whole events in @ev
  * @tail: bytes after the last whole event (a truncated event)
- * @swapped: number of events written in the other byte order
+ * @swapped: number of events converted from the other byte order
  */
 struct kmt_stream {
 	char *path;
@@ -79,6 +81,8 @@ struct kmt_cpu_stat {
  * @has_stats: whether @dir held a readable "stats" file
  * @stats: its CPU lines, sorted by CPU
  * @nr_stats: number of CPU lines in @stats
+ * @header: @dir/header, as kmt_header_load() read it
+ * @header_problems: the problems kmt_header_load() found in it
  */
 struct kmt_trace {
 	char *dir;
@@ -89,6 +93,8 @@ struct kmt_trace {
 	bool has_stats;
 	struct kmt_cpu_stat *stats;
 	size_t nr_stats;
+	struct kmt_header header;
+	size_t header_problems;
 };
 
 /**
@@ -198,8 +204,11 @@ void kmt_event_swab(struct kmemtrace_event *ev);
  * @s: the stream to fill; release it with kmt_stream_free()
  * @path: the file
  *
- * Events whose magic reads as KMEMTRACE_MAGIC_SWAPPED are converted to host
- * byte order; other events are kept as read, for kmt_stream_validate().
+ * The stream is in the byte order of its first event with a known magic.
+ * When that is not the host's, its events with a known magic are converted
+ * to host byte order; other events are kept as read.  An event in another
+ * byte order than the first one then has magic KMEMTRACE_MAGIC_SWAPPED,
+ * which kmt_stream_validate() rejects.
  *
  * Return: 0 on success, -errno on failure (reported with err_msg()).
  */
@@ -228,16 +237,17 @@ void kmt_stream_free(struct kmt_stream *s);
  * @t: the trace to fill; release it with kmt_trace_free()
  * @dir: the directory, as written by "kmemtrace record"
  *
- * Also reads @dir/dropped when it exists.
+ * Also reads @dir/dropped when it exists, and @dir/header.
  *
- * Return: 0 on success, -errno on failure (reported with err_msg()).
+ * Return: 0 on success, -errno on failure (reported with err_msg()), after
+ * which @t holds nothing to release.
  */
 int kmt_trace_load_dir(struct kmt_trace *t, const char *dir);
 
 /**
  * kmt_trace_add_file() - load one more stream file into a trace
  * @t: the trace, zero-initialised or loaded before
- * @path: the file
+ * @path: the file, which must be a regular file (not a FIFO or a device)
  *
  * Return: 0 on success, -errno on failure (reported with err_msg()).
  */

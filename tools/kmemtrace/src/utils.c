@@ -14,10 +14,19 @@
 
 #include "utils.h"
 
+static void (*err_msg_before)(void);
+
+void err_msg_hook(void (*fn)(void))
+{
+	err_msg_before = fn;
+}
+
 void err_msg(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (err_msg_before)
+		err_msg_before();
 	fputs("kmemtrace: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -92,6 +101,15 @@ int is_dir(const char *path)
 	return S_ISDIR(st.st_mode);
 }
 
+int is_regular(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return -errno;
+	return S_ISREG(st.st_mode);
+}
+
 int write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
@@ -142,9 +160,18 @@ int read_file(const char *path, char **buf, size_t *len)
 {
 	int fd, ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * Opening a FIFO waits for a writer unless O_NONBLOCK; without it
+	 * again, reading a FIFO that has none returns end of file.
+	 */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	if (fcntl(fd, F_SETFL, 0)) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
 	ret = read_fd(fd, buf, len);
 	close(fd);
 	return ret;
