@@ -31,10 +31,12 @@ mkdir -p "$OUT"
 
 if [ -n "$smoke" ]; then
 	reps=1
-	args="kmt.scale=1 kmt.reps=1 kmt.ramp=smoke"
+	args="kmt.scale=1 kmt.reps=1"
+	ramp=smoke
 else
 	reps=${KMT_BENCH_REPS:-2}
-	args="kmt.scale=${KMT_BENCH_SCALE:-100} kmt.reps=$reps kmt.ramp=1"
+	args="kmt.scale=${KMT_BENCH_SCALE:-100} kmt.reps=$reps"
+	ramp=1
 fi
 
 build() {	# build NAME FRAGMENT...
@@ -49,12 +51,12 @@ build bench-b "$CFG/bench-kmemtrace.config"
 build bench-c "$CFG/bench-kmemtrace.config" "$CFG/bench-profiling.config"
 
 # One boot per kernel: icount needs single-threaded TCG.
-boot() {	# boot KERNEL MODES
+boot() {	# boot KERNEL MODES [EXTRA_CMDLINE]
 	KMT_TCG_THREAD=single \
 	KMT_QEMU_EXTRA="-icount shift=0,sleep=off,align=off" \
 	KMT_TIMEOUT=${KMT_BENCH_TIMEOUT:-1800} \
 		"$KMT_BIN/stage.sh" "boot-$1" "$KMT_BIN/run.sh" bench \
-		"kunit.enable=0 kmt.modes=$2 $args" "$1" "${smoke:+smoke-}$1"
+		"kunit.enable=0 kmt.modes=$2 $args ${3:-}" "$1" "${smoke:+smoke-}$1"
 	cp "$KMT_CACHE/out/${smoke:+smoke-}$1/guest/bench.txt" "$OUT/$1.txt"
 	if grep -q '^KMT-BENCH-ERROR' "$OUT/$1.txt"; then
 		grep '^KMT-BENCH-ERROR' "$OUT/$1.txt"
@@ -75,7 +77,7 @@ boot() {	# boot KERNEL MODES
 }
 
 boot bench-a n
-boot bench-b off,relay,drain,tracer,events,relay+tracer,relay+function
+boot bench-b off,relay,drain,tracer,events,relay+tracer,relay+function kmt.ramp=$ramp
 boot bench-c profiling,profiling+relay
 
 # Kernel text and data, (a) against (b).
