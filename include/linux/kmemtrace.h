@@ -104,30 +104,6 @@ static __always_inline void kmemtrace_scope_exit(struct kmemtrace_scope old)
 }
 
 /**
- * kmemtrace_alloc_hooks() - call an allocation function inside a scope
- * @_do_alloc: the allocation call, evaluated exactly once
- * @_caller: the address the scope names: _THIS_IP_ at the call site, or
- *	_RET_IP_ in a helper that allocates for its caller
- *	(kmalloc_track_caller())
- *
- * Used by alloc_hooks(), which wraps every allocation API at its call
- * site, so the scope's caller is the code that asked for the memory.
- */
-#define kmemtrace_alloc_hooks(_do_alloc, _caller)			\
-({									\
-	typeof(_do_alloc) _kmt_res;					\
-	if (static_branch_unlikely(&kmemtrace_scope_key)) {		\
-		struct kmemtrace_scope _kmt_old =			\
-			__kmemtrace_scope_enter(_caller, 0);		\
-		_kmt_res = _do_alloc;					\
-		kmemtrace_scope_exit(_kmt_old);				\
-	} else {							\
-		_kmt_res = _do_alloc;					\
-	}								\
-	_kmt_res;							\
-})
-
-/**
  * kmemtrace_enable() - start recording allocations into the relay buffers
  *
  * Attaches the kmemtrace probes to the allocator tracepoints.  Does nothing
@@ -207,8 +183,6 @@ static inline struct kmemtrace_scope kmemtrace_scope_reset(void)
 
 static inline void kmemtrace_scope_exit(struct kmemtrace_scope old) { }
 
-#define kmemtrace_alloc_hooks(_do_alloc, ...)	(_do_alloc)
-
 static inline int kmemtrace_enable(void) { return -ENODEV; }
 static inline void kmemtrace_disable(void) { }
 static inline bool kmemtrace_enabled(void) { return false; }
@@ -223,7 +197,8 @@ DEFINE_CLASS(kmemtrace_scope, struct kmemtrace_scope,
  * kmemtrace_api() - the rest of this function is an allocator API call
  * @caller: address in the API's caller, usually _RET_IP_
  *
- * For free functions and others not wrapped by alloc_hooks().
+ * For API functions whose events, or the events of the APIs they call,
+ * come from deeper down than the tracepoint that names their caller.
  */
 #define kmemtrace_api(caller)	CLASS(kmemtrace_scope, __UNIQUE_ID(kmt))(caller, 0)
 

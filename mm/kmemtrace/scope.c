@@ -4,12 +4,14 @@
  *
  * The allocator tracepoints fire where the allocator does the work, which
  * is often far below the API the caller used: the pages under vmalloc(),
- * the kfree() under krealloc() or kvfree(), any page allocation.  So the
- * API entry points open a scope (alloc_hooks() at every allocation call
- * site, kmemtrace_api() in the free functions) that records the address
- * of their caller, and the probes take the call site from there.  The
- * outermost scope wins: the caller of mempool_alloc() is the caller of the
- * kmalloc() that mempool_alloc() makes.
+ * the kfree() under krealloc() or kvfree(), any page allocation.  Where
+ * the tracepoint names the API's caller (kmalloc(), kfree(), the slab
+ * cache API, ...), the probes use that, and the fast paths have nothing
+ * of kmemtrace's.  The API entry points whose events come from deeper
+ * down, or that call other APIs, open a scope (kmemtrace_api()) that
+ * records the address of their caller, and the probes take the call site
+ * from there.  The outermost scope wins: the caller of mempool_alloc() is
+ * the caller of the kmalloc() that mempool_alloc() makes.
  *
  * Allocator internals add flags to the scope around their own calls:
  * KMEMTRACE_SCOPE_BACKING for what slabs, vmalloc areas and percpu chunks
@@ -39,11 +41,13 @@
 #include <linux/preempt.h>
 #include <linux/sched.h>
 
+#include <kunit/visibility.h>
+
 #include "kmemtrace.h"
 
 DEFINE_STATIC_KEY_FALSE(kmemtrace_scope_key);
-/* alloc_hooks() expands in every module that allocates. */
-EXPORT_SYMBOL(kmemtrace_scope_key);
+/* Only the KUnit test opens scopes outside the core kernel. */
+EXPORT_SYMBOL_IF_KUNIT(kmemtrace_scope_key);
 
 DEFINE_PER_CPU(struct kmemtrace_scope, kmemtrace_irq_scope[3]);
 
@@ -59,7 +63,7 @@ struct kmemtrace_scope __kmemtrace_scope_enter(unsigned long caller,
 	old.flags |= KMEMTRACE_SCOPE_ENTERED;
 	return old;
 }
-EXPORT_SYMBOL(__kmemtrace_scope_enter);
+EXPORT_SYMBOL_IF_KUNIT(__kmemtrace_scope_enter);
 
 struct kmemtrace_scope __kmemtrace_scope_reset(void)
 {
@@ -70,11 +74,11 @@ struct kmemtrace_scope __kmemtrace_scope_reset(void)
 	old.flags |= KMEMTRACE_SCOPE_ENTERED;
 	return old;
 }
-EXPORT_SYMBOL(__kmemtrace_scope_reset);
+EXPORT_SYMBOL_IF_KUNIT(__kmemtrace_scope_reset);
 
 void __kmemtrace_scope_exit(struct kmemtrace_scope old)
 {
 	old.flags &= ~KMEMTRACE_SCOPE_ENTERED;
 	*kmemtrace_scope_current() = old;
 }
-EXPORT_SYMBOL(__kmemtrace_scope_exit);
+EXPORT_SYMBOL_IF_KUNIT(__kmemtrace_scope_exit);
