@@ -86,6 +86,44 @@ for k in bench-a bench-b; do
 		print "KMT-BENCH-SIZE " k " " $1 " " $2 " " $3 }'
 done >"$OUT/size.txt"
 
+# The tool on the host, one core: a synthetic trace (mkstream -w: 10 M
+# events on 2 CPUs, 100 k for the smoke) through report, check and dump,
+# beside cat of the same files (the I/O floor; for dump, writing its text
+# again).  Wall time on a shared host: the least of 3 runs.
+tool_row() {	# tool_row NAME COMMAND...: "KMT-BENCH-TOOL NAME SECONDS PEAK_KIB"
+	name=$1
+	shift
+	best=
+	for i in 1 2 3; do
+		/usr/bin/time -f '%e %M' -o "$OUT/time.txt" taskset -c 0 "$@" \
+			>/dev/null 2>&1 || kmt_die "tool benchmark: $name failed: $*"
+		t=$(cat "$OUT/time.txt")
+		if [ -z "$best" ] || awk -v a="${t% *}" -v b="${best% *}" 'BEGIN { exit !(a < b) }'; then
+			best=$t
+		fi
+	done
+	echo "KMT-BENCH-TOOL $name $best"
+}
+
+tool_bench() {
+	events=$([ -n "$smoke" ] && echo 100000 || echo 10000000)
+	dir=$OUT/synthetic
+	kmt=$KMT_CACHE/tool/host/kmemtrace
+	${CC:-cc} -O2 -I"$KMT_REPO/include/uapi" -o "$OUT/mkstream" \
+		"$KMT_SELFTESTS/host/mkstream.c" || kmt_die "cannot build mkstream"
+	rm -rf "$dir"
+	"$OUT/mkstream" -w "$events" -c 2 "$dir" || kmt_die "mkstream -w failed"
+	echo "KMT-BENCH-TOOL-TRACE $events $(cat "$dir"/cpu* | wc -c)"
+	"$kmt" dump "$dir" >"$OUT/dump.txt" || kmt_die "kmemtrace dump failed"
+	tool_row cat cat "$dir/cpu0" "$dir/cpu1"
+	tool_row report "$kmt" report "$dir"
+	tool_row check "$kmt" check "$dir"
+	tool_row dump "$kmt" dump "$dir"
+	tool_row cat-dump cat "$OUT/dump.txt"
+	rm -rf "$dir" "$OUT/dump.txt"
+}
+tool_bench >"$OUT/tool.txt"
+
 {
 	echo "kmemtrace benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), commit" \
 		"$(git -C "$KMT_REPO" describe --always --dirty 2>/dev/null || echo unknown)," \
@@ -94,7 +132,8 @@ done >"$OUT/size.txt"
 		"$KMT_SMP vCPUs; ${smoke:+SMOKE RUN (1% of the pairs): figures mean nothing; }$args"
 	echo
 	awk -f "$KMT_SELFTESTS/host/bench-table.awk" \
-		"$OUT/bench-a.txt" "$OUT/bench-b.txt" "$OUT/bench-c.txt" "$OUT/size.txt"
+		"$OUT/bench-a.txt" "$OUT/bench-b.txt" "$OUT/bench-c.txt" "$OUT/size.txt" \
+		"$OUT/tool.txt"
 } >"$OUT/table.txt"
 cat "$OUT/table.txt"
 kmt_log "table: $OUT/table.txt"

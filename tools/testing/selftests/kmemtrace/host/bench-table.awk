@@ -32,6 +32,8 @@ $1 == "KMT-BENCH-MEM" { mem[$2] = $3; next }
 $1 == "KMT-BENCH-RAMP" { ramp[nramp++] = $0; next }
 $1 == "KMT-BENCH-LOSSLESS" { lossless_good = $2; lossless_bad = $3; next }
 $1 == "KMT-BENCH-SIZE" { text[$2] = $3; data[$2] = $4; bss[$2] = $5; next }
+$1 == "KMT-BENCH-TOOL-TRACE" { tool_events = $2; tool_bytes = $3; next }
+$1 == "KMT-BENCH-TOOL" { tool_secs[$2] = $3; tool_kib[$2] = $4; next }
 
 END {
 	nm = split("n off relay drain tracer events relay+tracer relay+function profiling profiling+relay", modes, " ")
@@ -132,6 +134,22 @@ END {
 		printf "lossless capture (default buffers, record draining, 2 vCPUs): %d events/s with 0 dropped; %s\n",
 			lossless_good, lossless_bad ? "drops at " lossless_bad " events/s" : "no drops seen"
 
+	if (tool_events) {
+		printf "\ntools/kmemtrace on the host, one core, synthetic trace of %d events (%.0f MB), least of 3 runs:\n",
+			tool_events, tool_bytes / 1e6
+		n = split("cat report check dump cat-dump", tools, " ")
+		for (i = 1; i <= n; i++) {
+			t = tools[i]
+			if (!(t in tool_secs))
+				continue
+			floor = t == "dump" ? tool_secs["cat-dump"] : tool_secs["cat"]
+			printf "  %-9s %7.2f s %8.1f M events/s  peak RSS %7.1f MiB (%.2fx the trace)%s\n",
+				t, tool_secs[t], tool_secs[t] > 0 ? tool_events / tool_secs[t] / 1e6 : 0,
+				tool_kib[t] / 1024, tool_kib[t] * 1024 / tool_bytes,
+				t ~ /^cat/ ? "" : sprintf("  %.2fx its floor", floor > 0 ? tool_secs[t] / floor : 0)
+		}
+	}
+
 	print ""
 	print "Goals"
 	worst_off = -1e9
@@ -175,6 +193,14 @@ END {
 		goal(worst_tr <= 1, sprintf("tracer on: <= the upstream event's cost per event: worst %.2fx (%s)", worst_tr, worst_tr_op))
 	if (worst_prof)
 		goal(worst_prof <= 3, sprintf("relay on: <= 3x allocation profiling's cost per allocation: worst %.2fx (%s)", worst_prof, worst_prof_op))
+	if (tool_secs["report"] > 0) {
+		rate = tool_events / tool_secs["report"] / 1e6
+		goal(rate >= 25, sprintf("report >= 25 M events/s on one core: %.1f", rate))
+		if (tool_secs["cat"] > 0) {
+			goal(tool_secs["report"] <= 2 * tool_secs["cat"], sprintf("report within 2x of the I/O floor: %.2fx", tool_secs["report"] / tool_secs["cat"]))
+			goal(tool_secs["check"] <= 1.5 * tool_secs["cat"], sprintf("check within 1.5x of the I/O floor: %.2fx", tool_secs["check"] / tool_secs["cat"]))
+		}
+	}
 }
 
 function goal(ok, what) {
