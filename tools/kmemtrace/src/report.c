@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "kmemtrace.h"
 #include "symbols.h"
 #include "trace.h"
@@ -18,21 +19,6 @@ struct report_params {
 	const char *vmlinux;
 	const char *symfile;
 	uint64_t top;
-};
-
-/* Allocations of one call site, or of one cache. */
-struct site {
-	uint64_t key;
-	uint64_t count;
-	uint64_t req;
-	uint64_t alloc;
-};
-
-/* The KMEMTRACE_FLAG_BACKING events, which the byte counts leave out. */
-struct backing {
-	uint64_t allocs;
-	uint64_t bytes;
-	uint64_t frees;
 };
 
 static void report_usage(int status)
@@ -96,31 +82,304 @@ static void report_parse_args(int argc, char **argv, struct report_params *p)
 	p->dir = argv[optind];
 }
 
-static void report_kinds(const struct kmt_ref *refs, size_t nr, size_t errors)
+/*
+ * Slab objects pair whatever API typed them: a kmem_cache merged into a
+ * kmalloc cache, or a kmalloc() from a kmem_buckets cache, is allocated
+ * with one type and freed by kfree() with the other.
+ */
+static unsigned int pair_type(unsigned int type)
 {
-	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
-	unsigned int kind, type;
-	size_t i;
+	return type == KMEMTRACE_TYPE_CACHE ? KMEMTRACE_TYPE_KMALLOC : type;
+}
 
-	memset(count, 0, sizeof(count));
-	for (i = 0; i < nr; i++)
-		count[refs[i].ev->kind][refs[i].ev->type]++;
+/* A live allocation: memory allocated, and not freed yet. */
+struct live_obj {
+	uint64_t ptr;
+	uint64_t bytes;
+	uint8_t family;		/* pair_type() of the alloc, 0 for a free slot */
+};
+
+/*
+ * The live allocations by family and pointer: open addressing, linear
+ * probing, removal by moving the following entries back, at most half
+ * full.
+ */
+struct live_table {
+	struct live_obj *slots;
+	unsigned int bits;
+	size_t nr;
+};
+
+static size_t live_hash(const struct live_table *lt, unsigned int family,
+			uint64_t ptr)
+{
+	return kmt_hash64(ptr ^ family, lt->bits);
+}
+
+static void live_free(struct live_table *lt)
+{
+	if (lt->bits)
+		xfree_table(lt->slots, sizeof(*lt->slots) << lt->bits);
+	lt->slots = NULL;
+	lt->bits = 0;
+	lt->nr = 0;
+}
+
+static void live_grow(struct live_table *lt)
+{
+	struct live_table big = { .bits = lt->bits ? lt->bits + 1 : 12 };
+	size_t i, slot, mask = ((size_t)1 << big.bits) - 1;
+	struct live_obj *o;
+
+	big.slots = xalloc_table((mask + 1) * sizeof(*big.slots));
+	for (i = 0; lt->bits && i < (size_t)1 << lt->bits; i++) {
+		o = &lt->slots[i];
+		if (!o->family)
+			continue;
+		slot = live_hash(&big, o->family, o->ptr);
+		while (big.slots[slot].family)
+			slot = (slot + 1) & mask;
+		big.slots[slot] = *o;
+	}
+	big.nr = lt->nr;
+	live_free(lt);
+	*lt = big;
+}
+
+/* The entry of memory @family, @ptr: live, or a free slot to fill in. */
+static struct live_obj *live_lookup(struct live_table *lt,
+				    unsigned int family, uint64_t ptr)
+{
+	size_t slot, mask = ((size_t)1 << lt->bits) - 1;
+	struct live_obj *o;
+
+	for (slot = live_hash(lt, family, ptr);; slot = (slot + 1) & mask) {
+		o = &lt->slots[slot];
+		if (!o->family || (o->ptr == ptr && o->family == family))
+			return o;
+	}
+}
+
+static struct live_obj *live_find(struct live_table *lt, unsigned int family,
+				  uint64_t ptr)
+{
+	struct live_obj *o;
+
+	if (!lt->nr)
+		return NULL;
+	o = live_lookup(lt, family, ptr);
+	return o->family ? o : NULL;
+}
+
+/* The entry of memory @family, @ptr, added if it was not live. */
+static struct live_obj *live_add(struct live_table *lt, unsigned int family,
+				 uint64_t ptr)
+{
+	struct live_obj *o;
+
+	if (!lt->bits || lt->nr >= (size_t)1 << (lt->bits - 1))
+		live_grow(lt);
+	o = live_lookup(lt, family, ptr);
+	if (!o->family) {
+		o->family = family;
+		o->ptr = ptr;
+		lt->nr++;
+	}
+	return o;
+}
+
+static void live_remove(struct live_table *lt, struct live_obj *o)
+{
+	size_t mask = ((size_t)1 << lt->bits) - 1;
+	size_t hole = o - lt->slots, slot = hole, home;
+
+	/* Move back every entry that probed past the hole. */
+	for (;;) {
+		slot = (slot + 1) & mask;
+		if (!lt->slots[slot].family)
+			break;
+		home = live_hash(lt, lt->slots[slot].family, lt->slots[slot].ptr);
+		if (((slot - home) & mask) < ((slot - hole) & mask))
+			continue;
+		lt->slots[hole] = lt->slots[slot];
+		hole = slot;
+	}
+	lt->slots[hole].family = 0;
+	lt->nr--;
+}
+
+/* Allocations of one call site, or of one cache. */
+struct site {
+	uint64_t key;
+	uint64_t count;
+	uint64_t req;
+	uint64_t alloc;
+};
+
+/* Sites by key, in the order they were first seen. */
+struct site_table {
+	struct kmt_map map;
+	struct site *sites;
+	size_t nr;
+	size_t size;
+};
+
+static struct site *site_get(struct site_table *tab, uint64_t key)
+{
+	uint32_t i;
+	bool added;
+
+	i = kmt_map_insert(&tab->map, key, tab->nr, &added);
+	if (!added)
+		return &tab->sites[i];
+	if (tab->nr == tab->size) {
+		tab->size = tab->size ? 2 * tab->size : 256;
+		tab->sites = xrealloc(tab->sites, tab->size * sizeof(*tab->sites));
+	}
+	memset(&tab->sites[i], 0, sizeof(tab->sites[i]));
+	tab->sites[i].key = key;
+	tab->nr++;
+	return &tab->sites[i];
+}
+
+static void site_table_free(struct site_table *tab)
+{
+	kmt_map_free(&tab->map);
+	free(tab->sites);
+	memset(tab, 0, sizeof(*tab));
+}
+
+/* Everything one pass over the events adds up. */
+struct report {
+	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
+	size_t events;
+	uint64_t backing_allocs;
+	uint64_t backing_bytes;
+	uint64_t backing_frees;
+	struct live_table live;
+	struct site_table sites;
+	struct site_table caches;
+};
+
+static void account_alloc(struct report *r, const struct kmemtrace_event *ev)
+{
+	struct live_obj *o;
+	struct site *site;
+
+	o = live_add(&r->live, pair_type(ev->type), ev->ptr);
+	o->bytes = ev->bytes_alloc;
+	site = site_get(&r->sites, ev->call_site);
+	site->count++;
+	site->req += ev->bytes_req;
+	site->alloc += ev->bytes_alloc;
+	if (ev->type != KMEMTRACE_TYPE_CACHE)
+		return;
+	site = site_get(&r->caches, ev->cache_id);
+	site->count++;
+	site->req += ev->bytes_req;
+	site->alloc += ev->bytes_alloc;
+}
+
+/*
+ * Replay one event: an alloc makes its memory (type and pointer) live
+ * with its size, a realloc of live memory changes the size, a free ends
+ * it.  Memory live at the end is still allocated.  Memory allocated
+ * before the trace started is not counted, even when a realloc shows it.
+ * Backing store events are only counted, unpaired frees skipped.
+ */
+static void account_event(struct report *r, const struct kmemtrace_event *ev)
+{
+	struct live_obj *o;
+
+	r->count[ev->kind][ev->type]++;
+	r->events++;
+	if (kmt_event_is_unpaired(ev))
+		return;
+	if (kmt_event_is_backing(ev)) {
+		if (ev->kind == KMEMTRACE_KIND_ALLOC) {
+			r->backing_allocs++;
+			r->backing_bytes += ev->bytes_alloc;
+		} else if (ev->kind == KMEMTRACE_KIND_FREE) {
+			r->backing_frees++;
+		}
+		return;
+	}
+	switch (ev->kind) {
+	case KMEMTRACE_KIND_ALLOC:
+		account_alloc(r, ev);
+		break;
+	case KMEMTRACE_KIND_REALLOC:
+		o = live_find(&r->live, pair_type(ev->type), ev->ptr);
+		if (o)
+			o->bytes = ev->bytes_alloc;
+		break;
+	default:
+		o = live_find(&r->live, pair_type(ev->type), ev->ptr);
+		if (o)
+			live_remove(&r->live, o);
+		break;
+	}
+}
+
+/*
+ * Events come in faster than the live table answers, as memory is freed
+ * in another order than it was allocated: fetch the slot of an event a
+ * few events before it is replayed.
+ */
+#define REPORT_AHEAD	8
+
+static void prefetch_event(const struct report *r,
+			   const struct kmemtrace_event *ev)
+{
+	if (r->live.bits)
+		__builtin_prefetch(&r->live.slots[live_hash(&r->live,
+				pair_type(ev->type), ev->ptr)]);
+}
+
+/* Replay every event of @m, in order. */
+static void account_events(struct report *r, struct kmt_merge *m)
+{
+	const struct kmemtrace_event *ev[KMT_MERGE_BATCH];
+	size_t i, n;
+
+	while ((n = kmt_merge_batch(m, ev, KMT_MERGE_BATCH))) {
+		for (i = 0; i < n && i < REPORT_AHEAD; i++)
+			prefetch_event(r, ev[i]);
+		for (i = 0; i < n; i++) {
+			if (i + REPORT_AHEAD < n)
+				prefetch_event(r, ev[i + REPORT_AHEAD]);
+			account_event(r, ev[i]);
+		}
+	}
+}
+
+static void report_free(struct report *r)
+{
+	live_free(&r->live);
+	site_table_free(&r->sites);
+	site_table_free(&r->caches);
+}
+
+static void report_kinds(struct report *r, size_t errors)
+{
+	unsigned int kind, type;
+
 	for (kind = KMEMTRACE_KIND_ALLOC; kind <= KMEMTRACE_KIND_REALLOC; kind++)
 		for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++)
-			count[kind][0] += count[kind][type];
-	printf("events: %zu (alloc %llu, free %llu, realloc %llu)\n", nr,
-	       (unsigned long long)count[KMEMTRACE_KIND_ALLOC][0],
-	       (unsigned long long)count[KMEMTRACE_KIND_FREE][0],
-	       (unsigned long long)count[KMEMTRACE_KIND_REALLOC][0]);
+			r->count[kind][0] += r->count[kind][type];
+	printf("events: %zu (alloc %llu, free %llu, realloc %llu)\n", r->events,
+	       (unsigned long long)r->count[KMEMTRACE_KIND_ALLOC][0],
+	       (unsigned long long)r->count[KMEMTRACE_KIND_FREE][0],
+	       (unsigned long long)r->count[KMEMTRACE_KIND_REALLOC][0]);
 	if (errors)
 		printf("invalid: %zu problems, events skipped (see kmemtrace check)\n",
 		       errors);
 	printf("\n%-8s %12s %12s %12s\n", "type", "alloc", "free", "realloc");
 	for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++)
 		printf("%-8s %12llu %12llu %12llu\n", kmt_type_name(type),
-		       (unsigned long long)count[KMEMTRACE_KIND_ALLOC][type],
-		       (unsigned long long)count[KMEMTRACE_KIND_FREE][type],
-		       (unsigned long long)count[KMEMTRACE_KIND_REALLOC][type]);
+		       (unsigned long long)r->count[KMEMTRACE_KIND_ALLOC][type],
+		       (unsigned long long)r->count[KMEMTRACE_KIND_FREE][type],
+		       (unsigned long long)r->count[KMEMTRACE_KIND_REALLOC][type]);
 }
 
 static void report_cpus(const struct kmt_trace *t, const struct kmt_stats *st)
@@ -142,113 +401,20 @@ static void report_cpus(const struct kmt_trace *t, const struct kmt_stats *st)
 		       (unsigned long long)gaps);
 }
 
-/*
- * Move the backing store events out of @refs, which keeps the timeline
- * order of the others, and drop the unpaired frees, which no alloc
- * matches; return how many are left.
- */
-static size_t split_backing(struct kmt_ref *refs, size_t nr,
-			    struct backing *bk)
+static void report_still_allocated(const struct report *r)
 {
-	size_t i, n = 0;
-
-	memset(bk, 0, sizeof(*bk));
-	for (i = 0; i < nr; i++) {
-		if (kmt_event_is_unpaired(refs[i].ev))
-			continue;
-		if (!kmt_event_is_backing(refs[i].ev)) {
-			refs[n++] = refs[i];
-			continue;
-		}
-		if (refs[i].ev->kind == KMEMTRACE_KIND_ALLOC) {
-			bk->allocs++;
-			bk->bytes += refs[i].ev->bytes_alloc;
-		} else if (refs[i].ev->kind == KMEMTRACE_KIND_FREE) {
-			bk->frees++;
-		}
-	}
-	return n;
-}
-
-/*
- * Slab objects pair whatever API typed them: a kmem_cache merged into a
- * kmalloc cache, or a kmalloc() from a kmem_buckets cache, is allocated
- * with one type and freed by kfree() with the other.
- */
-static unsigned int pair_type(unsigned int type)
-{
-	return type == KMEMTRACE_TYPE_CACHE ? KMEMTRACE_TYPE_KMALLOC : type;
-}
-
-static int live_cmp(const void *a, const void *b)
-{
-	const struct kmt_ref *x = a, *y = b;
-
-	if (pair_type(x->ev->type) != pair_type(y->ev->type))
-		return pair_type(x->ev->type) < pair_type(y->ev->type) ? -1 : 1;
-	if (x->ev->ptr != y->ev->ptr)
-		return x->ev->ptr < y->ev->ptr ? -1 : 1;
-	/* @index holds the position in the timeline here. */
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
-static bool same_memory(const struct kmemtrace_event *a,
-			const struct kmemtrace_event *b)
-{
-	return pair_type(a->type) == pair_type(b->type) && a->ptr == b->ptr;
-}
-
-/*
- * Replay the events of each memory (type and pointer) in time order: an
- * alloc makes it live with its size, a realloc of live memory changes the
- * size, a free ends it.  Memory live at the end is still allocated.
- * Memory allocated before the trace started is not counted, even when
- * a realloc shows it.
- */
-static void report_still_allocated(const struct kmt_ref *refs, size_t nr,
-				   const struct backing *bk)
-{
-	struct kmt_ref *byptr = xcalloc(nr, sizeof(*byptr));
-	uint64_t count = 0, bytes = 0, size = 0;
-	const struct kmemtrace_event *ev;
-	bool live = false;
+	uint64_t bytes = 0;
 	size_t i;
 
-	for (i = 0; i < nr; i++) {
-		byptr[i] = refs[i];
-		byptr[i].index = i;
-	}
-	qsort(byptr, nr, sizeof(*byptr), live_cmp);
-	for (i = 0; i < nr; i++) {
-		ev = byptr[i].ev;
-		if (i && !same_memory(byptr[i - 1].ev, ev))
-			live = false;
-		if (ev->kind == KMEMTRACE_KIND_ALLOC) {
-			live = true;
-			size = ev->bytes_alloc;
-		} else if (ev->kind == KMEMTRACE_KIND_REALLOC) {
-			size = ev->bytes_alloc;
-		} else {
-			live = false;
-		}
-		if (!live || (i + 1 < nr && same_memory(ev, byptr[i + 1].ev)))
-			continue;
-		count++;
-		bytes += size;
-	}
-	free(byptr);
+	for (i = 0; r->live.nr && i < (size_t)1 << r->live.bits; i++)
+		if (r->live.slots[i].family)
+			bytes += r->live.slots[i].bytes;
 	printf("\nstill allocated at end: %llu allocations, %llu bytes\n",
-	       (unsigned long long)count, (unsigned long long)bytes);
+	       (unsigned long long)r->live.nr, (unsigned long long)bytes);
 	printf("backing pages: %llu allocs (%llu bytes), %llu frees\n",
-	       (unsigned long long)bk->allocs, (unsigned long long)bk->bytes,
-	       (unsigned long long)bk->frees);
-}
-
-static int site_key_cmp(const void *a, const void *b)
-{
-	const struct site *x = a, *y = b;
-
-	return x->key < y->key ? -1 : x->key > y->key;
+	       (unsigned long long)r->backing_allocs,
+	       (unsigned long long)r->backing_bytes,
+	       (unsigned long long)r->backing_frees);
 }
 
 static int site_bytes_cmp(const void *a, const void *b)
@@ -257,42 +423,7 @@ static int site_bytes_cmp(const void *a, const void *b)
 
 	if (x->alloc != y->alloc)
 		return x->alloc > y->alloc ? -1 : 1;
-	return site_key_cmp(a, b);
-}
-
-/*
- * Merge the allocations (not the reallocs) by call site, or by cache for
- * the kmem_cache allocations when @by_cache; return the number of sites.
- */
-static size_t collect_sites(const struct kmt_ref *refs, size_t nr,
-			    struct site *sites, bool by_cache)
-{
-	const struct kmemtrace_event *ev;
-	size_t i, n = 0;
-
-	for (i = 0; i < nr; i++) {
-		ev = refs[i].ev;
-		if (ev->kind != KMEMTRACE_KIND_ALLOC ||
-		    (by_cache && ev->type != KMEMTRACE_TYPE_CACHE))
-			continue;
-		sites[n].key = by_cache ? ev->cache_id : ev->call_site;
-		sites[n].count = 1;
-		sites[n].req = ev->bytes_req;
-		sites[n].alloc = ev->bytes_alloc;
-		n++;
-	}
-	qsort(sites, n, sizeof(*sites), site_key_cmp);
-	for (nr = 0, i = 0; i < n; i++) {
-		if (nr && sites[nr - 1].key == sites[i].key) {
-			sites[nr - 1].count++;
-			sites[nr - 1].req += sites[i].req;
-			sites[nr - 1].alloc += sites[i].alloc;
-			continue;
-		}
-		sites[nr++] = sites[i];
-	}
-	qsort(sites, nr, sizeof(*sites), site_bytes_cmp);
-	return nr;
+	return x->key < y->key ? -1 : x->key > y->key;
 }
 
 static void print_site(const struct site *site, const char *name)
@@ -306,14 +437,28 @@ static void print_site(const struct site *site, const char *name)
 	       (unsigned long long)site->alloc, waste, name);
 }
 
-static void report_sites(const struct kmt_ref *refs, size_t nr,
-			 const struct kmt_symtab *syms, uint64_t top)
+/* The sites of @tab that allocated, sorted by bytes allocated. */
+static struct site *sorted_sites(const struct site_table *tab, size_t *nr)
 {
-	struct site *sites = xcalloc(nr, sizeof(*sites));
+	struct site *sites = xcalloc(tab->nr, sizeof(*sites));
+	size_t i, n = 0;
+
+	for (i = 0; i < tab->nr; i++)
+		if (tab->sites[i].count)
+			sites[n++] = tab->sites[i];
+	qsort(sites, n, sizeof(*sites), site_bytes_cmp);
+	*nr = n;
+	return sites;
+}
+
+static void report_sites(const struct report *r, const struct kmt_symtab *syms,
+			 uint64_t top)
+{
 	char name[512];
+	struct site *sites;
 	size_t i, n;
 
-	n = collect_sites(refs, nr, sites, false);
+	sites = sorted_sites(&r->sites, &n);
 	printf("\ntop %llu call sites by bytes allocated:\n", (unsigned long long)top);
 	printf("%10s %12s %12s %7s  %s\n", "count", "bytes_req", "bytes_alloc",
 	       "waste", "call_site");
@@ -324,15 +469,15 @@ static void report_sites(const struct kmt_ref *refs, size_t nr,
 	free(sites);
 }
 
-static void report_caches(const struct kmt_ref *refs, size_t nr,
+static void report_caches(const struct report *r,
 			  const struct kmt_caches *caches, uint64_t top)
 {
-	struct site *sites = xcalloc(nr, sizeof(*sites));
 	const char *cache;
+	struct site *sites;
 	char name[32];
 	size_t i, n;
 
-	n = collect_sites(refs, nr, sites, true);
+	sites = sorted_sites(&r->caches, &n);
 	printf("\ntop %llu caches by bytes allocated:\n", (unsigned long long)top);
 	printf("%10s %12s %12s %7s  %s\n", "count", "bytes_req", "bytes_alloc",
 	       "waste", "cache");
@@ -353,11 +498,11 @@ int report_main(int argc, char **argv)
 	struct kmt_caches caches;
 	struct report_params p;
 	struct kmt_symtab syms;
-	struct backing bk;
 	struct kmt_stats *st;
-	struct kmt_ref *refs;
+	struct kmt_merge m;
 	struct kmt_trace t;
-	size_t nr, errors;
+	struct report r;
+	size_t errors;
 
 	report_parse_args(argc, argv, &p);
 	if (kmt_trace_load_dir(&t, p.dir))
@@ -367,21 +512,22 @@ int report_main(int argc, char **argv)
 		return 1;
 	}
 	st = xcalloc(t.nr, sizeof(*st));
-	errors = kmt_trace_validate(&t, st);
-	refs = kmt_trace_timeline(&t, &nr);
+	memset(&r, 0, sizeof(r));
+	kmt_merge_start(&m, &t, st);
+	account_events(&r, &m);
+	errors = kmt_merge_end(&m);
 
 	kmt_caches_load(&caches, t.dir);
 
 	printf("kmemtrace report v%d\n", KMT_REPORT_VERSION);
-	report_kinds(refs, nr, errors);
+	report_kinds(&r, errors);
 	report_cpus(&t, st);
-	nr = split_backing(refs, nr, &bk);
-	report_still_allocated(refs, nr, &bk);
-	report_sites(refs, nr, &syms, p.top);
-	report_caches(refs, nr, &caches, p.top);
+	report_still_allocated(&r);
+	report_sites(&r, &syms, p.top);
+	report_caches(&r, &caches, p.top);
 
+	report_free(&r);
 	kmt_caches_free(&caches);
-	free(refs);
 	free(st);
 	kmt_symtab_free(&syms);
 	kmt_trace_free(&t);

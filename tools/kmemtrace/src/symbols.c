@@ -191,6 +191,53 @@ void kmt_symtab_format(const struct kmt_symtab *st, uint64_t addr,
 			 (unsigned long long)off);
 }
 
+void kmt_symcache_init(struct kmt_symcache *c, const struct kmt_symtab *st)
+{
+	memset(c, 0, sizeof(*c));
+	c->st = st;
+}
+
+const char *kmt_symcache_name(struct kmt_symcache *c, uint64_t addr,
+			      size_t *len)
+{
+	char name[512];
+	uint32_t i;
+	bool added;
+
+	if (kmt_map_find(&c->map, addr, &i)) {
+		if (len)
+			*len = c->lens[i];
+		return c->names[i];
+	}
+	i = kmt_map_insert(&c->map, addr, c->nr, &added);
+	if (added) {
+		if (c->nr == c->size) {
+			c->size = c->size ? 2 * c->size : 64;
+			c->names = xrealloc(c->names, c->size * sizeof(*c->names));
+			c->lens = xrealloc(c->lens, c->size * sizeof(*c->lens));
+		}
+		kmt_symtab_format(c->st, addr, name, sizeof(name));
+		c->names[i] = xstrdup(name);
+		c->lens[i] = strlen(name);
+		c->nr++;
+	}
+	if (len)
+		*len = c->lens[i];
+	return c->names[i];
+}
+
+void kmt_symcache_free(struct kmt_symcache *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr; i++)
+		free(c->names[i]);
+	free(c->names);
+	free(c->lens);
+	kmt_map_free(&c->map);
+	memset(c, 0, sizeof(*c));
+}
+
 void kmt_symtab_free(struct kmt_symtab *st)
 {
 	size_t i;

@@ -658,6 +658,51 @@ t_dump_sorted_by_timestamp() {
 	END
 }
 
+# Each CPU's events keep their recorded (seq) order, even where the clock
+# went back; streams are merged by timestamp.
+t_dump_keeps_cpu_order() {
+	mkdir t || return 1
+	mk t/cpu0 ts=300 ts=100 && mk t/cpu1 ts=200 || return 1
+	run dump t
+	expect_rc 0 && cut -d' ' -f1-3 out > order && expect_file order <<-'END'
+	cpu=1 seq=0 ts=200
+	cpu=0 seq=0 ts=300
+	cpu=0 seq=1 ts=100
+	END
+}
+
+t_dump_write_error() {
+	if [ ! -w /dev/full ]; then
+		echo "# SKIP no /dev/full"
+		return 4
+	fi
+	basic_trace t || return 1
+	"$KMT" dump t > /dev/full 2> err
+	rc=$?
+	expect_rc 1 && expect_err <<-'END'
+	kmemtrace: dump: writing the output: No space left on device
+	END
+}
+
+# report, check and dump read the streams a chunk at a time: a trace of
+# 2 x 40 MB takes far less memory than its size.
+t_streams_memory_bounded() {
+	if ! /usr/bin/time -f %M true > /dev/null 2>&1; then
+		echo "# SKIP no /usr/bin/time"
+		return 4
+	fi
+	mkdir t && "$MKSTREAM" -w 1000000 t || return 1
+	size=$(cat t/cpu0 t/cpu1 | wc -c)
+	for cmd in report check dump; do
+		/usr/bin/time -f %M -o rss "$KMT" $cmd t > /dev/null 2> err ||
+			fail "$cmd failed" || return 1
+		kb=$(tail -n 1 rss)
+		[ $((kb * 1024)) -le $((size / 4)) ] ||
+			fail "$cmd: peak RSS $kb KiB, trace $((size / 1024)) KiB" ||
+			return 1
+	done
+}
+
 # flag_trace DIR [-s]: events with flags, realloc, migratetype and caches
 flag_trace() {
 	mkdir -p "$1" &&
@@ -860,7 +905,10 @@ check_stats_v2
 swapped_endian_reads_same_as_native
 swapped_endian_new_fields
 dump_sorted_by_timestamp
+dump_keeps_cpu_order
+dump_write_error
 dump_flags_and_caches
+streams_memory_bounded
 record_fake_debugfs
 record_without_stats_and_caches
 record_cpu_appears
