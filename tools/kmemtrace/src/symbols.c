@@ -12,32 +12,54 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kallsyms.h"
 #include "symbols.h"
 #include "utils.h"
 
-/* Parse one line; return 1 for a text symbol, 0 to skip the line. */
-static int parse_sym_line(char *line, struct kmt_sym *sym)
+/* What kallsyms_symbol() fills. */
+struct symtab_load {
+	struct kmt_symtab *st;
+	size_t size;
+	size_t lines;
+};
+
+/*
+ * Keep a text symbol (type t, T, w or W) with an address; @name is the
+ * rest of the line, maybe with a "\t[MODULE]" and spaces after the name.
+ */
+static int kallsyms_symbol(void *arg, const char *name, char type,
+			   unsigned long long start)
 {
-	char *addr, *type, *name, *mod, *end, *save;
+	struct symtab_load *l = arg;
+	struct kmt_sym *sym;
+	const char *mod;
 	size_t len;
 
-	addr = strtok_r(line, " \t\r\n", &save);
-	type = strtok_r(NULL, " \t\r\n", &save);
-	name = strtok_r(NULL, " \t\r\n", &save);
-	mod = strtok_r(NULL, " \t\r\n", &save);
-	if (!addr || !type || !name || type[1] || !strchr("tTwW", type[0]))
+	l->lines++;
+	if (!start || !strchr("tTwW", type))
 		return 0;
-	sym->addr = strtoull(addr, &end, 16);
-	if (*end || !sym->addr)
+	len = strcspn(name, " \t\r");
+	if (!len)
 		return 0;
-	sym->name = xstrdup(name);
-	sym->module = NULL;
-	len = mod ? strlen(mod) : 0;
-	if (len > 2 && mod[0] == '[' && mod[len - 1] == ']') {
-		mod[len - 1] = '\0';
-		sym->module = xstrdup(mod + 1);
+	if (l->st->nr == l->size) {
+		l->size = l->size ? l->size * 2 : 1024;
+		l->st->syms = xrealloc(l->st->syms, l->size * sizeof(*l->st->syms));
 	}
-	return 1;
+	sym = &l->st->syms[l->st->nr++];
+	sym->addr = start;
+	sym->order = l->lines;
+	sym->name = strndup(name, len);
+	sym->module = NULL;
+	if (!sym->name)
+		sym->name = xstrdup("?");
+	mod = name + len + strspn(name + len, " \t\r");
+	len = strcspn(mod, " \t\r");
+	if (len > 2 && mod[0] == '[' && mod[len - 1] == ']') {
+		sym->module = strndup(mod + 1, len - 2);
+		if (!sym->module)
+			sym->module = xstrdup("?");
+	}
+	return 0;
 }
 
 static int sym_cmp(const void *a, const void *b)
@@ -73,25 +95,18 @@ static void symtab_sort(struct kmt_symtab *st)
 
 int kmt_symtab_load_text(struct kmt_symtab *st, const char *path)
 {
-	size_t len, size = st->nr, lines = 0;
-	char *buf, *line, *save;
+	struct symtab_load l = { .st = st, .size = st->nr };
 	int ret;
 
-	ret = read_file(path, &buf, &len);
+	ret = is_dir(path);
+	if (ret > 0)
+		ret = -EISDIR;
+	if (!ret && kallsyms__parse(path, &l, kallsyms_symbol))
+		ret = -errno;
 	if (ret) {
 		err_msg("%s: %s", path, strerror(-ret));
 		return ret;
 	}
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (st->nr == size) {
-			size = size ? size * 2 : 1024;
-			st->syms = xrealloc(st->syms, size * sizeof(*st->syms));
-		}
-		st->syms[st->nr].order = lines++;
-		st->nr += parse_sym_line(line, &st->syms[st->nr]);
-	}
-	free(buf);
 	if (!st->nr)
 		err_msg("%s: no text symbols with an address (kptr_restrict?)", path);
 	symtab_sort(st);

@@ -214,6 +214,28 @@ t_report_symfile_and_unresolved() {
 	END
 }
 
+# The lines of /proc/kallsyms and System.map, as tools/lib/symbol reads
+# them: only text symbols with an address, modules after a tab, CRLF ends.
+t_report_kallsyms_lines() {
+	mkdir t || return 1
+	printf '%s\r\n' 'ffffffff81000000 T _text' 'ffffffff81000100 W weak_fn' \
+		'0000000000000000 T hidden_fn' 'ffffffff81000200 D data_sym' \
+		'ffffffff81000300 t' 'not a symbol line' > t/kallsyms &&
+		printf 'ffffffffc0002000 t mod2_fn\t[mod2]\n' >> t/kallsyms || return 1
+	mk t/cpu0 site=0xffffffff81000110,alloc=40 site=0xffffffff81000210,alloc=30 \
+		site=0xffffffffc0002008,alloc=20 site=0x10,alloc=10 || return 1
+	run report t
+	section out '^top .* call sites' > sites
+	expect_rc 0 && expect_err < /dev/null && expect_file sites <<-'END'
+	top 10 call sites by bytes allocated:
+	     count    bytes_req  bytes_alloc   waste  call_site
+	         1            0           40  100.0%  weak_fn+0x10
+	         1            0           30  100.0%  weak_fn+0x110
+	         1            0           20  100.0%  mod2_fn+0x8 [mod2]
+	         1            0           10  100.0%  0x10
+	END
+}
+
 t_report_top_n_ties_by_address() {
 	mkdir t && echo "$KALLSYMS" > t/kallsyms || return 1
 	mk t/cpu0 site=0xffffffff81000230,req=64,alloc=64 \
@@ -881,6 +903,7 @@ cli_bad_args
 report_counts_by_kind_type_cpu
 report_top_sites_symbolized
 report_symfile_and_unresolved
+report_kallsyms_lines
 report_top_n_ties_by_address
 report_still_allocated
 report_pairs_slab_types_skips_unpaired
