@@ -1,24 +1,124 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmemtrace report - summarize a recorded trace
+ * kmemtrace report - analyse a recorded trace
+ *
+ * One pass over the events, merged in time order, replays every
+ * allocation and free: a hash table holds the allocations still live,
+ * hash maps add up what happened per call site, per cache, per gfp_flags
+ * value and per node.  The views (report_views.c) then sort and print
+ * what they need, symbolizing only the call sites they print.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
 #include "kmemtrace.h"
-#include "symbols.h"
-#include "trace.h"
+#include "opts.h"
+#include "report.h"
 #include "utils.h"
 
-struct report_params {
-	const char *dir;
-	const char *vmlinux;
-	const char *symfile;
-	uint64_t top;
+static const char * const view_names[NR_VIEWS] = {
+	[VIEW_SUMMARY]		= "summary",
+	[VIEW_SITES]		= "sites",
+	[VIEW_CACHES]		= "caches",
+	[VIEW_LIVE]		= "live",
+	[VIEW_LIFETIMES]	= "lifetimes",
+	[VIEW_FREES]		= "frees",
+	[VIEW_PAGES]		= "pages",
+	[VIEW_GFP]		= "gfp",
+	[VIEW_NODES]		= "nodes",
+};
+
+static const struct {
+	const char *name;
+	enum report_key key;
+} key_names[] = {
+	{ "bytes",	KEY_BYTES },
+	{ "req",	KEY_REQ },
+	{ "hits",	KEY_HITS },
+	{ "allocs",	KEY_HITS },
+	{ "count",	KEY_HITS },
+	{ "waste",	KEY_WASTE },
+	{ "frees",	KEY_FREES },
+	{ "live",	KEY_LIVE },
+	{ "pingpong",	KEY_PINGPONG },
+	{ "lifetime",	KEY_LIFETIME },
+	{ "age",	KEY_AGE },
+	{ "mismatch",	KEY_MISMATCH },
+};
+
+static const char * const by_names[NR_BY] = {
+	[BY_SITE]	= "site",
+	[BY_FUNC]	= "func",
+	[BY_CACHE]	= "cache",
+	[BY_TYPE]	= "type",
+	[BY_PID]	= "pid",
+};
+
+enum {
+	OPT_SORT = 256,
+	OPT_BY,
+	OPT_LIST,
+	OPT_MIN_AGE,
+	OPT_JSON,
+	OPT_CSV,
+	OPT_TYPE,
+	OPT_CPU,
+	OPT_PID,
+	OPT_COMM,
+	OPT_TIME,
+	OPT_SITE,
+	OPT_CACHE,
+};
+
+static const struct kmt_opt report_opts[] = {
+	{ "vmlinux", 'k', "VMLINUX",
+	  "symbolize call sites with this vmlinux (libdw),\n"
+	  "with file:line when it has debug info" },
+	{ "symbols", 's', "SYMFILE",
+	  "use this kallsyms or System.map file instead of\n"
+	  "DIR/kallsyms" },
+	{ "view", 'v', "VIEW[,...]",
+	  "what to print (default summary): summary, sites,\n"
+	  "caches, live, lifetimes, frees, pages, gfp,\n"
+	  "nodes, or all" },
+	{ "top", 'n', "TOP", "print TOP rows per table (default 10)" },
+	{ "sort", OPT_SORT, "KEY[,...]",
+	  "sort rows by these keys, largest first: bytes,\n"
+	  "req, hits (allocs), waste, frees, live, pingpong,\n"
+	  "lifetime, age, mismatch" },
+	{ "by", OPT_BY, "GROUP",
+	  "group the live view by site (default), func,\n"
+	  "cache, type or pid" },
+	{ "list", OPT_LIST, NULL,
+	  "live view: one line per live allocation" },
+	{ "min-age", OPT_MIN_AGE, "AGE",
+	  "live view: only allocations at least AGE old" },
+	{ "json", OPT_JSON, NULL, "print one JSON document" },
+	{ "csv", OPT_CSV, NULL, "print the tables as CSV" },
+	{ "type", OPT_TYPE, "TYPE[,...]",
+	  "only allocations of these types: kmalloc, cache,\n"
+	  "pages, percpu, vmalloc" },
+	{ "cpu", OPT_CPU, "CPUS",
+	  "only allocations on these CPUs, e.g. 0,2-3" },
+	{ "pid", OPT_PID, "PIDS", "only allocations by these pids" },
+	{ "comm", OPT_COMM, "COMM[,...]",
+	  "only allocations by tasks of these names\n"
+	  "(DIR/comms)" },
+	{ "time", OPT_TIME, "START,END",
+	  "only events from START to END, in ns or with a\n"
+	  "unit (1.5s, 20ms, 3us); either may be left out" },
+	{ "site", OPT_SITE, "SITE[,...]",
+	  "only allocations at these call sites: func,\n"
+	  "func+0xoff or an address" },
+	{ "cache", OPT_CACHE, "CACHE[,...]",
+	  "only allocations of these caches, by name or id" },
+	{ "help", 'h', NULL, "print this help" },
 };
 
 static void report_usage(int status)
@@ -26,35 +126,245 @@ static void report_usage(int status)
 	FILE *out = status ? stderr : stdout;
 
 	fprintf(out,
-		"  usage: kmemtrace report [-k VMLINUX] [-s SYMFILE] [-n TOP] DIR\n"
+		"  usage: kmemtrace report [OPTIONS] DIR\n"
 		"\n"
-		"  Summarize the trace \"kmemtrace record\" wrote to DIR.  Allocator\n"
+		"  Analyse the trace \"kmemtrace record\" wrote to DIR.  Allocator\n"
 		"  backing store (flag backing) is counted apart from the byte totals;\n"
-		"  cache names come from DIR/caches.\n"
-		"\n"
-		"     -k/--vmlinux VMLINUX  symbolize call sites with this vmlinux (libdw),\n"
-		"                           with file:line when it has debug info\n"
-		"     -s/--symbols SYMFILE  use this kallsyms or System.map file instead\n"
-		"                           of DIR/kallsyms\n"
-		"     -n/--top TOP          show the TOP call sites and caches (default 10)\n"
-		"     -h/--help             print this help\n");
+		"  cache names come from DIR/caches.  Filters select allocations (with\n"
+		"  their frees); --time selects events.\n"
+		"\n");
+	kmt_opts_usage(out, report_opts, ARRAY_SIZE(report_opts));
 	exit(status);
+}
+
+static __printf(1, 2) void report_bad_arg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("kmemtrace: report: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	report_usage(KMT_EXIT_USAGE);
+}
+
+/* Split a comma-separated list in place; return the number of items. */
+static size_t split_list(char *s, char **items, size_t max)
+{
+	size_t n = 0;
+	char *save, *item;
+
+	for (item = strtok_r(s, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		if (n < max)
+			items[n] = item;
+		n++;
+	}
+	return n;
+}
+
+static void parse_views(const char *arg, struct report_params *p)
+{
+	char *copy = xstrdup(arg), *items[32];
+	size_t i, j, n;
+
+	n = split_list(copy, items, ARRAY_SIZE(items));
+	if (!n || n > ARRAY_SIZE(items))
+		report_bad_arg("bad view list '%s'", arg);
+	for (i = 0; i < n; i++) {
+		if (!strcmp(items[i], "all")) {
+			p->views |= (1u << NR_VIEWS) - 1;
+			continue;
+		}
+		for (j = 0; j < NR_VIEWS; j++)
+			if (!strcmp(items[i], view_names[j]))
+				break;
+		if (j == NR_VIEWS)
+			report_bad_arg("unknown view '%s'", items[i]);
+		p->views |= 1u << j;
+	}
+	free(copy);
+}
+
+static void parse_sort(const char *arg, struct report_params *p)
+{
+	char *copy = xstrdup(arg), *items[REPORT_MAX_KEYS + 1];
+	size_t i, j, n;
+
+	n = split_list(copy, items, ARRAY_SIZE(items));
+	if (!n || n > REPORT_MAX_KEYS)
+		report_bad_arg("--sort takes 1 to %d keys: '%s'", REPORT_MAX_KEYS,
+			       arg);
+	memset(p->sort, 0, sizeof(p->sort));
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < ARRAY_SIZE(key_names); j++)
+			if (!strcmp(items[i], key_names[j].name))
+				break;
+		if (j == ARRAY_SIZE(key_names))
+			report_bad_arg("unknown sort key '%s'", items[i]);
+		p->sort[i] = key_names[j].key;
+	}
+	free(copy);
+}
+
+static void parse_types(const char *arg, struct report_filter *f)
+{
+	char *copy = xstrdup(arg), *items[16];
+	unsigned int type;
+	size_t i, n;
+
+	n = split_list(copy, items, ARRAY_SIZE(items));
+	if (!n || n > ARRAY_SIZE(items))
+		report_bad_arg("bad type list '%s'", arg);
+	for (i = 0; i < n; i++) {
+		for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++)
+			if (!strcmp(items[i], kmt_type_name(type)))
+				break;
+		if (type > KMEMTRACE_TYPE_VMALLOC)
+			report_bad_arg("unknown type '%s'", items[i]);
+		f->types |= 1u << type;
+	}
+	free(copy);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* "N", "N-M", comma-separated, into a sorted set. */
+static void parse_ranges(const char *opt, const char *arg, struct u64_set *set,
+			 uint64_t max)
+{
+	char *copy = xstrdup(arg), *item, *save, *dash;
+	uint64_t lo, hi, v;
+
+	for (item = strtok_r(copy, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		dash = strchr(item, '-');
+		if (dash)
+			*dash = '\0';
+		if (parse_u64(item, &lo) || (dash && parse_u64(dash + 1, &hi)))
+			report_bad_arg("bad number in %s '%s'", opt, arg);
+		if (!dash)
+			hi = lo;
+		if (hi < lo || hi > max || hi - lo >= 1 << 20)
+			report_bad_arg("bad range in %s '%s'", opt, arg);
+		for (v = lo; v <= hi; v++) {
+			set->v = xrealloc(set->v, (set->nr + 1) * sizeof(*set->v));
+			set->v[set->nr++] = v;
+		}
+	}
+	if (!set->nr)
+		report_bad_arg("empty %s list", opt);
+	qsort(set->v, set->nr, sizeof(*set->v), u64_cmp);
+	free(copy);
+}
+
+static void parse_names(const char *arg, struct name_list *l)
+{
+	char *copy = xstrdup(arg), *item, *save;
+
+	for (item = strtok_r(copy, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		l->names = xrealloc(l->names, (l->nr + 1) * sizeof(*l->names));
+		l->names[l->nr++] = xstrdup(item);
+	}
+	free(copy);
+}
+
+/*
+ * A duration or a time stamp: nanoseconds, or a decimal number with a
+ * unit, ns, us, ms or s.  Return -EINVAL if @s is not one.
+ */
+static int parse_ns(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		uint64_t scale;
+	} units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+		{ "s", 1000000000 }, { "", 1 },
+	};
+	uint64_t whole = 0, frac = 0, div = 1;
+	const char *p = s;
+	size_t i;
+
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if (__builtin_mul_overflow(whole, 10, &whole) ||
+		    __builtin_add_overflow(whole, *p - '0', &whole))
+			return -EINVAL;
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (div >= 1000000000)
+				continue;
+			frac = frac * 10 + (*p - '0');
+			div *= 10;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcmp(p, units[i].unit))
+			continue;
+		/* A fraction of a nanosecond is no time stamp. */
+		if (units[i].scale == 1 && div > 1)
+			return -EINVAL;
+		if (__builtin_mul_overflow(whole, units[i].scale, ns) ||
+		    __builtin_add_overflow(*ns, frac * units[i].scale / div, ns))
+			return -EINVAL;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void parse_time(const char *arg, struct report_filter *f)
+{
+	char *copy = xstrdup(arg), *comma = strchr(copy, ',');
+
+	if (!comma)
+		report_bad_arg("--time takes START,END: '%s'", arg);
+	*comma = '\0';
+	f->time = true;
+	f->start = 0;
+	f->end = UINT64_MAX;
+	if ((*copy && parse_ns(copy, &f->start)) ||
+	    (comma[1] && parse_ns(comma + 1, &f->end)) || f->end < f->start)
+		report_bad_arg("bad --time '%s'", arg);
+	free(copy);
+}
+
+/* Note an option in the filter line the views print. */
+static void note_filter(struct report_params *p, const char *opt,
+			const char *arg)
+{
+	size_t len = p->filter_text ? strlen(p->filter_text) : 0;
+
+	p->filter_text = xrealloc(p->filter_text,
+				  len + strlen(opt) + strlen(arg) + 5);
+	sprintf(p->filter_text + len, "%s--%s %s", len ? " " : "", opt, arg);
 }
 
 static void report_parse_args(int argc, char **argv, struct report_params *p)
 {
-	static const struct option long_options[] = {
-		{ "vmlinux",	required_argument,	NULL, 'k' },
-		{ "symbols",	required_argument,	NULL, 's' },
-		{ "top",	required_argument,	NULL, 'n' },
-		{ "help",	no_argument,		NULL, 'h' },
-		{ NULL,		0,			NULL, 0 },
-	};
-	int c;
+	struct option long_options[ARRAY_SIZE(report_opts) + 1];
+	char short_options[2 * ARRAY_SIZE(report_opts) + 1];
+	const char *name;
+	int c, i;
 
 	memset(p, 0, sizeof(*p));
 	p->top = 10;
-	while ((c = getopt_long(argc, argv, "k:s:n:h", long_options, NULL)) != -1) {
+	kmt_opts_getopt(report_opts, ARRAY_SIZE(report_opts), long_options,
+			short_options);
+	while ((c = getopt_long(argc, argv, short_options, long_options,
+				&i)) != -1) {
+		name = NULL;
+		for (i = 0; i < (int)ARRAY_SIZE(report_opts); i++)
+			if (report_opts[i].val == c)
+				name = report_opts[i].name;
 		switch (c) {
 		case 'k':
 			p->vmlinux = optarg;
@@ -62,11 +372,59 @@ static void report_parse_args(int argc, char **argv, struct report_params *p)
 		case 's':
 			p->symfile = optarg;
 			break;
+		case 'v':
+			parse_views(optarg, p);
+			break;
 		case 'n':
 			if (parse_u64(optarg, &p->top)) {
 				err_msg("report: bad number for -n: '%s'", optarg);
 				report_usage(KMT_EXIT_USAGE);
 			}
+			break;
+		case OPT_SORT:
+			parse_sort(optarg, p);
+			break;
+		case OPT_BY:
+			for (i = 0; i < NR_BY; i++)
+				if (!strcmp(optarg, by_names[i]))
+					break;
+			if (i == NR_BY)
+				report_bad_arg("unknown --by group '%s'", optarg);
+			p->by = i;
+			break;
+		case OPT_LIST:
+			p->list = true;
+			break;
+		case OPT_MIN_AGE:
+			if (parse_ns(optarg, &p->min_age))
+				report_bad_arg("bad --min-age '%s'", optarg);
+			break;
+		case OPT_JSON:
+			p->format = KMT_JSON;
+			break;
+		case OPT_CSV:
+			p->format = KMT_CSV;
+			break;
+		case OPT_TYPE:
+			parse_types(optarg, &p->filter);
+			break;
+		case OPT_CPU:
+			parse_ranges("--cpu", optarg, &p->filter.cpus, UINT32_MAX);
+			break;
+		case OPT_PID:
+			parse_ranges("--pid", optarg, &p->filter.pids, UINT32_MAX);
+			break;
+		case OPT_COMM:
+			parse_names(optarg, &p->filter.comms);
+			break;
+		case OPT_TIME:
+			parse_time(optarg, &p->filter);
+			break;
+		case OPT_SITE:
+			parse_names(optarg, &p->filter.sites);
+			break;
+		case OPT_CACHE:
+			parse_names(optarg, &p->filter.caches);
 			break;
 		case 'h':
 			report_usage(0);
@@ -74,13 +432,42 @@ static void report_parse_args(int argc, char **argv, struct report_params *p)
 		default:
 			report_usage(KMT_EXIT_USAGE);
 		}
+		if (c >= OPT_TYPE && name)
+			note_filter(p, name, optarg);
 	}
 	if (optind != argc - 1) {
 		err_msg("report: expected one DIR argument");
 		report_usage(KMT_EXIT_USAGE);
 	}
 	p->dir = argv[optind];
+	if (!p->views)
+		p->views = 1u << VIEW_SUMMARY;
+	if ((p->list || p->min_age) && !(p->views & (1u << VIEW_LIVE)))
+		report_bad_arg("--list and --min-age are for --view live");
+	if (p->by && !(p->views & (1u << VIEW_LIVE)))
+		report_bad_arg("--by is for --view live");
+	if (p->sort[0] && !report_sort_applies(p->views, p->sort))
+		report_bad_arg("no view asked for sorts by these --sort keys");
 }
+
+static void report_params_free(struct report_params *p)
+{
+	struct name_list *lists[] = {
+		&p->filter.comms, &p->filter.sites, &p->filter.caches,
+	};
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(lists); i++) {
+		for (j = 0; j < lists[i]->nr; j++)
+			free(lists[i]->names[j]);
+		free(lists[i]->names);
+	}
+	free(p->filter.cpus.v);
+	free(p->filter.pids.v);
+	free(p->filter_text);
+}
+
+/* ---------------------------------------------------------- live table */
 
 /*
  * Slab objects pair whatever API typed them: a kmem_cache merged into a
@@ -92,24 +479,6 @@ static unsigned int pair_type(unsigned int type)
 	return type == KMEMTRACE_TYPE_CACHE ? KMEMTRACE_TYPE_KMALLOC : type;
 }
 
-/* A live allocation: memory allocated, and not freed yet. */
-struct live_obj {
-	uint64_t ptr;
-	uint64_t bytes;
-	uint8_t family;		/* pair_type() of the alloc, 0 for a free slot */
-};
-
-/*
- * The live allocations by family and pointer: open addressing, linear
- * probing, removal by moving the following entries back, at most half
- * full.
- */
-struct live_table {
-	struct live_obj *slots;
-	unsigned int bits;
-	size_t nr;
-};
-
 static size_t live_hash(const struct live_table *lt, unsigned int family,
 			uint64_t ptr)
 {
@@ -120,80 +489,106 @@ static void live_free(struct live_table *lt)
 {
 	if (lt->bits)
 		xfree_table(lt->slots, sizeof(*lt->slots) << lt->bits);
-	lt->slots = NULL;
-	lt->bits = 0;
-	lt->nr = 0;
+	free(lt->objs);
+	free(lt->free_objs);
+	memset(lt, 0, sizeof(*lt));
 }
 
 static void live_grow(struct live_table *lt)
 {
-	struct live_table big = { .bits = lt->bits ? lt->bits + 1 : 12 };
-	size_t i, slot, mask = ((size_t)1 << big.bits) - 1;
-	struct live_obj *o;
+	unsigned int bits = lt->bits ? lt->bits + 1 : 12;
+	size_t i, slot, mask = ((size_t)1 << bits) - 1;
+	struct live_slot *slots;
 
-	big.slots = xalloc_table((mask + 1) * sizeof(*big.slots));
+	slots = xalloc_table((mask + 1) * sizeof(*slots));
 	for (i = 0; lt->bits && i < (size_t)1 << lt->bits; i++) {
-		o = &lt->slots[i];
-		if (!o->family)
+		if (!lt->slots[i].family)
 			continue;
-		slot = live_hash(&big, o->family, o->ptr);
-		while (big.slots[slot].family)
+		slot = kmt_hash64(lt->slots[i].ptr ^ lt->slots[i].family, bits);
+		while (slots[slot].family)
 			slot = (slot + 1) & mask;
-		big.slots[slot] = *o;
+		slots[slot] = lt->slots[i];
 	}
-	big.nr = lt->nr;
-	live_free(lt);
-	*lt = big;
+	if (lt->bits)
+		xfree_table(lt->slots, sizeof(*lt->slots) << lt->bits);
+	lt->slots = slots;
+	lt->bits = bits;
 }
 
-/* The entry of memory @family, @ptr: live, or a free slot to fill in. */
-static struct live_obj *live_lookup(struct live_table *lt,
-				    unsigned int family, uint64_t ptr)
+/* The slot of memory @family, @ptr: live, or an empty slot to fill in. */
+static struct live_slot *live_lookup(struct live_table *lt,
+				     unsigned int family, uint64_t ptr)
 {
 	size_t slot, mask = ((size_t)1 << lt->bits) - 1;
-	struct live_obj *o;
+	struct live_slot *s;
 
 	for (slot = live_hash(lt, family, ptr);; slot = (slot + 1) & mask) {
-		o = &lt->slots[slot];
-		if (!o->family || (o->ptr == ptr && o->family == family))
-			return o;
+		s = &lt->slots[slot];
+		if (!s->family || (s->ptr == ptr && s->family == family))
+			return s;
 	}
 }
 
-static struct live_obj *live_find(struct live_table *lt, unsigned int family,
-				  uint64_t ptr)
+static struct live_slot *live_find(struct live_table *lt, unsigned int family,
+				   uint64_t ptr)
 {
-	struct live_obj *o;
+	struct live_slot *s;
 
 	if (!lt->nr)
 		return NULL;
-	o = live_lookup(lt, family, ptr);
-	return o->family ? o : NULL;
+	s = live_lookup(lt, family, ptr);
+	return s->family ? s : NULL;
 }
 
-/* The entry of memory @family, @ptr, added if it was not live. */
-static struct live_obj *live_add(struct live_table *lt, unsigned int family,
-				 uint64_t ptr)
+static struct live_obj *live_obj(const struct live_table *lt,
+				 const struct live_slot *s)
 {
-	struct live_obj *o;
+	return &lt->objs[s->obj];
+}
+
+/*
+ * The allocation of memory @family, @ptr: a new one, or the one of memory
+ * already live (@added false).
+ */
+static struct live_obj *live_add(struct live_table *lt, unsigned int family,
+				 uint64_t ptr, bool *added)
+{
+	struct live_slot *s;
 
 	if (!lt->bits || lt->nr >= (size_t)1 << (lt->bits - 1))
 		live_grow(lt);
-	o = live_lookup(lt, family, ptr);
-	if (!o->family) {
-		o->family = family;
-		o->ptr = ptr;
-		lt->nr++;
+	s = live_lookup(lt, family, ptr);
+	*added = !s->family;
+	if (!*added)
+		return live_obj(lt, s);
+	s->family = family;
+	s->ptr = ptr;
+	lt->nr++;
+	if (lt->nr_free) {
+		s->obj = lt->free_objs[--lt->nr_free];
+	} else {
+		if (lt->nr_objs == lt->size_objs) {
+			lt->size_objs = lt->size_objs ? 2 * lt->size_objs : 4096;
+			lt->objs = xrealloc(lt->objs,
+					    lt->size_objs * sizeof(*lt->objs));
+			lt->free_objs = xrealloc(lt->free_objs, lt->size_objs *
+						 sizeof(*lt->free_objs));
+		}
+		s->obj = lt->nr_objs++;
 	}
-	return o;
+	lt->objs[s->obj].ptr = ptr;
+	lt->objs[s->obj].family = family;
+	return live_obj(lt, s);
 }
 
-static void live_remove(struct live_table *lt, struct live_obj *o)
+static void live_remove(struct live_table *lt, struct live_slot *s)
 {
 	size_t mask = ((size_t)1 << lt->bits) - 1;
-	size_t hole = o - lt->slots, slot = hole, home;
+	size_t hole = s - lt->slots, slot = hole, home;
 
-	/* Move back every entry that probed past the hole. */
+	/* Leave the object alone: it may not be in the CPU caches. */
+	lt->free_objs[lt->nr_free++] = s->obj;
+	/* Move back every slot that probed past the hole. */
 	for (;;) {
 		slot = (slot + 1) & mask;
 		if (!lt->slots[slot].family)
@@ -208,30 +603,20 @@ static void live_remove(struct live_table *lt, struct live_obj *o)
 	lt->nr--;
 }
 
-/* Allocations of one call site, or of one cache. */
-struct site {
-	uint64_t key;
-	uint64_t count;
-	uint64_t req;
-	uint64_t alloc;
-};
+/* --------------------------------------------------------------- sites */
 
-/* Sites by key, in the order they were first seen. */
-struct site_table {
-	struct kmt_map map;
-	struct site *sites;
-	size_t nr;
-	size_t size;
-};
+/* A call site not looked up yet. */
+#define NO_SITE		UINT32_MAX
 
-static struct site *site_get(struct site_table *tab, uint64_t key)
+/* The index of the site of @key, added if new. */
+static uint32_t site_index(struct site_table *tab, uint64_t key)
 {
 	uint32_t i;
 	bool added;
 
+	if (kmt_map_find(&tab->map, key, &i))
+		return i;
 	i = kmt_map_insert(&tab->map, key, tab->nr, &added);
-	if (!added)
-		return &tab->sites[i];
 	if (tab->nr == tab->size) {
 		tab->size = tab->size ? 2 * tab->size : 256;
 		tab->sites = xrealloc(tab->sites, tab->size * sizeof(*tab->sites));
@@ -239,6 +624,14 @@ static struct site *site_get(struct site_table *tab, uint64_t key)
 	memset(&tab->sites[i], 0, sizeof(tab->sites[i]));
 	tab->sites[i].key = key;
 	tab->nr++;
+	return i;
+}
+
+/* The site of @key, added if new; valid until the next site is added. */
+static struct site *site_get(struct site_table *tab, uint64_t key)
+{
+	uint32_t i = site_index(tab, key);
+
 	return &tab->sites[i];
 }
 
@@ -249,35 +642,282 @@ static void site_table_free(struct site_table *tab)
 	memset(tab, 0, sizeof(*tab));
 }
 
-/* Everything one pass over the events adds up. */
-struct report {
-	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
-	size_t events;
-	uint64_t backing_allocs;
-	uint64_t backing_bytes;
-	uint64_t backing_frees;
-	struct live_table live;
-	struct site_table sites;
-	struct site_table caches;
-};
-
-static void account_alloc(struct report *r, const struct kmemtrace_event *ev)
+static void vec_push(struct u64_vec *v, uint64_t x)
 {
+	if (v->nr == v->size) {
+		v->size = v->size ? 2 * v->size : 16;
+		v->v = xrealloc(v->v, v->size * sizeof(*v->v));
+	}
+	v->v[v->nr++] = x;
+}
+
+/* ------------------------------------------------------------- filters */
+
+static bool in_set(const struct u64_set *set, uint64_t v)
+{
+	return bsearch(&v, set->v, set->nr, sizeof(*set->v), u64_cmp);
+}
+
+/* Whether a --site item names the call site @addr, printed as @name. */
+static bool site_matches(const char *spec, uint64_t addr, const char *name)
+{
+	size_t len = strlen(spec);
+	uint64_t v;
+
+	if (spec[0] >= '0' && spec[0] <= '9')
+		return !parse_u64(spec, &v) && v == addr;
+	/* "func", "func+0xoff", or all of "func+0xoff [mod]". */
+	return !strncmp(name, spec, len) &&
+	       (!name[len] || name[len] == ' ' ||
+		(name[len] == '+' && !strchr(spec, '+')));
+}
+
+static bool site_selected(struct report *r, struct site *site)
+{
+	const struct name_list *l = &r->p->filter.sites;
+	const char *name;
+	size_t i;
+
+	if (site->selected == SITE_UNKNOWN) {
+		site->selected = SITE_SKIPPED;
+		name = kmt_symcache_name(&r->names, site->key, NULL);
+		for (i = 0; i < l->nr; i++)
+			if (site_matches(l->names[i], site->key, name))
+				site->selected = SITE_SELECTED;
+	}
+	return site->selected == SITE_SELECTED;
+}
+
+static bool cache_selected(const struct report *r, uint32_t id)
+{
+	const struct name_list *l = &r->p->filter.caches;
+	const char *name = kmt_caches_name(r->caches_file, id);
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < l->nr; i++) {
+		if (!parse_u64(l->names[i], &v) ? v == id :
+		    name && !strcmp(name, l->names[i]))
+			return true;
+	}
+	return false;
+}
+
+static bool pid_selected(struct report *r, uint32_t pid)
+{
+	const struct name_list *l = &r->p->filter.comms;
+	uint32_t sel;
+	size_t i;
+
+	if (kmt_map_find(&r->pid_selected, pid, &sel))
+		return sel;
+	sel = 0;
+	for (i = 0; i < l->nr && !sel; i++)
+		sel = kmt_comms_match(r->comms, pid, l->names[i]);
+	kmt_map_insert(&r->pid_selected, pid, sel, NULL);
+	return sel;
+}
+
+/* Whether the filters select an allocation (or a free without one). */
+static bool event_selected(struct report *r, const struct kmemtrace_event *ev,
+			   struct site *site)
+{
+	const struct report_filter *f = &r->p->filter;
+
+	if (f->types && !(f->types & (1u << ev->type)))
+		return false;
+	if (f->cpus.nr && !in_set(&f->cpus, ev->cpu))
+		return false;
+	if (f->pids.nr && !in_set(&f->pids, ev->pid))
+		return false;
+	if (f->comms.nr && !pid_selected(r, ev->pid))
+		return false;
+	if (f->caches.nr && (ev->type != KMEMTRACE_TYPE_CACHE ||
+			     !cache_selected(r, ev->cache_id)))
+		return false;
+	if (f->sites.nr && !site_selected(r, site))
+		return false;
+	return true;
+}
+
+/* ---------------------------------------------------------------- pass */
+
+static bool want(const struct report *r, enum report_view v)
+{
+	return r->p->views & (1u << v);
+}
+
+static void count_key(struct site_table *tab, uint64_t key, uint64_t bytes)
+{
+	struct site *s = site_get(tab, key);
+
+	s->allocs++;
+	s->alloc += bytes;
+}
+
+static void account_pages(struct report *r, const struct kmemtrace_event *ev)
+{
+	unsigned int order = ev->order < REPORT_MAX_ORDER ? ev->order :
+			     REPORT_MAX_ORDER - 1;
+	unsigned int mt = ev->migratetype < REPORT_MAX_MT ? ev->migratetype :
+			  REPORT_MAX_MT - 1;
+
+	if (ev->kind == KMEMTRACE_KIND_ALLOC) {
+		r->page_allocs[order][mt]++;
+		r->page_bytes[order] += ev->bytes_alloc;
+	} else if (ev->kind == KMEMTRACE_KIND_FREE) {
+		r->page_frees[order]++;
+	}
+}
+
+/* @si: the index of the event's call site, or NO_SITE if not known yet */
+static void account_alloc(struct report *r, const struct kmemtrace_event *ev,
+			  uint32_t si)
+{
+	struct site *site, *cache;
+	struct live_obj *o;
+	bool added, sel;
+
+	if (si == NO_SITE)
+		si = site_index(&r->sites, ev->call_site);
+	site = &r->sites.sites[si];
+	sel = event_selected(r, ev, site);
+	o = live_add(&r->live, pair_type(ev->type), ev->ptr, &added);
+	/* Memory allocated twice: its free was not seen. */
+	if (!added)
+		r->double_allocs++;
+	o->ts = ev->timestamp;
+	o->bytes = ev->bytes_alloc;
+	o->site = si;
+	o->cpu = ev->cpu;
+	o->pid = ev->pid;
+	o->cache_id = ev->cache_id;
+	o->type = ev->type;
+	o->selected = sel;
+	if (!sel)
+		return;
+	r->selected++;
+	site->allocs++;
+	site->req += ev->bytes_req;
+	site->alloc += ev->bytes_alloc;
+	if (ev->type == KMEMTRACE_TYPE_CACHE) {
+		cache = site_get(&r->caches, ev->cache_id);
+		cache->allocs++;
+		cache->req += ev->bytes_req;
+		cache->alloc += ev->bytes_alloc;
+	}
+	if (want(r, VIEW_GFP))
+		count_key(&r->gfps, ev->gfp_flags, ev->bytes_alloc);
+	if (want(r, VIEW_NODES))
+		count_key(&r->nodes, (uint32_t)ev->node, ev->bytes_alloc);
+}
+
+static void add_mismatch(struct report *r, const struct live_obj *o,
+			 const struct kmemtrace_event *ev)
+{
+	struct mismatch *m;
+
+	if (r->nr_mismatches == r->size_mismatches) {
+		r->size_mismatches = r->size_mismatches ? 2 * r->size_mismatches : 16;
+		r->mismatches = xrealloc(r->mismatches, r->size_mismatches *
+					 sizeof(*r->mismatches));
+	}
+	m = &r->mismatches[r->nr_mismatches++];
+	m->alloc_site = o->site;
+	m->free_site = site_index(&r->sites, ev->call_site);
+	m->alloc_type = o->type;
+	m->free_type = ev->type;
+	m->alloc_cache = o->type == KMEMTRACE_TYPE_CACHE ? o->cache_id : 0;
+	m->free_cache = ev->type == KMEMTRACE_TYPE_CACHE ? ev->cache_id : 0;
+	m->count = 1;
+	r->sites.sites[o->site].mismatched++;
+}
+
+/*
+ * A free of memory not live in its family: memory allocated before the
+ * trace, or memory of another API (a vmalloc() freed by kfree(), ...),
+ * which is reported and stays live, as it was not freed.
+ */
+static void account_unknown_free(struct report *r,
+				 const struct kmemtrace_event *ev)
+{
+	static const unsigned int families[] = {
+		KMEMTRACE_TYPE_KMALLOC, KMEMTRACE_TYPE_PAGES,
+		KMEMTRACE_TYPE_PERCPU, KMEMTRACE_TYPE_VMALLOC,
+	};
+	struct live_slot *ls;
 	struct live_obj *o;
 	struct site *site;
+	size_t i;
 
-	o = live_add(&r->live, pair_type(ev->type), ev->ptr);
-	o->bytes = ev->bytes_alloc;
+	for (i = 0; i < ARRAY_SIZE(families); i++) {
+		if (families[i] == pair_type(ev->type))
+			continue;
+		ls = live_find(&r->live, families[i], ev->ptr);
+		if (ls) {
+			o = live_obj(&r->live, ls);
+			if (o->selected)
+				add_mismatch(r, o, ev);
+			return;
+		}
+	}
 	site = site_get(&r->sites, ev->call_site);
-	site->count++;
-	site->req += ev->bytes_req;
-	site->alloc += ev->bytes_alloc;
-	if (ev->type != KMEMTRACE_TYPE_CACHE)
+	if (!event_selected(r, ev, site))
 		return;
-	site = site_get(&r->caches, ev->cache_id);
-	site->count++;
-	site->req += ev->bytes_req;
-	site->alloc += ev->bytes_alloc;
+	site->unknown++;
+	site->unknown_types |= 1u << ev->type;
+}
+
+static void account_free(struct report *r, const struct kmemtrace_event *ev)
+{
+	struct site *site, *cache = NULL;
+	struct live_slot *ls;
+	struct live_obj *o;
+	uint64_t life;
+
+	ls = live_find(&r->live, pair_type(ev->type), ev->ptr);
+	if (!ls) {
+		if (r->p->views & ~(1u << VIEW_SUMMARY))
+			account_unknown_free(r, ev);
+		return;
+	}
+	o = live_obj(&r->live, ls);
+	/* The summary does not look at frees, nor at their allocation. */
+	if (r->p->views != 1u << VIEW_SUMMARY && o->selected) {
+		site = &r->sites.sites[o->site];
+		life = ev->timestamp - o->ts;
+		site->frees++;
+		site->life += life;
+		if (ev->cpu != o->cpu)
+			site->xcpu++;
+		if (want(r, VIEW_LIFETIMES)) {
+			if (o->site >= r->nr_lifetimes) {
+				size_t n = r->sites.size;
+
+				r->lifetimes = xrealloc(r->lifetimes,
+							n * sizeof(*r->lifetimes));
+				memset(r->lifetimes + r->nr_lifetimes, 0,
+				       (n - r->nr_lifetimes) * sizeof(*r->lifetimes));
+				r->nr_lifetimes = n;
+			}
+			vec_push(&r->lifetimes[o->site], life);
+		}
+		if (o->type == KMEMTRACE_TYPE_CACHE) {
+			cache = site_get(&r->caches, o->cache_id);
+			cache->frees++;
+			cache->life += life;
+			if (ev->cpu != o->cpu)
+				cache->xcpu++;
+		}
+		/* kmalloc and cache pair, but of one cache only. */
+		if (o->type != ev->type ||
+		    (o->type == KMEMTRACE_TYPE_CACHE && o->cache_id != ev->cache_id)) {
+			add_mismatch(r, o, ev);
+			if (cache)
+				cache->mismatched++;
+		}
+	}
+	live_remove(&r->live, ls);
 }
 
 /*
@@ -287,14 +927,22 @@ static void account_alloc(struct report *r, const struct kmemtrace_event *ev)
  * before the trace started is not counted, even when a realloc shows it.
  * Backing store events are only counted, unpaired frees skipped.
  */
-static void account_event(struct report *r, const struct kmemtrace_event *ev)
+static void account_event(struct report *r, const struct kmemtrace_event *ev,
+			  uint32_t si)
 {
-	struct live_obj *o;
+	struct live_slot *ls;
 
 	r->count[ev->kind][ev->type]++;
-	r->events++;
-	if (kmt_event_is_unpaired(ev))
+	if (!r->events++)
+		r->first_ts = ev->timestamp;
+	r->last_ts = ev->timestamp;
+	if (ev->type == KMEMTRACE_TYPE_PAGES && want(r, VIEW_PAGES) &&
+	    (!r->p->filter.types || (r->p->filter.types & (1u << ev->type))))
+		account_pages(r, ev);
+	if (kmt_event_is_unpaired(ev)) {
+		r->unpaired++;
 		return;
+	}
 	if (kmt_event_is_backing(ev)) {
 		if (ev->kind == KMEMTRACE_KIND_ALLOC) {
 			r->backing_allocs++;
@@ -306,230 +954,175 @@ static void account_event(struct report *r, const struct kmemtrace_event *ev)
 	}
 	switch (ev->kind) {
 	case KMEMTRACE_KIND_ALLOC:
-		account_alloc(r, ev);
+		account_alloc(r, ev, si);
 		break;
 	case KMEMTRACE_KIND_REALLOC:
-		o = live_find(&r->live, pair_type(ev->type), ev->ptr);
-		if (o)
-			o->bytes = ev->bytes_alloc;
+		ls = live_find(&r->live, pair_type(ev->type), ev->ptr);
+		if (ls)
+			live_obj(&r->live, ls)->bytes = ev->bytes_alloc;
 		break;
 	default:
-		o = live_find(&r->live, pair_type(ev->type), ev->ptr);
-		if (o)
-			live_remove(&r->live, o);
+		account_free(r, ev);
 		break;
 	}
 }
 
 /*
- * Events come in faster than the live table answers, as memory is freed
- * in another order than it was allocated: fetch the slot of an event a
- * few events before it is replayed.
+ * Events come in faster than the tables answer, as memory is freed in
+ * another order than it was allocated and call sites come in any order:
+ * look a batch of events up first, fetching what they will need, then
+ * replay them.  The lookups of a batch overlap; the replay finds what it
+ * needs in the CPU caches.
  */
-#define REPORT_AHEAD	8
-
-static void prefetch_event(const struct report *r,
-			   const struct kmemtrace_event *ev)
+static void prefetch_events(struct report *r,
+			    const struct kmemtrace_event **ev, size_t n,
+			    uint32_t *si)
 {
-	if (r->live.bits)
-		__builtin_prefetch(&r->live.slots[live_hash(&r->live,
-				pair_type(ev->type), ev->ptr)]);
+	const struct kmemtrace_event *e;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		e = ev[i];
+		si[i] = NO_SITE;
+		if (r->live.bits)
+			__builtin_prefetch(&r->live.slots[live_hash(&r->live,
+					pair_type(e->type), e->ptr)]);
+		if (e->kind != KMEMTRACE_KIND_ALLOC ||
+		    !kmt_map_find(&r->sites.map, e->call_site, &si[i]))
+			continue;
+		__builtin_prefetch(&r->sites.sites[si[i]], 1);
+	}
 }
 
-/* Replay every event of @m, in order. */
+/* Replay every event of @m in the --time window, in order. */
 static void account_events(struct report *r, struct kmt_merge *m)
 {
+	const struct report_filter *f = &r->p->filter;
 	const struct kmemtrace_event *ev[KMT_MERGE_BATCH];
+	uint32_t si[KMT_MERGE_BATCH];
 	size_t i, n;
 
 	while ((n = kmt_merge_batch(m, ev, KMT_MERGE_BATCH))) {
-		for (i = 0; i < n && i < REPORT_AHEAD; i++)
-			prefetch_event(r, ev[i]);
+		prefetch_events(r, ev, n, si);
 		for (i = 0; i < n; i++) {
-			if (i + REPORT_AHEAD < n)
-				prefetch_event(r, ev[i + REPORT_AHEAD]);
-			account_event(r, ev[i]);
+			if (f->time && ev[i]->timestamp < f->start)
+				continue;
+			/* The rest is later still: kmt_merge_end() checks it. */
+			if (f->time && ev[i]->timestamp > f->end)
+				return;
+			account_event(r, ev[i], si[i]);
 		}
 	}
+}
+
+/* Fill in what is live at the end, per site and per cache. */
+static void account_live(struct report *r)
+{
+	struct live_obj *o;
+	struct site *s;
+	size_t i;
+
+	for (i = 0; r->live.nr && i < (size_t)1 << r->live.bits; i++) {
+		if (!r->live.slots[i].family)
+			continue;
+		o = live_obj(&r->live, &r->live.slots[i]);
+		if (!o->selected)
+			continue;
+		s = &r->sites.sites[o->site];
+		s->live++;
+		s->live_bytes += o->bytes;
+		if (o->type != KMEMTRACE_TYPE_CACHE)
+			continue;
+		s = site_get(&r->caches, o->cache_id);
+		s->live++;
+		s->live_bytes += o->bytes;
+	}
+}
+
+const char *report_cache_name(const struct report *r, uint64_t id, char *buf,
+			      size_t len)
+{
+	const char *name = kmt_caches_name(r->caches_file, id);
+
+	if (name)
+		return name;
+	snprintf(buf, len, "cache#%llu", (unsigned long long)id);
+	return buf;
 }
 
 static void report_free(struct report *r)
 {
+	size_t i;
+
 	live_free(&r->live);
 	site_table_free(&r->sites);
 	site_table_free(&r->caches);
-}
-
-static void report_kinds(struct report *r, size_t errors)
-{
-	unsigned int kind, type;
-
-	for (kind = KMEMTRACE_KIND_ALLOC; kind <= KMEMTRACE_KIND_REALLOC; kind++)
-		for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++)
-			r->count[kind][0] += r->count[kind][type];
-	printf("events: %zu (alloc %llu, free %llu, realloc %llu)\n", r->events,
-	       (unsigned long long)r->count[KMEMTRACE_KIND_ALLOC][0],
-	       (unsigned long long)r->count[KMEMTRACE_KIND_FREE][0],
-	       (unsigned long long)r->count[KMEMTRACE_KIND_REALLOC][0]);
-	if (errors)
-		printf("invalid: %zu problems, events skipped (see kmemtrace check)\n",
-		       errors);
-	printf("\n%-8s %12s %12s %12s\n", "type", "alloc", "free", "realloc");
-	for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++)
-		printf("%-8s %12llu %12llu %12llu\n", kmt_type_name(type),
-		       (unsigned long long)r->count[KMEMTRACE_KIND_ALLOC][type],
-		       (unsigned long long)r->count[KMEMTRACE_KIND_FREE][type],
-		       (unsigned long long)r->count[KMEMTRACE_KIND_REALLOC][type]);
-}
-
-static void report_cpus(const struct kmt_trace *t, const struct kmt_stats *st)
-{
-	uint64_t gaps = 0;
-	size_t i;
-
-	printf("\n%-8s %12s\n", "cpu", "events");
-	for (i = 0; i < t->nr; i++) {
-		printf("%-8s %12zu\n", path_basename(t->streams[i].path),
-		       st[i].events);
-		gaps += st[i].gaps;
-	}
-	if (t->has_dropped)
-		printf("\ndropped: %llu (kernel counter), %llu seen as seq gaps\n",
-		       (unsigned long long)t->dropped, (unsigned long long)gaps);
-	else
-		printf("\ndropped: unknown (no dropped file), %llu seen as seq gaps\n",
-		       (unsigned long long)gaps);
-}
-
-static void report_still_allocated(const struct report *r)
-{
-	uint64_t bytes = 0;
-	size_t i;
-
-	for (i = 0; r->live.nr && i < (size_t)1 << r->live.bits; i++)
-		if (r->live.slots[i].family)
-			bytes += r->live.slots[i].bytes;
-	printf("\nstill allocated at end: %llu allocations, %llu bytes\n",
-	       (unsigned long long)r->live.nr, (unsigned long long)bytes);
-	printf("backing pages: %llu allocs (%llu bytes), %llu frees\n",
-	       (unsigned long long)r->backing_allocs,
-	       (unsigned long long)r->backing_bytes,
-	       (unsigned long long)r->backing_frees);
-}
-
-static int site_bytes_cmp(const void *a, const void *b)
-{
-	const struct site *x = a, *y = b;
-
-	if (x->alloc != y->alloc)
-		return x->alloc > y->alloc ? -1 : 1;
-	return x->key < y->key ? -1 : x->key > y->key;
-}
-
-static void print_site(const struct site *site, const char *name)
-{
-	double waste = 0;
-
-	if (site->alloc > site->req)
-		waste = (site->alloc - site->req) * 100.0 / site->alloc;
-	printf("%10llu %12llu %12llu %6.1f%%  %s\n",
-	       (unsigned long long)site->count, (unsigned long long)site->req,
-	       (unsigned long long)site->alloc, waste, name);
-}
-
-/* The sites of @tab that allocated, sorted by bytes allocated. */
-static struct site *sorted_sites(const struct site_table *tab, size_t *nr)
-{
-	struct site *sites = xcalloc(tab->nr, sizeof(*sites));
-	size_t i, n = 0;
-
-	for (i = 0; i < tab->nr; i++)
-		if (tab->sites[i].count)
-			sites[n++] = tab->sites[i];
-	qsort(sites, n, sizeof(*sites), site_bytes_cmp);
-	*nr = n;
-	return sites;
-}
-
-static void report_sites(const struct report *r, const struct kmt_symtab *syms,
-			 uint64_t top)
-{
-	char name[512];
-	struct site *sites;
-	size_t i, n;
-
-	sites = sorted_sites(&r->sites, &n);
-	printf("\ntop %llu call sites by bytes allocated:\n", (unsigned long long)top);
-	printf("%10s %12s %12s %7s  %s\n", "count", "bytes_req", "bytes_alloc",
-	       "waste", "call_site");
-	for (i = 0; i < n && i < top; i++) {
-		kmt_symtab_format(syms, sites[i].key, name, sizeof(name));
-		print_site(&sites[i], name);
-	}
-	free(sites);
-}
-
-static void report_caches(const struct report *r,
-			  const struct kmt_caches *caches, uint64_t top)
-{
-	const char *cache;
-	struct site *sites;
-	char name[32];
-	size_t i, n;
-
-	sites = sorted_sites(&r->caches, &n);
-	printf("\ntop %llu caches by bytes allocated:\n", (unsigned long long)top);
-	printf("%10s %12s %12s %7s  %s\n", "count", "bytes_req", "bytes_alloc",
-	       "waste", "cache");
-	for (i = 0; i < n && i < top; i++) {
-		cache = kmt_caches_name(caches, sites[i].key);
-		if (!cache) {
-			snprintf(name, sizeof(name), "cache#%llu",
-				 (unsigned long long)sites[i].key);
-			cache = name;
-		}
-		print_site(&sites[i], cache);
-	}
-	free(sites);
+	site_table_free(&r->gfps);
+	site_table_free(&r->nodes);
+	for (i = 0; i < r->nr_lifetimes; i++)
+		free(r->lifetimes[i].v);
+	free(r->lifetimes);
+	free(r->mismatches);
+	kmt_symcache_free(&r->names);
+	kmt_map_free(&r->pid_selected);
 }
 
 int report_main(int argc, char **argv)
 {
 	struct kmt_caches caches;
 	struct report_params p;
+	struct kmt_comms comms;
 	struct kmt_symtab syms;
 	struct kmt_stats *st;
 	struct kmt_merge m;
 	struct kmt_trace t;
+	struct kmt_out out;
 	struct report r;
 	size_t errors;
 
 	report_parse_args(argc, argv, &p);
-	if (kmt_trace_load_dir(&t, p.dir))
+	if (kmt_trace_load_dir(&t, p.dir)) {
+		report_params_free(&p);
 		return 1;
+	}
 	if (kmt_symtab_setup(&syms, p.dir, p.symfile, p.vmlinux)) {
 		kmt_trace_free(&t);
+		report_params_free(&p);
 		return 1;
 	}
 	st = xcalloc(t.nr, sizeof(*st));
 	memset(&r, 0, sizeof(r));
+	r.p = &p;
+	kmt_symcache_init(&r.names, &syms);
+	/* The filters need these during the pass; problems come after. */
+	kmt_caches_load(&caches, p.filter.caches.nr ? t.dir : NULL);
+	/* Task names, for --comm and the live view. */
+	memset(&comms, 0, sizeof(comms));
+	if ((p.filter.comms.nr || (p.views & (1u << VIEW_LIVE))) &&
+	    !kmt_comms_load(&comms, t.dir, false) && !comms.nr &&
+	    p.filter.comms.nr)
+		err_msg("report: %s/comms names no task, --comm selects nothing",
+			t.dir);
+	r.caches_file = &caches;
+	r.comms = &comms;
+
 	kmt_merge_start(&m, &t, st);
 	account_events(&r, &m);
 	errors = kmt_merge_end(&m);
+	account_live(&r);
 
-	kmt_caches_load(&caches, t.dir);
-
-	printf("kmemtrace report v%d\n", KMT_REPORT_VERSION);
-	report_kinds(&r, errors);
-	report_cpus(&t, st);
-	report_still_allocated(&r);
-	report_sites(&r, &syms, p.top);
-	report_caches(&r, &caches, p.top);
+	if (!p.filter.caches.nr)
+		kmt_caches_load(&caches, t.dir);
+	kmt_out_begin(&out, stdout, p.format);
+	report_views(&r, &t, st, errors, &out);
+	kmt_out_end(&out);
 
 	report_free(&r);
+	kmt_comms_free(&comms);
 	kmt_caches_free(&caches);
 	free(st);
 	kmt_symtab_free(&syms);
 	kmt_trace_free(&t);
+	report_params_free(&p);
 	return 0;
 }

@@ -134,6 +134,15 @@ int is_dir(const char *path)
 	return S_ISDIR(st.st_mode);
 }
 
+int is_regular(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return -errno;
+	return S_ISREG(st.st_mode);
+}
+
 int write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

@@ -104,6 +104,15 @@ const char *path_basename(const char *path);
 int is_dir(const char *path);
 
 /**
+ * is_regular() - tell whether a path names a regular file
+ * @path: the path; a symbolic link is followed
+ *
+ * Return: 1 for a regular file, 0 for anything else, -errno if stat()
+ * failed.
+ */
+int is_regular(const char *path);
+
+/**
  * write_all() - write a whole buffer, retrying short writes and EINTR
  * @fd: file descriptor
  * @buf: bytes to write

@@ -194,6 +194,7 @@ struct w_obj {
 	uint64_t size;
 	uint8_t type;
 	uint8_t order;
+	uint16_t flags;
 	uint32_t cache;
 };
 
@@ -344,6 +345,8 @@ static int workload(const char *dir, uint64_t events, unsigned int nr_cpus)
 			live[k] = live[--nr_live];
 			ev.kind = KMEMTRACE_KIND_FREE;
 			ev.type = obj.type;
+			/* The free of backing store is flagged as its alloc. */
+			ev.flags = obj.flags & KMEMTRACE_FLAG_BACKING;
 			ev.cache_id = obj.cache;
 			ev.ptr = obj.ptr;
 			ev.call_site = W_TEXT + 0x1000 +
@@ -392,9 +395,10 @@ static int workload(const char *dir, uint64_t events, unsigned int nr_cpus)
 			live[nr_live].type = ev.type;
 			live[nr_live].order = ev.order;
 			live[nr_live].cache = ev.cache_id;
-			nr_live++;
 			if (ev.flags)
 				ev.flags |= r & 0x100 ? KMEMTRACE_FLAG_INTERRUPT : 0;
+			live[nr_live].flags = ev.flags;
+			nr_live++;
 		}
 		w_emit(cpus, cpu, &ev, ts);
 	}
