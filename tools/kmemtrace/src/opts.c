@@ -6,6 +6,18 @@
 #include <string.h>
 
 #include "opts.h"
+#include "utils.h"
+
+struct kmt_opt *kmt_opts_join(const struct kmt_opt *a, size_t na,
+			      const struct kmt_opt *b, size_t nb, size_t *n)
+{
+	struct kmt_opt *opts = xcalloc(na + nb, sizeof(*opts));
+
+	memcpy(opts, a, na * sizeof(*a));
+	memcpy(opts + na, b, nb * sizeof(*b));
+	*n = na + nb;
+	return opts;
+}
 
 void kmt_opts_getopt(const struct kmt_opt *opts, size_t nr, struct option *lo,
 		     char *so)

@@ -42,4 +42,17 @@ void kmt_opts_getopt(const struct kmt_opt *opts, size_t nr, struct option *lo,
  */
 void kmt_opts_usage(FILE *f, const struct kmt_opt *opts, size_t nr);
 
+/**
+ * kmt_opts_join() - the options of two tables in one
+ * @a: the first table
+ * @na: number of entries of @a
+ * @b: the second table
+ * @nb: number of entries of @b
+ * @n: set to @na + @nb
+ *
+ * Return: the new table, to be freed by the caller.
+ */
+struct kmt_opt *kmt_opts_join(const struct kmt_opt *a, size_t na,
+			      const struct kmt_opt *b, size_t nb, size_t *n);
+
 #endif /* __KMEMTRACE_OPTS_H */

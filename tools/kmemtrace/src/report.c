@@ -67,13 +67,6 @@ enum {
 	OPT_MIN_AGE,
 	OPT_JSON,
 	OPT_CSV,
-	OPT_TYPE,
-	OPT_CPU,
-	OPT_PID,
-	OPT_COMM,
-	OPT_TIME,
-	OPT_SITE,
-	OPT_CACHE,
 };
 
 static const struct kmt_opt report_opts[] = {
@@ -101,6 +94,10 @@ static const struct kmt_opt report_opts[] = {
 	  "live view: only allocations at least AGE old" },
 	{ "json", OPT_JSON, NULL, "print one JSON document" },
 	{ "csv", OPT_CSV, NULL, "print the tables as CSV" },
+	{ "help", 'h', NULL, "print this help" },
+};
+
+const struct kmt_opt report_filter_opts[] = {
 	{ "type", OPT_TYPE, "TYPE[,...]",
 	  "only allocations of these types: kmalloc, cache,\n"
 	  "pages, percpu, vmalloc" },
@@ -118,8 +115,9 @@ static const struct kmt_opt report_opts[] = {
 	  "func+0xoff or an address" },
 	{ "cache", OPT_CACHE, "CACHE[,...]",
 	  "only allocations of these caches, by name or id" },
-	{ "help", 'h', NULL, "print this help" },
 };
+
+const size_t report_nr_filter_opts = ARRAY_SIZE(report_filter_opts);
 
 static void report_usage(int status)
 {
@@ -134,19 +132,25 @@ static void report_usage(int status)
 		"  their frees); --time selects events.\n"
 		"\n");
 	kmt_opts_usage(out, report_opts, ARRAY_SIZE(report_opts));
+	fprintf(out, "\n");
+	kmt_opts_usage(out, report_filter_opts, report_nr_filter_opts);
 	exit(status);
 }
+
+/* The usage of the command being parsed, report's or plot's. */
+static void (*cmd_usage)(int status) = report_usage;
+static const char *cmd_name = "report";
 
 static __printf(1, 2) void report_bad_arg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("kmemtrace: report: ", stderr);
+	fprintf(stderr, "kmemtrace: %s: ", cmd_name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	report_usage(KMT_EXIT_USAGE);
+	cmd_usage(KMT_EXIT_USAGE);
 }
 
 /* Split a comma-separated list in place; return the number of items. */
@@ -348,23 +352,63 @@ static void note_filter(struct report_params *p, const char *opt,
 	sprintf(p->filter_text + len, "%s--%s %s", len ? " " : "", opt, arg);
 }
 
+bool report_filter_arg(int c, const char *arg, struct report_params *p,
+		       void (*usage)(int status), const char *cmd)
+{
+	size_t i;
+
+	cmd_usage = usage;
+	cmd_name = cmd;
+	switch (c) {
+	case OPT_TYPE:
+		parse_types(arg, &p->filter);
+		break;
+	case OPT_CPU:
+		parse_ranges("--cpu", arg, &p->filter.cpus, UINT32_MAX);
+		break;
+	case OPT_PID:
+		parse_ranges("--pid", arg, &p->filter.pids, UINT32_MAX);
+		break;
+	case OPT_COMM:
+		parse_names(arg, &p->filter.comms);
+		break;
+	case OPT_TIME:
+		parse_time(arg, &p->filter);
+		break;
+	case OPT_SITE:
+		parse_names(arg, &p->filter.sites);
+		break;
+	case OPT_CACHE:
+		parse_names(arg, &p->filter.caches);
+		break;
+	default:
+		return false;
+	}
+	for (i = 0; i < report_nr_filter_opts; i++)
+		if (report_filter_opts[i].val == c)
+			note_filter(p, report_filter_opts[i].name, arg);
+	return true;
+}
+
 static void report_parse_args(int argc, char **argv, struct report_params *p)
 {
-	struct option long_options[ARRAY_SIZE(report_opts) + 1];
-	char short_options[2 * ARRAY_SIZE(report_opts) + 1];
-	const char *name;
+	struct option *long_options;
+	struct kmt_opt *opts;
+	char *short_options;
+	size_t n;
 	int c, i;
 
 	memset(p, 0, sizeof(*p));
 	p->top = 10;
-	kmt_opts_getopt(report_opts, ARRAY_SIZE(report_opts), long_options,
-			short_options);
+	opts = kmt_opts_join(report_opts, ARRAY_SIZE(report_opts),
+			     report_filter_opts, report_nr_filter_opts, &n);
+	long_options = xcalloc(n + 1, sizeof(*long_options));
+	short_options = xcalloc(2 * n + 1, 1);
+	kmt_opts_getopt(opts, n, long_options, short_options);
 	while ((c = getopt_long(argc, argv, short_options, long_options,
-				&i)) != -1) {
-		name = NULL;
-		for (i = 0; i < (int)ARRAY_SIZE(report_opts); i++)
-			if (report_opts[i].val == c)
-				name = report_opts[i].name;
+				NULL)) != -1) {
+		if (report_filter_arg(c, optarg, p, report_usage, "report"))
+			continue;
 		switch (c) {
 		case 'k':
 			p->vmlinux = optarg;
@@ -405,36 +449,16 @@ static void report_parse_args(int argc, char **argv, struct report_params *p)
 		case OPT_CSV:
 			p->format = KMT_CSV;
 			break;
-		case OPT_TYPE:
-			parse_types(optarg, &p->filter);
-			break;
-		case OPT_CPU:
-			parse_ranges("--cpu", optarg, &p->filter.cpus, UINT32_MAX);
-			break;
-		case OPT_PID:
-			parse_ranges("--pid", optarg, &p->filter.pids, UINT32_MAX);
-			break;
-		case OPT_COMM:
-			parse_names(optarg, &p->filter.comms);
-			break;
-		case OPT_TIME:
-			parse_time(optarg, &p->filter);
-			break;
-		case OPT_SITE:
-			parse_names(optarg, &p->filter.sites);
-			break;
-		case OPT_CACHE:
-			parse_names(optarg, &p->filter.caches);
-			break;
 		case 'h':
 			report_usage(0);
 			break;
 		default:
 			report_usage(KMT_EXIT_USAGE);
 		}
-		if (c >= OPT_TYPE && name)
-			note_filter(p, name, optarg);
 	}
+	free(opts);
+	free(long_options);
+	free(short_options);
 	if (optind != argc - 1) {
 		err_msg("report: expected one DIR argument");
 		report_usage(KMT_EXIT_USAGE);
@@ -450,7 +474,7 @@ static void report_parse_args(int argc, char **argv, struct report_params *p)
 		report_bad_arg("no view asked for sorts by these --sort keys");
 }
 
-static void report_params_free(struct report_params *p)
+void report_params_free(struct report_params *p)
 {
 	struct name_list *lists[] = {
 		&p->filter.comms, &p->filter.sites, &p->filter.caches,
@@ -784,8 +808,11 @@ static void account_alloc(struct report *r, const struct kmemtrace_event *ev,
 	sel = event_selected(r, ev, site);
 	o = live_add(&r->live, pair_type(ev->type), ev->ptr, &added);
 	/* Memory allocated twice: its free was not seen. */
-	if (!added)
+	if (!added) {
 		r->double_allocs++;
+		if (r->plot && o->selected)
+			plot_resize(r, o, 0);
+	}
 	o->ts = ev->timestamp;
 	o->bytes = ev->bytes_alloc;
 	o->site = si;
@@ -796,6 +823,8 @@ static void account_alloc(struct report *r, const struct kmemtrace_event *ev,
 	o->selected = sel;
 	if (!sel)
 		return;
+	if (r->plot)
+		plot_alloc(r, o);
 	r->selected++;
 	site->allocs++;
 	site->req += ev->bytes_req;
@@ -890,6 +919,8 @@ static void account_free(struct report *r, const struct kmemtrace_event *ev)
 		site->life += life;
 		if (ev->cpu != o->cpu)
 			site->xcpu++;
+		if (r->plot)
+			plot_free(r, o, life);
 		if (want(r, VIEW_LIFETIMES)) {
 			if (o->site >= r->nr_lifetimes) {
 				size_t n = r->sites.size;
@@ -931,7 +962,10 @@ static void account_event(struct report *r, const struct kmemtrace_event *ev,
 			  uint32_t si)
 {
 	struct live_slot *ls;
+	struct live_obj *o;
 
+	if (r->plot)
+		plot_time(r, ev->timestamp);
 	r->count[ev->kind][ev->type]++;
 	if (!r->events++)
 		r->first_ts = ev->timestamp;
@@ -958,8 +992,12 @@ static void account_event(struct report *r, const struct kmemtrace_event *ev,
 		break;
 	case KMEMTRACE_KIND_REALLOC:
 		ls = live_find(&r->live, pair_type(ev->type), ev->ptr);
-		if (ls)
-			live_obj(&r->live, ls)->bytes = ev->bytes_alloc;
+		if (!ls)
+			break;
+		o = live_obj(&r->live, ls);
+		if (r->plot && o->selected)
+			plot_resize(r, o, ev->bytes_alloc);
+		o->bytes = ev->bytes_alloc;
 		break;
 	default:
 		account_free(r, ev);
@@ -1067,62 +1105,69 @@ static void report_free(struct report *r)
 	kmt_map_free(&r->pid_selected);
 }
 
+int report_run(struct report_run *run, struct report_params *p,
+	       struct plot_state *plot)
+{
+	struct report *r = &run->r;
+	struct kmt_merge m;
+
+	memset(run, 0, sizeof(*run));
+	run->plot = plot;
+	if (kmt_trace_load_dir(&run->t, p->dir))
+		return 1;
+	if (kmt_symtab_setup(&run->syms, p->dir, p->symfile, p->vmlinux)) {
+		kmt_trace_free(&run->t);
+		return 1;
+	}
+	run->st = xcalloc(run->t.nr, sizeof(*run->st));
+	r->p = p;
+	r->plot = plot;
+	kmt_symcache_init(&r->names, &run->syms);
+	/* The filters need these during the pass; problems come after. */
+	kmt_caches_load(&run->caches, p->filter.caches.nr ? run->t.dir : NULL);
+	/* Task names, for --comm and the live view. */
+	if ((p->filter.comms.nr || (p->views & (1u << VIEW_LIVE))) &&
+	    !kmt_comms_load(&run->comms, run->t.dir, false) &&
+	    !run->comms.nr && p->filter.comms.nr)
+		err_msg("%s/comms names no task, --comm selects nothing",
+			run->t.dir);
+	r->caches_file = &run->caches;
+	r->comms = &run->comms;
+
+	kmt_merge_start(&m, &run->t, run->st);
+	account_events(r, &m);
+	run->errors = kmt_merge_end(&m);
+	account_live(r);
+	if (!p->filter.caches.nr)
+		kmt_caches_load(&run->caches, run->t.dir);
+	return 0;
+}
+
+void report_run_free(struct report_run *run)
+{
+	report_free(&run->r);
+	kmt_comms_free(&run->comms);
+	kmt_caches_free(&run->caches);
+	free(run->st);
+	kmt_symtab_free(&run->syms);
+	kmt_trace_free(&run->t);
+}
+
 int report_main(int argc, char **argv)
 {
-	struct kmt_caches caches;
 	struct report_params p;
-	struct kmt_comms comms;
-	struct kmt_symtab syms;
-	struct kmt_stats *st;
-	struct kmt_merge m;
-	struct kmt_trace t;
+	struct report_run run;
 	struct kmt_out out;
-	struct report r;
-	size_t errors;
 
 	report_parse_args(argc, argv, &p);
-	if (kmt_trace_load_dir(&t, p.dir)) {
+	if (report_run(&run, &p, NULL)) {
 		report_params_free(&p);
 		return 1;
 	}
-	if (kmt_symtab_setup(&syms, p.dir, p.symfile, p.vmlinux)) {
-		kmt_trace_free(&t);
-		report_params_free(&p);
-		return 1;
-	}
-	st = xcalloc(t.nr, sizeof(*st));
-	memset(&r, 0, sizeof(r));
-	r.p = &p;
-	kmt_symcache_init(&r.names, &syms);
-	/* The filters need these during the pass; problems come after. */
-	kmt_caches_load(&caches, p.filter.caches.nr ? t.dir : NULL);
-	/* Task names, for --comm and the live view. */
-	memset(&comms, 0, sizeof(comms));
-	if ((p.filter.comms.nr || (p.views & (1u << VIEW_LIVE))) &&
-	    !kmt_comms_load(&comms, t.dir, false) && !comms.nr &&
-	    p.filter.comms.nr)
-		err_msg("report: %s/comms names no task, --comm selects nothing",
-			t.dir);
-	r.caches_file = &caches;
-	r.comms = &comms;
-
-	kmt_merge_start(&m, &t, st);
-	account_events(&r, &m);
-	errors = kmt_merge_end(&m);
-	account_live(&r);
-
-	if (!p.filter.caches.nr)
-		kmt_caches_load(&caches, t.dir);
 	kmt_out_begin(&out, stdout, p.format);
-	report_views(&r, &t, st, errors, &out);
+	report_views(&run.r, &run.t, run.st, run.errors, &out);
 	kmt_out_end(&out);
-
-	report_free(&r);
-	kmt_comms_free(&comms);
-	kmt_caches_free(&caches);
-	free(st);
-	kmt_symtab_free(&syms);
-	kmt_trace_free(&t);
+	report_run_free(&run);
 	report_params_free(&p);
 	return 0;
 }

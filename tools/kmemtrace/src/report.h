@@ -11,6 +11,7 @@
 
 #include "comms.h"
 #include "hash.h"
+#include "opts.h"
 #include "symbols.h"
 #include "table.h"
 #include "trace.h"
@@ -91,6 +92,17 @@ struct report_filter {
 	struct name_list comms;
 	struct name_list sites;
 	struct name_list caches;
+};
+
+/* The values of the filter options, which report and plot share. */
+enum {
+	OPT_TYPE = 300,
+	OPT_CPU,
+	OPT_PID,
+	OPT_COMM,
+	OPT_TIME,
+	OPT_SITE,
+	OPT_CACHE,
 };
 
 struct report_params {
@@ -208,6 +220,48 @@ struct gfp_stat {
 #define REPORT_MAX_ORDER	16
 #define REPORT_MAX_MT		8
 
+/* Buckets of log2 histograms: bucket B holds [2^B, 2^(B+1)), 0 also 0. */
+#define LOG2_BUCKETS	64
+
+static inline unsigned int log2_bucket(uint64_t v)
+{
+	return v < 2 ? 0 : 63 - __builtin_clzll(v);
+}
+
+/**
+ * struct plot_state - what "kmemtrace plot" adds up during the pass
+ * @live: per site, the bytes it has live now
+ * @nr_live: number of sites @live has room for
+ * @total: the bytes live now, of all sites
+ * @t0: time stamp of the first event
+ * @width: time between two snapshots
+ * @snaps: the snapshots: @live at the end of each @width after @t0
+ * @snap_len: the number of sites of each snapshot
+ * @snap_total: @total of each snapshot
+ * @snap_ts: when each snapshot was taken
+ * @nr_snaps: number of snapshots
+ * @started: @t0 is set
+ * @sizes: per site, log2 histogram of the bytes of its allocations
+ * @lives: per site, log2 histogram of the lifetimes of its allocations
+ * @nr_hist: number of sites @sizes and @lives have room for
+ */
+struct plot_state {
+	uint64_t *live;
+	size_t nr_live;
+	uint64_t total;
+	uint64_t t0;
+	uint64_t width;
+	uint64_t **snaps;
+	size_t *snap_len;
+	uint64_t *snap_total;
+	uint64_t *snap_ts;
+	size_t nr_snaps;
+	bool started;
+	uint32_t (*sizes)[LOG2_BUCKETS];
+	uint32_t (*lives)[LOG2_BUCKETS];
+	size_t nr_hist;
+};
+
 /* Everything one pass over the events adds up. */
 struct report {
 	const struct report_params *p;
@@ -238,7 +292,76 @@ struct report {
 	const struct kmt_caches *caches_file;
 	const struct kmt_comms *comms;
 	struct kmt_map pid_selected;
+	struct plot_state *plot;
 };
+
+/**
+ * struct report_run - a trace read and replayed, for report and plot
+ * @t: the trace
+ * @syms: its symbols
+ * @caches: its caches file
+ * @comms: its comms file
+ * @st: statistics of its streams
+ * @errors: problems found in its streams
+ * @plot: what to add up for plot, or NULL
+ * @r: what the pass added up
+ */
+struct report_run {
+	struct kmt_trace t;
+	struct kmt_symtab syms;
+	struct kmt_caches caches;
+	struct kmt_comms comms;
+	struct kmt_stats *st;
+	size_t errors;
+	struct plot_state *plot;
+	struct report r;
+};
+
+/* The filter options, after the other options of report and plot. */
+extern const struct kmt_opt report_filter_opts[];
+extern const size_t report_nr_filter_opts;
+
+/**
+ * report_filter_arg() - parse a filter option
+ * @c: the option, as getopt_long() returns it
+ * @arg: its argument
+ * @p: the parameters to fill
+ * @usage: the usage function of the command, for errors
+ * @cmd: the name of the command, for errors
+ *
+ * Return: false if @c is not a filter option.
+ */
+bool report_filter_arg(int c, const char *arg, struct report_params *p,
+		       void (*usage)(int status), const char *cmd);
+
+/**
+ * report_params_free() - release what parsing the options allocated
+ * @p: the parameters
+ */
+void report_params_free(struct report_params *p);
+
+/**
+ * report_run() - read a trace and replay its events
+ * @run: the run to fill
+ * @p: the parameters
+ * @plot: what to add up for plot, zeroed, or NULL
+ *
+ * Return: 0 on success, 1 on failure (reported with err_msg()).
+ */
+int report_run(struct report_run *run, struct report_params *p,
+	       struct plot_state *plot);
+
+/**
+ * report_run_free() - release a run
+ * @run: the run
+ */
+void report_run_free(struct report_run *run);
+
+/* The plot hooks of the pass (plot.c). */
+void plot_time(struct report *r, uint64_t ts);
+void plot_alloc(struct report *r, const struct live_obj *o);
+void plot_resize(struct report *r, const struct live_obj *o, uint64_t bytes);
+void plot_free(struct report *r, const struct live_obj *o, uint64_t life);
 
 /**
  * report_views() - print the views of a report

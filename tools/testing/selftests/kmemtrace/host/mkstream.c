@@ -3,7 +3,7 @@
  * mkstream - write crafted kmemtrace event streams for the host tests
  *
  * usage: mkstream [-s] [-t BYTES] FILE [EVENT...]
- *        mkstream -w EVENTS [-c CPUS] [-u] DIR
+ *        mkstream -w EVENTS [-c CPUS] [-u] [-S SITES] DIR
  *
  * Each EVENT is a comma-separated list of KEY=VALUE pairs; every key has a
  * default, so "" is a valid event.  Keys: kind (alloc, free, realloc or a
@@ -21,11 +21,12 @@
  * -w writes a synthetic workload of EVENTS events over CPUS CPUs (2 by
  * default) into DIR, for benchmarks: DIR/cpuN, kallsyms, caches and
  * dropped.  Allocations and frees of every type come from 4096 call
- * sites.  Three frees in four pick one of the 1024 youngest live objects,
- * as most kernel objects die young, the others (all of them with -u, the
- * worst case for the tools' caches) any live object; about half of the
- * frees are on another CPU than the alloc, and freed addresses are reused
- * as slab freelists do.  The output only depends on EVENTS, CPUS and -u.
+ * sites (SITES with -S).  Three frees in four pick one of the 1024
+ * youngest live objects, as most kernel objects die young, the others
+ * (all of them with -u, the worst case for the tools' caches) any live
+ * object; about half of the frees are on another CPU than the alloc, and
+ * freed addresses are reused as slab freelists do.  The output only
+ * depends on the arguments.
  */
 #include <byteswap.h>
 #include <stdint.h>
@@ -188,6 +189,8 @@ static void init_event(struct kmemtrace_event *ev,
 
 /* Free random live objects rather than mostly young ones. */
 static int w_uniform;
+/* Call sites that allocate. */
+static unsigned long long w_sites = W_SITES;
 
 struct w_obj {
 	uint64_t ptr;
@@ -331,7 +334,7 @@ static int workload(const char *dir, uint64_t events, unsigned int nr_cpus)
 			}
 			ev.kind = KMEMTRACE_KIND_REALLOC;
 			ev.type = KMEMTRACE_TYPE_KMALLOC;
-			ev.call_site = W_TEXT + 0x1000 + ((r >> 32) % W_SITES) * W_FUNC_SIZE + 0x40;
+			ev.call_site = W_TEXT + 0x1000 + ((r >> 32) % w_sites) * W_FUNC_SIZE + 0x40;
 			ev.ptr = live[k].ptr;
 			ev.bytes_req = live[k].size + 8;
 			ev.bytes_alloc = live[k].size + 16;
@@ -357,7 +360,7 @@ static int workload(const char *dir, uint64_t events, unsigned int nr_cpus)
 			}
 			w_put_ptr(obj.type, obj.ptr, max_live);
 		} else {
-			site = (r >> 10) % W_SITES;
+			site = (r >> 10) % w_sites;
 			ev.kind = KMEMTRACE_KIND_ALLOC;
 			ev.call_site = W_TEXT + 0x1000 + site * W_FUNC_SIZE + 0x10 + (site & 7);
 			ev.gfp_flags = gfps[site % 5];
@@ -418,7 +421,7 @@ int main(int argc, char **argv)
 	size_t len;
 	FILE *f;
 
-	while ((c = getopt(argc, argv, "st:w:c:u")) != -1) {
+	while ((c = getopt(argc, argv, "st:w:c:uS:")) != -1) {
 		if (c == 's')
 			swapped = 1;
 		else if (c == 't')
@@ -429,11 +432,15 @@ int main(int argc, char **argv)
 			nr_cpus = parse_value(optarg);
 		else if (c == 'u')
 			w_uniform = 1;
+		else if (c == 'S')
+			w_sites = parse_value(optarg);
 		else
 			die("usage", "mkstream [-s] [-t BYTES] FILE [EVENT...]");
 	}
 	if (optind >= argc)
 		die("usage", "mkstream [-s] [-t BYTES] FILE [EVENT...]");
+	if (work && (!w_sites || w_sites > W_SITES))
+		die("-S takes 1 to 4096", "-S");
 	if (work)
 		return nr_cpus && nr_cpus <= 1024 ? workload(argv[optind], work, nr_cpus) :
 			(die("bad CPU count", "-c"), 2);

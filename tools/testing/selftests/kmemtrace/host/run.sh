@@ -103,7 +103,7 @@ basic_trace() {
 t_cli_help_and_version() {
 	run --help
 	expect_rc 0 && expect_has out "usage: kmemtrace COMMAND" || return 1
-	for c in record report check dump; do
+	for c in record report check dump plot; do
 		expect_has out "$c " || return 1
 	done
 	run --version
@@ -737,11 +737,87 @@ t_report_bad_options() {
 	done
 }
 
-# Every option --help lists is in the manual page, and the other way round.
+# svg_series FILE: the series of an SVG of kmemtrace plot, one per line
+svg_series() {
+	grep -o 'data-name="[^"]*" data-\(values\|buckets\)="[^"]*"\|data-ts="[^"]*"' "$1"
+}
+
+# well_formed FILE: xmllint's word on FILE, when it is there
+well_formed() {
+	if command -v xmllint > /dev/null; then
+		xmllint --noout "$1" || fail "$1 is not well-formed XML"
+	elif command -v python3 > /dev/null; then
+		python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$1" ||
+			fail "$1 is not well-formed XML"
+	fi
+}
+
+t_plot_live() {
+	analysis_trace t || return 1
+	run plot -n 2 -o live.svg t
+	expect_rc 0 && expect_out < /dev/null && expect_err < /dev/null &&
+		well_formed live.svg && grep -q '^<svg xmlns="http://www.w3.org/2000/svg"' live.svg ||
+		return 1
+	# Snapshots each microsecond, before the events at that time, then
+	# the end: the vmalloc kfree()d stays live, the last cache free and
+	# kmalloc show at the end only.
+	svg_series live.svg > series && expect_file series <<-'END' || return 1
+	data-name="mod_fn+0x10 [mymod]" data-values="0,0,0,0,0,0,8192,16384,16384,16384"
+	data-name="foo_alloc+0x10" data-values="0,128,192,192,64,0,0,0,0,0"
+	data-name="other call sites" data-values="0,0,0,192,192,192,192,192,192,8"
+	data-ts="0,1000,2000,3000,4000,5000,6000,7000,8000,8500"
+	data-name="total" data-values="0,128,192,384,256,192,8384,16576,16576,16392"
+	END
+	# Filters are report's; the picture goes to stdout without -o.
+	run plot -n 1 --type pages t
+	expect_rc 0 && svg_series out > series && expect_file series <<-'END' || return 1
+	data-name="mod_fn+0x10 [mymod]" data-values="0,0,0,0,0,0,0,8192,8192,8192"
+	data-name="other call sites" data-values="0,0,0,0,0,0,0,0,0,0"
+	data-ts="0,1000,2000,3000,4000,5000,6000,7000,8000,8500"
+	data-name="total" data-values="0,0,0,0,0,0,0,8192,8192,8192"
+	END
+	# Two seconds: the snapshots get further apart, at most 256 of them.
+	mkdir long && mk long/cpu0 ts=1000,ptr=0x1,alloc=8 \
+		ts=1000001000,ptr=0x2,alloc=16 ts=2000001000,kind=free,ptr=0x1 ||
+		return 1
+	run plot -o long.svg long
+	expect_rc 0 && well_formed long.svg || return 1
+	sed -n 's/.*data-name="total" data-values="\([^"]*\)".*/\1/p' long.svg |
+		tr , '\n' > totals
+	n=$(wc -l < totals)
+	[ "$n" -ge 100 ] && [ "$n" -le 258 ] || fail "$n points" || return 1
+	[ "$(tail -n 1 totals)" = 16 ] && [ "$(sort -n totals | tail -n 1)" = 24 ] &&
+		grep -q 'data-ts="0,.*,2000000000"' long.svg ||
+		fail "wrong totals: $(tr '\n' ' ' < totals)"
+}
+
+t_plot_sizes_lifetimes() {
+	analysis_trace t || return 1
+	run plot -c sizes -n 3 -o sizes.svg t
+	expect_rc 0 && well_formed sizes.svg && svg_series sizes.svg > series &&
+		expect_file series <<-'END' || return 1
+	data-name="mod_fn+0x10 [mymod]" data-buckets="13:2"
+	data-name="foo_alloc+0x10" data-buckets="6:1,7:1"
+	data-name="bar_create+0x20" data-buckets="7:1"
+	END
+	run plot -c lifetimes -n 3 -o life.svg t
+	expect_rc 0 && well_formed life.svg && svg_series life.svg > series &&
+		expect_file series <<-'END' || return 1
+	data-name="all call sites" data-buckets="11:2,12:1"
+	data-name="foo_alloc+0x10" data-buckets="11:2"
+	data-name="bar_create+0x20" data-buckets="12:1"
+	END
+	run plot -c pie t
+	expect_rc 2 && expect_has err "kmemtrace: plot: unknown chart 'pie'" || return 1
+	run plot -o no/such/dir.svg t
+	expect_rc 1 && expect_has err "kmemtrace: plot: no/such/dir.svg: No such file or directory"
+}
+
+# Every option --help lists is in the manual page.
 t_cli_help_documented() {
 	rst=$HERE/../../../../kmemtrace/Documentation/kmemtrace.rst
 	[ -f "$rst" ] || fail "no $rst" || return 1
-	for c in report; do
+	for c in report plot; do
 		run $c --help
 		for opt in $(grep -o -- '--[a-z-]*' out | sort -u); do
 			grep -q -- "\*\*$opt\*\*" "$rst" ||
@@ -1250,6 +1326,8 @@ report_view_pages_gfp_nodes
 report_filters
 report_json_csv
 report_bad_options
+plot_live
+plot_sizes_lifetimes
 cli_help_documented
 check_valid_trace
 check_gap_counts
