@@ -83,6 +83,11 @@ struct dump_out {
 	size_t len;
 };
 
+/* The keys of out_field(), readable 16 bytes at a time. */
+static const char key_cache[16] = " cache=";
+static const char key_flags[16] = " flags=";
+static const char key_sym[16] = " sym=";
+
 static void out_write(const char *buf, size_t len);
 
 static void out_flush(struct dump_out *o)
@@ -99,24 +104,24 @@ static char *out_reserve(struct dump_out *o, size_t len)
 	return o->buf + o->len;
 }
 
-/* Append " KEY" and the string @s, which may be longer than the buffer. */
+/*
+ * Append " KEY" and the string @s, which may be longer than the buffer,
+ * and is readable 16 bytes at a time, as the key.
+ */
 static void out_field(struct dump_out *o, const char *key, size_t klen,
 		      const char *s, size_t len)
 {
-	char *p = out_reserve(o, klen);
+	char *p = out_reserve(o, 16);
 
-	o->len = fmt_mem(p, key, klen) - o->buf;
+	o->len = fmt_blocks(p, key, klen) - o->buf;
 	if (len > sizeof(o->buf) / 2) {
 		out_flush(o);
 		out_write(s, len);
 		return;
 	}
-	p = out_reserve(o, len);
-	o->len = fmt_mem(p, s, len) - o->buf;
+	p = out_reserve(o, len + 16);
+	o->len = fmt_blocks(p, s, len) - o->buf;
 }
-
-/* How many events ahead dump_main() fetches the name of a call site. */
-#define DUMP_AHEAD	8
 
 /* What dump_event() prints for every event but the event itself. */
 struct dump_ctx {
@@ -126,17 +131,34 @@ struct dump_ctx {
 	const struct kmt_caches *caches;
 	struct kmt_map cache_index;
 	size_t *cache_lens;
+	char **cache_names;
 	char flags[8][64];
+	size_t flags_len[8];
+	/* " KIND TYPE site=0x" of each valid kind and type */
+	char kind_type[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1][32];
+	size_t kind_type_len[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
 };
+
+/* A copy of @s, readable 16 bytes at a time: for fmt_blocks(). */
+static char *block_dup(const char *s, size_t len)
+{
+	char *p = xcalloc(1, len + 16);
+
+	memcpy(p, s, len);
+	return p;
+}
 
 static void dump_index_caches(struct dump_ctx *d)
 {
 	size_t i;
 
 	d->cache_lens = xcalloc(d->caches->nr, sizeof(*d->cache_lens));
+	d->cache_names = xcalloc(d->caches->nr, sizeof(*d->cache_names));
 	for (i = 0; i < d->caches->nr; i++) {
 		kmt_map_insert(&d->cache_index, d->caches->caches[i].id, i, NULL);
 		d->cache_lens[i] = strlen(d->caches->caches[i].name);
+		d->cache_names[i] = block_dup(d->caches->caches[i].name,
+					      d->cache_lens[i]);
 	}
 }
 
@@ -155,9 +177,10 @@ static void out_write(const char *buf, size_t len)
 	}
 }
 
-static void dump_event(struct dump_ctx *d, const struct kmemtrace_event *ev)
+/* @sym: the index of the call site's name in @d->syms */
+static void dump_event(struct dump_ctx *d, const struct kmemtrace_event *ev,
+		       uint32_t sym)
 {
-	const char *s;
 	size_t len;
 	uint32_t i;
 	char *p;
@@ -170,13 +193,9 @@ static void dump_event(struct dump_ctx *d, const struct kmemtrace_event *ev)
 	p = fmt_u64(p, ev->seq);
 	p = fmt_lit(p, " ts=");
 	p = fmt_u64(p, ev->timestamp);
-	*p++ = ' ';
-	s = kmt_kind_name(ev->kind);
-	p = fmt_mem(p, s, strlen(s));
-	*p++ = ' ';
-	s = kmt_type_name(ev->type);
-	p = fmt_mem(p, s, strlen(s));
-	p = fmt_lit(p, " site=0x");
+	/* Valid events have a known kind and type. */
+	p = fmt_blocks(p, d->kind_type[ev->kind][ev->type],
+		       d->kind_type_len[ev->kind][ev->type]);
 	p = fmt_x64(p, ev->call_site);
 	p = fmt_lit(p, " ptr=0x");
 	p = fmt_x64(p, ev->ptr);
@@ -201,16 +220,23 @@ static void dump_event(struct dump_ctx *d, const struct kmemtrace_event *ev)
 	d->out.len = p - d->out.buf;
 	if (ev->type == KMEMTRACE_TYPE_CACHE &&
 	    kmt_map_find(&d->cache_index, ev->cache_id, &i))
-		out_field(&d->out, " cache=", 7, d->caches->caches[i].name,
+		out_field(&d->out, key_cache, 7, d->cache_names[i],
 			  d->cache_lens[i]);
 	/* Valid events have no unknown flag. */
 	if (ev->flags) {
-		s = d->flags[ev->flags & KMT_KNOWN_FLAGS];
-		out_field(&d->out, " flags=", 7, s, strlen(s));
+		i = ev->flags & KMT_KNOWN_FLAGS;
+		out_field(&d->out, key_flags, 7, d->flags[i], d->flags_len[i]);
 	}
 	if (d->symbolize) {
-		s = kmt_symcache_name(&d->syms, ev->call_site, &len);
-		out_field(&d->out, " sym=", 5, s, len);
+		len = d->syms.lens[sym];
+		if (len > sizeof(d->out.buf) / 2) {
+			out_field(&d->out, key_sym, 5, d->syms.names[sym], len);
+		} else {
+			p = out_reserve(&d->out, len + 32);
+			p = fmt_lit(p, " sym=");
+			p = fmt_blocks(p, d->syms.names[sym], len);
+			d->out.len = p - d->out.buf;
+		}
 	}
 	p = out_reserve(&d->out, 1);
 	*p = '\n';
@@ -237,6 +263,7 @@ int dump_main(int argc, char **argv)
 	struct dump_params p;
 	struct kmt_symtab syms;
 	const struct kmemtrace_event *ev[KMT_MERGE_BATCH];
+	uint32_t sym[KMT_MERGE_BATCH];
 	struct kmt_stats *st;
 	struct kmt_merge m;
 	struct kmt_trace t;
@@ -261,22 +288,37 @@ int dump_main(int argc, char **argv)
 	d->caches = &caches;
 	dump_index_caches(d);
 	/* Valid events have no unknown flag: name each combination once. */
-	for (f = 1; f < ARRAY_SIZE(d->flags); f++)
-		kmt_flags_format(f, d->flags[f], sizeof(d->flags[f]));
+	for (f = 1; f < ARRAY_SIZE(d->flags); f++) {
+		kmt_flags_format(f, d->flags[f], sizeof(d->flags[f]) - 16);
+		d->flags_len[f] = strlen(d->flags[f]);
+	}
+	for (f = KMEMTRACE_KIND_ALLOC; f <= KMEMTRACE_KIND_REALLOC; f++) {
+		for (i = KMEMTRACE_TYPE_KMALLOC; i <= KMEMTRACE_TYPE_VMALLOC; i++) {
+			snprintf(d->kind_type[f][i], sizeof(d->kind_type[f][i]),
+				 " %s %s site=0x", kmt_kind_name(f),
+				 kmt_type_name(i));
+			d->kind_type_len[f][i] = strlen(d->kind_type[f][i]);
+		}
+	}
 	kmt_merge_start(&m, &t, st);
 	while ((n = kmt_merge_batch(&m, ev, ARRAY_SIZE(ev)))) {
-		for (i = 0; i < n; i++) {
-			/* Call sites come in any order: fetch the name ahead. */
-			if (i + DUMP_AHEAD < n)
-				kmt_map_prefetch(&d->syms.map, ev[i + DUMP_AHEAD]->call_site);
-			dump_event(d, ev[i]);
-		}
+		/*
+		 * Call sites come in any order: look the names of a batch
+		 * up first, the lookups overlap.
+		 */
+		for (i = 0; d->symbolize && i < n; i++)
+			sym[i] = kmt_symcache_index(&d->syms, ev[i]->call_site);
+		for (i = 0; i < n; i++)
+			dump_event(d, ev[i], sym[i]);
 	}
 	out_flush(&d->out);
 	kmt_merge_end(&m);
 
 	kmt_symcache_free(&d->syms);
 	kmt_map_free(&d->cache_index);
+	for (i = 0; i < caches.nr; i++)
+		free(d->cache_names[i]);
+	free(d->cache_names);
 	free(d->cache_lens);
 	free(d);
 	kmt_caches_free(&caches);

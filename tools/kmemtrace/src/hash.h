@@ -48,17 +48,6 @@ struct kmt_map {
 };
 
 /**
- * kmt_map_prefetch() - start fetching the slot of a key
- * @m: the map
- * @key: a key to look up soon
- */
-static inline void kmt_map_prefetch(const struct kmt_map *m, uint64_t key)
-{
-	if (m->bits)
-		__builtin_prefetch(&m->slots[kmt_hash64(key, m->bits)]);
-}
-
-/**
  * kmt_map_insert() - find a key, or add it with a value
  * @m: the map
  * @key: the key

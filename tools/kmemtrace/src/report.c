@@ -579,7 +579,8 @@ static struct live_obj *live_add(struct live_table *lt, unsigned int family,
 {
 	struct live_slot *s;
 
-	if (!lt->bits || lt->nr >= (size_t)1 << (lt->bits - 1))
+	/* A quarter full at most: the runs after a removed slot are short. */
+	if (!lt->bits || lt->nr >= (size_t)1 << (lt->bits - 2))
 		live_grow(lt);
 	s = live_lookup(lt, family, ptr);
 	*added = !s->family;
@@ -805,7 +806,7 @@ static void account_alloc(struct report *r, const struct kmemtrace_event *ev,
 	if (si == NO_SITE)
 		si = site_index(&r->sites, ev->call_site);
 	site = &r->sites.sites[si];
-	sel = event_selected(r, ev, site);
+	sel = !r->filtering || event_selected(r, ev, site);
 	o = live_add(&r->live, pair_type(ev->type), ev->ptr, &added);
 	/* Memory allocated twice: its free was not seen. */
 	if (!added) {
@@ -891,7 +892,7 @@ static void account_unknown_free(struct report *r,
 		}
 	}
 	site = site_get(&r->sites, ev->call_site);
-	if (!event_selected(r, ev, site))
+	if (r->filtering && !event_selected(r, ev, site))
 		return;
 	site->unknown++;
 	site->unknown_types |= 1u << ev->type;
@@ -1016,15 +1017,18 @@ static void prefetch_events(struct report *r,
 			    const struct kmemtrace_event **ev, size_t n,
 			    uint32_t *si)
 {
+	size_t i, slot, mask = ((size_t)1 << r->live.bits) - 1;
 	const struct kmemtrace_event *e;
-	size_t i;
 
 	for (i = 0; i < n; i++) {
 		e = ev[i];
 		si[i] = NO_SITE;
-		if (r->live.bits)
-			__builtin_prefetch(&r->live.slots[live_hash(&r->live,
-					pair_type(e->type), e->ptr)]);
+		/* A removal looks at the next slot too, maybe in the next line. */
+		if (r->live.bits) {
+			slot = live_hash(&r->live, pair_type(e->type), e->ptr);
+			__builtin_prefetch(&r->live.slots[slot]);
+			__builtin_prefetch(&r->live.slots[(slot + 1) & mask]);
+		}
 		if (e->kind != KMEMTRACE_KIND_ALLOC ||
 		    !kmt_map_find(&r->sites.map, e->call_site, &si[i]))
 			continue;
@@ -1122,6 +1126,9 @@ int report_run(struct report_run *run, struct report_params *p,
 	run->st = xcalloc(run->t.nr, sizeof(*run->st));
 	r->p = p;
 	r->plot = plot;
+	r->filtering = p->filter.types || p->filter.cpus.nr ||
+		       p->filter.pids.nr || p->filter.comms.nr ||
+		       p->filter.sites.nr || p->filter.caches.nr;
 	kmt_symcache_init(&r->names, &run->syms);
 	/* The filters need these during the pass; problems come after. */
 	kmt_caches_load(&run->caches, p->filter.caches.nr ? run->t.dir : NULL);

@@ -184,8 +184,8 @@ struct live_slot {
 /*
  * The live allocations by family and pointer: the slots are small, so
  * that many fit in the CPU caches, in an open-addressing table (linear
- * probing, removal by moving the following slots back, at most half
- * full); the allocations are in an array whose free entries are reused.
+ * probing, removal by moving the following slots back, at most a
+ * quarter full); the allocations are in an array whose free entries are reused.
  * Only the slots tell which entries are live.
  */
 struct live_table {
@@ -265,6 +265,7 @@ struct plot_state {
 /* Everything one pass over the events adds up. */
 struct report {
 	const struct report_params *p;
+	bool filtering;		/* a filter but --time selects allocations */
 	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
 	size_t events;
 	uint64_t first_ts;

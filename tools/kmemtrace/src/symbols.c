@@ -212,30 +212,34 @@ void kmt_symcache_init(struct kmt_symcache *c, const struct kmt_symtab *st)
 	c->st = st;
 }
 
-const char *kmt_symcache_name(struct kmt_symcache *c, uint64_t addr,
-			      size_t *len)
+uint32_t kmt_symcache_index(struct kmt_symcache *c, uint64_t addr)
 {
 	char name[512];
 	uint32_t i;
 	bool added;
 
-	if (kmt_map_find(&c->map, addr, &i)) {
-		if (len)
-			*len = c->lens[i];
-		return c->names[i];
-	}
+	if (kmt_map_find(&c->map, addr, &i))
+		return i;
 	i = kmt_map_insert(&c->map, addr, c->nr, &added);
-	if (added) {
-		if (c->nr == c->size) {
-			c->size = c->size ? 2 * c->size : 64;
-			c->names = xrealloc(c->names, c->size * sizeof(*c->names));
-			c->lens = xrealloc(c->lens, c->size * sizeof(*c->lens));
-		}
-		kmt_symtab_format(c->st, addr, name, sizeof(name));
-		c->names[i] = xstrdup(name);
-		c->lens[i] = strlen(name);
-		c->nr++;
+	if (c->nr == c->size) {
+		c->size = c->size ? 2 * c->size : 64;
+		c->names = xrealloc(c->names, c->size * sizeof(*c->names));
+		c->lens = xrealloc(c->lens, c->size * sizeof(*c->lens));
 	}
+	kmt_symtab_format(c->st, addr, name, sizeof(name));
+	c->lens[i] = strlen(name);
+	/* Readable 16 bytes at a time, for fmt_blocks(). */
+	c->names[i] = xcalloc(1, c->lens[i] + 16);
+	memcpy(c->names[i], name, c->lens[i]);
+	c->nr++;
+	return i;
+}
+
+const char *kmt_symcache_name(struct kmt_symcache *c, uint64_t addr,
+			      size_t *len)
+{
+	uint32_t i = kmt_symcache_index(c, addr);
+
 	if (len)
 		*len = c->lens[i];
 	return c->names[i];

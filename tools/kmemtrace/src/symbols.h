@@ -134,10 +134,21 @@ void kmt_symcache_init(struct kmt_symcache *c, const struct kmt_symtab *st);
  * @addr: the call site
  * @len: if not NULL, set to the length of the name
  *
- * Return: the name, valid until kmt_symcache_free().
+ * Return: the name, valid until kmt_symcache_free(), followed by at least
+ * 16 zero bytes.
  */
 const char *kmt_symcache_name(struct kmt_symcache *c, uint64_t addr,
 			      size_t *len);
+
+/**
+ * kmt_symcache_index() - the index of a call site's name in a cache
+ * @c: the cache
+ * @addr: the call site
+ *
+ * Return: I, for @c->names[I] (followed by at least 16 zero bytes) and
+ * @c->lens[I].
+ */
+uint32_t kmt_symcache_index(struct kmt_symcache *c, uint64_t addr);
 
 /**
  * kmt_symcache_free() - release a cache of call site names

@@ -755,7 +755,6 @@ void kmt_merge_start(struct kmt_merge *m, struct kmt_trace *t,
 	m->st = st;
 	m->heap = xcalloc(t->nr, sizeof(*m->heap));
 	m->head = xcalloc(t->nr, sizeof(*m->head));
-	m->stream = xcalloc(KMT_MERGE_BATCH, sizeof(*m->stream));
 	for (i = 0; i < t->nr; i++) {
 		memset(&st[i], 0, sizeof(st[i]));
 		t->streams[i].defer = true;
@@ -784,8 +783,7 @@ static size_t merge_batch2(struct kmt_merge *m,
 
 	while (n < max) {
 		s = &m->t->streams[a];
-		ev[n] = ha;
-		m->stream[n++] = a;
+		ev[n++] = ha;
 		if (++s->pos == s->valid) {
 			m->refill = true;
 			break;
@@ -834,8 +832,7 @@ size_t kmt_merge_batch(struct kmt_merge *m,
 	while (n < max && m->nr) {
 		i = m->heap[0];
 		s = &m->t->streams[i];
-		ev[n] = m->head[i];
-		m->stream[n++] = i;
+		ev[n++] = m->head[i];
 		if (++s->pos == s->valid) {
 			/* Reading on would overwrite the events returned. */
 			m->refill = true;
@@ -851,29 +848,13 @@ size_t kmt_merge_batch(struct kmt_merge *m,
 	return n;
 }
 
-const struct kmemtrace_event *kmt_merge_next(struct kmt_merge *m,
-					     size_t *stream)
-{
-	const struct kmemtrace_event *ev;
-
-	if (m->pos == m->len) {
-		m->pos = 0;
-		m->len = kmt_merge_batch(m, m->batch, KMT_MERGE_BATCH);
-		if (!m->len)
-			return NULL;
-	}
-	if (stream)
-		*stream = m->stream[m->pos];
-	ev = m->batch[m->pos++];
-	return ev;
-}
-
 size_t kmt_merge_end(struct kmt_merge *m)
 {
+	const struct kmemtrace_event *ev[KMT_MERGE_BATCH];
 	size_t i, errors = 0;
 
 	/* Read what is left, if the caller stopped early. */
-	while (kmt_merge_batch(m, m->batch, KMT_MERGE_BATCH))
+	while (kmt_merge_batch(m, ev, KMT_MERGE_BATCH))
 		;
 	for (i = 0; i < m->t->nr; i++) {
 		m->t->streams[i].defer = false;
@@ -882,10 +863,8 @@ size_t kmt_merge_end(struct kmt_merge *m)
 	}
 	free(m->heap);
 	free(m->head);
-	free(m->stream);
 	m->heap = NULL;
 	m->head = NULL;
-	m->stream = NULL;
 	return errors;
 }
 

@@ -332,7 +332,7 @@ void kmt_caches_free(struct kmt_caches *c);
  */
 size_t kmt_trace_validate(struct kmt_trace *t, struct kmt_stats *st);
 
-/* Events kmt_merge_next() takes from kmt_merge_batch() at once. */
+/* A good number of events to ask kmt_merge_batch() for. */
 #define KMT_MERGE_BATCH	256
 
 /**
@@ -344,10 +344,6 @@ size_t kmt_trace_validate(struct kmt_trace *t, struct kmt_stats *st);
  * @head: per stream, its next event
  * @nr: number of streams in @heap
  * @refill: the stream at the top of @heap used up its chunk
- * @batch: the events of kmt_merge_next()'s batch
- * @stream: the stream of each event of the last batch
- * @len: number of events in @batch
- * @pos: index in @batch of the next event
  */
 struct kmt_merge {
 	struct kmt_trace *t;
@@ -356,10 +352,6 @@ struct kmt_merge {
 	const struct kmemtrace_event **head;
 	size_t nr;
 	bool refill;
-	const struct kmemtrace_event *batch[KMT_MERGE_BATCH];
-	size_t *stream;
-	size_t len;
-	size_t pos;
 };
 
 /**
@@ -383,24 +375,13 @@ void kmt_merge_start(struct kmt_merge *m, struct kmt_trace *t,
  * @ev: where to store the events
  * @max: the most events to store, at least 1
  *
- * The events stay valid until the next call, and @m->stream[I] is the
- * stream of @ev[I].  A batch ends early where a stream has to read on.
- * Do not mix with kmt_merge_next().
+ * The events stay valid until the next call.  A batch ends early where
+ * a stream has to read on.
  *
  * Return: the number of events stored, 0 at the end.
  */
 size_t kmt_merge_batch(struct kmt_merge *m,
 		       const struct kmemtrace_event **ev, size_t max);
-
-/**
- * kmt_merge_next() - the next valid event of a trace in time order
- * @m: the merge
- * @stream: if not NULL, the index of the event's stream
- *
- * Return: the event, valid until the next call, or NULL at the end.
- */
-const struct kmemtrace_event *kmt_merge_next(struct kmt_merge *m,
-					     size_t *stream);
 
 /**
  * kmt_merge_end() - finish a merge and print the problems found
