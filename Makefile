@@ -5,6 +5,7 @@
 #
 #   make run          build, boot, record a workload and print a report
 #   make check        run every test layer; the last line sums them
+#   make bench        what kmemtrace costs, in guest instructions (icount)
 #   make checkpatch   the kernel's style checks on everything we add
 #   make clean        forget the builds (keeps the download)
 #
@@ -22,7 +23,7 @@ BIN		:= tools/testing/selftests/kmemtrace/bin
 CONFIGS		:= tools/testing/selftests/kmemtrace/configs
 STAGE		= $(BIN)/stage.sh
 
-.PHONY: all run check checkpatch deps source prepare kernel tool initramfs \
+.PHONY: all run check bench checkpatch deps source prepare kernel tool initramfs \
 	host-test clean distclean banner
 
 all: run
@@ -59,6 +60,11 @@ host-test: tool
 
 check: deps
 	@KMT_MAKE="$(MAKE)" $(BIN)/check.sh
+
+# The benchmark kernels, not the test kernel, boot the test initramfs.
+bench: prepare tool
+	@$(STAGE) initramfs $(BIN)/mkinitramfs.sh
+	@$(BIN)/bench.sh
 
 checkpatch: source
 	@$(BIN)/checkpatch.sh

@@ -9,6 +9,11 @@
  * is preemptible and gives up the CPU every few hundred pairs; a fatal
  * signal stops it with -EINTR.
  *
+ * "OP N RATE" paces the loop to RATE pairs per second: it sleeps whenever
+ * it is ahead of that schedule, checked every BENCH_PACE_EVERY pairs, so a
+ * load of a known event rate can be offered to kmemtrace (the lossless
+ * capture measurement of make bench).  Without RATE it runs flat out.
+ *
  * The operations, one pair each:
  *
  *   kmalloc-8 ... kmalloc-4096   kmalloc()/kfree() of 8, 64, 256, 1024
@@ -33,7 +38,9 @@
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/gfp.h>
+#include <linux/hrtimer.h>
 #include <linux/init.h>
+#include <linux/math64.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -46,6 +53,8 @@
 #include <linux/vmalloc.h>
 
 #define BENCH_RESCHED_EVERY	256
+#define BENCH_PACE_EVERY	32
+#define BENCH_MAX_RATE		(1UL << 32)
 #define BENCH_MAX_PAIRS		(1UL << 32)
 #define BENCH_BULK		16
 #define BENCH_CACHE_SIZE	64
@@ -149,8 +158,27 @@ static const char *bench_last_op = "none";
 static unsigned long bench_last_pairs;
 static u64 bench_last_nsecs;
 
-/* Run @pairs pairs of operation @op (or of all, for BENCH_MIX). */
-static int bench_run(unsigned int op, unsigned long pairs, u64 *nsecs)
+/* Sleep until @start plus the time @done pairs take at @rate pairs/s. */
+static int bench_pace(u64 start, unsigned long done, unsigned long rate)
+{
+	ktime_t due = ns_to_ktime(start + div64_ul((u64)done * NSEC_PER_SEC,
+						    rate));
+
+	while (ktime_before(ktime_get(), due)) {
+		set_current_state(TASK_KILLABLE);
+		schedule_hrtimeout(&due, HRTIMER_MODE_ABS);
+		if (fatal_signal_pending(current))
+			return -EINTR;
+	}
+	return 0;
+}
+
+/*
+ * Run @pairs pairs of operation @op (or of all, for BENCH_MIX), at @rate
+ * pairs per second, or flat out if @rate is 0.
+ */
+static int bench_run(unsigned int op, unsigned long pairs, unsigned long rate,
+		     u64 *nsecs)
 {
 	const struct bench_op *o = &bench_ops[op % BENCH_MIX];
 	u64 start = ktime_get_ns();
@@ -163,6 +191,11 @@ static int bench_run(unsigned int op, unsigned long pairs, u64 *nsecs)
 		ret = o->pair(o->size);
 		if (ret)
 			return ret;
+		if (rate && i % BENCH_PACE_EVERY == BENCH_PACE_EVERY - 1) {
+			ret = bench_pace(start, i + 1, rate);
+			if (ret)
+				return ret;
+		}
 		if (i % BENCH_RESCHED_EVERY == BENCH_RESCHED_EVERY - 1) {
 			if (fatal_signal_pending(current))
 				return -EINTR;
@@ -173,14 +206,23 @@ static int bench_run(unsigned int op, unsigned long pairs, u64 *nsecs)
 	return 0;
 }
 
-/* Parse "OP N" into @op and @pairs; return 0 or -EINVAL. */
-static int bench_parse(char *buf, unsigned int *op, unsigned long *pairs)
+/* Parse "OP N [RATE]" into @op, @pairs and @rate; return 0 or -EINVAL. */
+static int bench_parse(char *buf, unsigned int *op, unsigned long *pairs,
+		       unsigned long *rate)
 {
 	char *name = strsep(&buf, " \t");
 	unsigned int i;
+	char *n;
 
-	if (!buf || kstrtoul(skip_spaces(buf), 0, pairs) || !*pairs ||
-	    *pairs > BENCH_MAX_PAIRS)
+	*rate = 0;
+	if (!buf)
+		return -EINVAL;
+	buf = skip_spaces(buf);
+	n = strsep(&buf, " \t");
+	if (kstrtoul(n, 0, pairs) || !*pairs || *pairs > BENCH_MAX_PAIRS)
+		return -EINVAL;
+	if (buf && (kstrtoul(skip_spaces(buf), 0, rate) || !*rate ||
+		    *rate > BENCH_MAX_RATE))
 		return -EINVAL;
 	for (i = 0; i < BENCH_MIX; i++) {
 		if (!strcmp(name, bench_ops[i].name))
@@ -196,7 +238,7 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 			 size_t count, loff_t *ppos)
 {
 	char buf[64], req[64], *line;
-	unsigned long pairs;
+	unsigned long pairs, rate;
 	unsigned int op;
 	u64 nsecs;
 	int ret;
@@ -210,12 +252,12 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 	buf[count] = '\0';
 	line = strim(buf);
 	strscpy(req, line);
-	if (bench_parse(req, &op, &pairs)) {
-		pr_warn("run: bad request \"%s\", want \"OP N\" with N in 1..%lu\n",
-			line, BENCH_MAX_PAIRS);
+	if (bench_parse(req, &op, &pairs, &rate)) {
+		pr_warn("run: bad request \"%s\", want \"OP N [RATE]\" with N in 1..%lu and RATE in 1..%lu\n",
+			line, BENCH_MAX_PAIRS, BENCH_MAX_RATE);
 		return -EINVAL;
 	}
-	ret = bench_run(op, pairs, &nsecs);
+	ret = bench_run(op, pairs, rate, &nsecs);
 	if (ret)
 		return ret;
 	mutex_lock(&bench_mutex);

@@ -164,9 +164,9 @@ bool kmemtrace_cache_name(unsigned int id, char *buf, size_t size);
 
 #endif /* CONFIG_KMEMTRACE */
 
-#ifdef CONFIG_KMEMTRACE_TRACER
 struct kmemtrace_event;
 
+#ifdef CONFIG_KMEMTRACE_TRACER
 int kmemtrace_tracer_start(void);
 void kmemtrace_tracer_stop(void);
 

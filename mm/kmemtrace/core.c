@@ -5,8 +5,11 @@
  *
  * The probes run inside the allocators, often with preemption or interrupts
  * disabled and allocator locks held.  Recording therefore never allocates,
- * never sleeps and takes no lock: an event built on the stack is copied
- * into this CPU's relay sub-buffer with interrupts disabled.  A per-CPU sequence
+ * never sleeps and takes no lock: with interrupts disabled, the probe
+ * writes the event straight into this CPU's relay buffer (kmemtrace.h,
+ * kmemtrace_begin() and kmemtrace_commit(), inlined into every probe), or
+ * into a per-CPU spare event when the buffer is full or only the tracer
+ * records.  A per-CPU sequence
  * number is taken for every event, written or not, so a reader sees a loss
  * as a gap in the sequence; the loss is also counted per CPU.  Interrupts
  * off do not keep NMIs out, so an event in NMI context is not written: it
@@ -69,8 +72,10 @@ enum kmemtrace_user {
 static DEFINE_MUTEX(kmemtrace_mutex);	/* serialises starting and stopping */
 static unsigned int kmemtrace_users;
 static struct dentry *kmemtrace_dir;	/* debugfs directory, once it exists */
-static DEFINE_STATIC_KEY_FALSE(kmemtrace_relay_key);
-static DEFINE_STATIC_KEY_FALSE(kmemtrace_tracer_key);
+DEFINE_STATIC_KEY_FALSE(kmemtrace_relay_key);
+DEFINE_STATIC_KEY_FALSE(kmemtrace_tracer_key);
+/* Where an event is built when it has no slot in the relay buffer. */
+DEFINE_PER_CPU(struct kmemtrace_event, kmemtrace_spare);
 
 /* === Boot parameters ===================================================== */
 
@@ -208,7 +213,7 @@ unsigned int kmemtrace_capture_stop(void)
 }
 EXPORT_SYMBOL_IF_KUNIT(kmemtrace_capture_stop);
 
-static void kmemtrace_capture_event(const struct kmemtrace_event *ev)
+void kmemtrace_capture_event(const struct kmemtrace_event *ev)
 {
 	/* See the reset capture; pairs with kmemtrace_capture_start(). */
 	struct kmemtrace_capture *c = smp_load_acquire(&kmemtrace_capture);
@@ -220,66 +225,26 @@ static void kmemtrace_capture_event(const struct kmemtrace_event *ev)
 	if (slot < c->max)
 		c->events[slot] = *ev;
 }
-#else
-static inline void kmemtrace_capture_event(const struct kmemtrace_event *ev) { }
 #endif
 
-/*
+/**
+ * kmemtrace_skip_nmi() - account for an event in NMI context
+ *
  * An event in NMI context could land in the middle of the one this CPU
- * is writing: skip it, but account for it.  this_cpu_*() are single
- * instructions on x86, safe against an NMI on the same CPU; the relay
- * stream sees the skipped event as a gap that dropped accounts for.
+ * is writing: kmemtrace_begin() skips it, and this accounts for it.
+ * this_cpu_*() are single instructions on x86, safe against an NMI on
+ * the same CPU; the relay stream sees the skipped event as a gap that
+ * dropped accounts for.
+ *
+ * Context: NMI.
  */
-static void kmemtrace_skip_nmi(void)
+void kmemtrace_skip_nmi(void)
 {
 	this_cpu_inc(kmemtrace_cpu.nmi);
 	if (static_branch_likely(&kmemtrace_relay_key)) {
 		this_cpu_inc(kmemtrace_cpu.seq);
 		this_cpu_inc(kmemtrace_cpu.dropped);
 	}
-}
-
-/**
- * kmemtrace_emit() - fill in what every event has and record it
- * @ev: event with kind, type, call site and the allocation's fields set
- *
- * Writes @ev to this CPU's relay buffer, or counts it as dropped.
- *
- * Context: Any context; takes no lock.  In NMI context the event is
- * counted and dropped.
- */
-void kmemtrace_emit(struct kmemtrace_event *ev)
-{
-	unsigned long flags;
-
-	if (unlikely(in_nmi())) {
-		kmemtrace_skip_nmi();
-		return;
-	}
-	ev->magic = KMEMTRACE_MAGIC;
-	ev->abi_version = KMEMTRACE_ABI_VERSION;
-	ev->pid = current->pid;
-	if (!in_task())
-		ev->flags |= KMEMTRACE_FLAG_INTERRUPT;
-
-	local_irq_save(flags);
-	ev->cpu = smp_processor_id();
-	/* The tracer's entry and the relay event get the same time stamp. */
-	ev->timestamp = 0;
-	if (static_branch_unlikely(&kmemtrace_tracer_key))
-		ev->timestamp = kmemtrace_tracer_event(ev, flags);
-	/* trace_clock_local(): sched_clock(), here with interrupts off */
-	if (!ev->timestamp)
-		ev->timestamp = sched_clock();
-	if (static_branch_likely(&kmemtrace_relay_key)) {
-		ev->seq = this_cpu_inc_return(kmemtrace_cpu.seq) - 1;
-		if (likely(kmemtrace_relay_write(ev)))
-			this_cpu_inc(kmemtrace_cpu.events);
-		else
-			this_cpu_inc(kmemtrace_cpu.dropped);
-	}
-	kmemtrace_capture_event(ev);
-	local_irq_restore(flags);
 }
 
 /**

@@ -7,8 +7,14 @@
 #define _MM_KMEMTRACE_KMEMTRACE_H
 
 #include <linux/atomic.h>
+#include <linux/irqflags.h>
+#include <linux/jump_label.h>
 #include <linux/kmemtrace.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/relay.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/types.h>
 #include <uapi/linux/kmemtrace.h>
 
@@ -36,7 +42,10 @@ extern unsigned int kmemtrace_subbufs;
 extern unsigned int kmemtrace_subbuf_size;
 
 /* core.c */
-void kmemtrace_emit(struct kmemtrace_event *ev);
+DECLARE_STATIC_KEY_FALSE(kmemtrace_relay_key);
+DECLARE_STATIC_KEY_FALSE(kmemtrace_tracer_key);
+DECLARE_PER_CPU(struct kmemtrace_event, kmemtrace_spare);
+void kmemtrace_skip_nmi(void);
 unsigned long kmemtrace_total_dropped(void);
 int kmemtrace_allocate(void);
 int kmemtrace_release(void);
@@ -48,15 +57,103 @@ int kmemtrace_probes_attach(void);
 void kmemtrace_probes_detach(void);
 
 /* scope.c */
-struct kmemtrace_scope *kmemtrace_scope_current(void);
+DECLARE_PER_CPU(struct kmemtrace_scope, kmemtrace_irq_scope[3]);
+
+/*
+ * The scope of a context at interrupt_context_level() @level: the task's,
+ * or this CPU's for softirq (1), hardirq (2) or NMI (3).
+ */
+static __always_inline struct kmemtrace_scope *
+kmemtrace_scope_of(unsigned int level)
+{
+	if (likely(!level))
+		return &current->kmemtrace_scope;
+	return this_cpu_ptr(&kmemtrace_irq_scope[level - 1]);
+}
+
+/**
+ * kmemtrace_scope_current() - the scope of the running context
+ *
+ * Context: Any; the result is valid until the context ends or sleeps.
+ * Return: the scope, never NULL.
+ */
+static __always_inline struct kmemtrace_scope *kmemtrace_scope_current(void)
+{
+	return kmemtrace_scope_of(interrupt_context_level());
+}
 
 /* relay.c */
+
+/**
+ * struct kmemtrace_ring - the positions in one CPU's buffer
+ * @head:	bytes written since allocation; the writer's, published
+ * @head_pos:	@head within the buffer (the writer's)
+ * @wake_at:	@head at which to wake readers next (the writer's)
+ * @tail:	bytes read since allocation; the reader's, published
+ * @tail_pos:	@tail within the buffer (the reader's)
+ */
+struct kmemtrace_ring {
+	u64	head;
+	size_t	head_pos;
+	u64	wake_at;
+	u64	tail ____cacheline_aligned;
+	size_t	tail_pos;
+};
+
+DECLARE_PER_CPU(struct kmemtrace_ring, kmemtrace_ring);
+extern struct rchan *kmemtrace_chan;
+extern size_t kmemtrace_ring_size;
+void kmemtrace_relay_wake(struct kmemtrace_ring *ring);
+
+/**
+ * kmemtrace_relay_reserve() - the slot for this CPU's next event
+ * @ring: this CPU's ring
+ *
+ * The caller writes the event into the slot, then publishes it with
+ * kmemtrace_relay_commit(); no reader sees the slot before.
+ *
+ * Context: Interrupts disabled, not NMI: nothing else on this CPU writes
+ * the buffer meanwhile.
+ * Return: the slot, or NULL if the buffer is full (or this CPU has none).
+ */
+static __always_inline struct kmemtrace_event *
+kmemtrace_relay_reserve(struct kmemtrace_ring *ring)
+{
+	struct rchan_buf *buf = *this_cpu_ptr(kmemtrace_chan->buf);
+
+	/* A CPU whose buffer could not be allocated when it came up. */
+	if (unlikely(!buf))
+		return NULL;
+	/* Never overwrite what was not read; pairs with the reader's release. */
+	if (unlikely(ring->head + KMEMTRACE_EVENT_SIZE - READ_ONCE(ring->tail) >
+		     kmemtrace_ring_size))
+		return NULL;
+	return buf->start + ring->head_pos;
+}
+
+/**
+ * kmemtrace_relay_commit() - publish the event in the reserved slot
+ * @ring: this CPU's ring, with a slot reserved
+ *
+ * Context: As kmemtrace_relay_reserve(), which returned the slot.
+ */
+static __always_inline void kmemtrace_relay_commit(struct kmemtrace_ring *ring)
+{
+	size_t pos = ring->head_pos + KMEMTRACE_EVENT_SIZE;
+	u64 head = ring->head + KMEMTRACE_EVENT_SIZE;
+
+	ring->head_pos = pos == kmemtrace_ring_size ? 0 : pos;
+	/* Publish the event; pairs with the reader's load-acquire. */
+	smp_store_release(&ring->head, head);
+	if (unlikely(head >= ring->wake_at))
+		kmemtrace_relay_wake(ring);
+}
+
 int kmemtrace_relay_open(struct dentry *dir);
 bool kmemtrace_relay_allocated(void);
 int kmemtrace_relay_setup_files(struct dentry *dir);
 void kmemtrace_relay_close(void);
 u64 kmemtrace_relay_bytes(void);
-bool kmemtrace_relay_write(const struct kmemtrace_event *ev);
 
 #if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
 /**
@@ -76,6 +173,154 @@ struct kmemtrace_capture {
 
 void kmemtrace_capture_start(struct kmemtrace_capture *c);
 unsigned int kmemtrace_capture_stop(void);
+void kmemtrace_capture_event(const struct kmemtrace_event *ev);
+#else
+static inline void kmemtrace_capture_event(const struct kmemtrace_event *ev) { }
 #endif
+
+/* === Recording: what the probes (probes.c) inline ======================== */
+
+/**
+ * struct kmemtrace_slot - an event being recorded
+ * @ev:		where the probe writes it: the relay ring's next slot, or
+ *		this CPU's spare event if the ring is off or full
+ * @ring:	this CPU's ring if @ev is its slot, else NULL (the event is
+ *		dropped if relay records)
+ * @irqflags:	the interrupt state to restore
+ * @flags:	KMEMTRACE_FLAG_* of the context and scope
+ * @caller:	the call site the scope names, 0 if none
+ */
+struct kmemtrace_slot {
+	struct kmemtrace_event	*ev;
+	struct kmemtrace_ring	*ring;
+	unsigned long		irqflags;
+	unsigned int		flags;
+	unsigned long		caller;
+};
+
+/**
+ * kmemtrace_begin() - start recording an event
+ * @slot: filled in for kmemtrace_commit()
+ * @page_event: the event comes from the page allocator, which the scope
+ *	may suppress (KMEMTRACE_SCOPE_SUPPRESS) or flag unpaired
+ *
+ * Looks the context and its scope up once, disables interrupts and
+ * reserves the event's place: the probe then writes every field of
+ * @slot->ev but seq, timestamp, cpu and pid, and calls kmemtrace_commit().
+ *
+ * Context: Any context; takes no lock.
+ * Return: false if the event is not recorded: suppressed by the scope, or
+ * in NMI context (counted as dropped, see kmemtrace_skip_nmi()).
+ */
+static __always_inline bool kmemtrace_begin(struct kmemtrace_slot *slot,
+					    bool page_event)
+{
+	const struct kmemtrace_scope *s;
+
+	if (likely(in_task())) {
+		s = &current->kmemtrace_scope;
+		slot->flags = 0;
+	} else {
+		unsigned int level = interrupt_context_level();
+
+		/* Level 3 is NMI: it could land in the middle of an event. */
+		if (unlikely(level == 3)) {
+			kmemtrace_skip_nmi();
+			return false;
+		}
+		s = kmemtrace_scope_of(level);
+		slot->flags = KMEMTRACE_FLAG_INTERRUPT;
+	}
+	slot->caller = s->caller;
+	if (unlikely(s->flags)) {
+		if (s->flags & KMEMTRACE_SCOPE_BACKING)
+			slot->flags |= KMEMTRACE_FLAG_BACKING;
+		if (page_event && (s->flags & KMEMTRACE_SCOPE_SUPPRESS))
+			return false;
+		if (page_event && (s->flags & KMEMTRACE_SCOPE_UNPAIRED))
+			slot->flags |= KMEMTRACE_FLAG_UNPAIRED;
+	}
+	local_irq_save(slot->irqflags);
+	slot->ring = NULL;
+	if (static_branch_likely(&kmemtrace_relay_key)) {
+		struct kmemtrace_ring *ring = this_cpu_ptr(&kmemtrace_ring);
+
+		slot->ev = kmemtrace_relay_reserve(ring);
+		if (likely(slot->ev)) {
+			slot->ring = ring;
+			return true;
+		}
+	}
+	slot->ev = this_cpu_ptr(&kmemtrace_spare);
+	return true;
+}
+
+/**
+ * kmemtrace_commit() - complete the event and record it
+ * @slot: as kmemtrace_begin() left it, with the event written
+ *
+ * Stamps the event (with the tracer's time stamp when the tracer records
+ * it too), numbers it if the relay streams record, and publishes it, or
+ * counts it as dropped if the ring was full.
+ *
+ * Context: After kmemtrace_begin() returned true, in the same context.
+ */
+static __always_inline void kmemtrace_commit(struct kmemtrace_slot *slot)
+{
+	struct kmemtrace_event *ev = slot->ev;
+	u64 ts = 0;
+
+	ev->cpu = smp_processor_id();
+	ev->pid = current->pid;
+	/* The tracer's entry and the relay event get the same time stamp. */
+	if (static_branch_unlikely(&kmemtrace_tracer_key))
+		ts = kmemtrace_tracer_event(ev, slot->irqflags);
+	/* trace_clock_local(): sched_clock(), here with interrupts off */
+	ev->timestamp = ts ?: sched_clock();
+	if (static_branch_likely(&kmemtrace_relay_key)) {
+		ev->seq = this_cpu_inc_return(kmemtrace_cpu.seq) - 1;
+		kmemtrace_capture_event(ev);
+		if (likely(slot->ring)) {
+			kmemtrace_relay_commit(slot->ring);
+			this_cpu_inc(kmemtrace_cpu.events);
+		} else {
+			this_cpu_inc(kmemtrace_cpu.dropped);
+		}
+	} else {
+		ev->seq = 0;
+		kmemtrace_capture_event(ev);
+	}
+	local_irq_restore(slot->irqflags);
+}
+
+/**
+ * kmemtrace_fill() - write the fields every probe sets
+ * @slot: from kmemtrace_begin()
+ * @kind: KMEMTRACE_KIND_*
+ * @type: KMEMTRACE_TYPE_*
+ * @call_site: the tracepoint's call site, used unless the scope names one
+ * @ptr: the allocation
+ *
+ * The probe writes the other fields: every field must be written, the
+ * slot holds an older event.
+ */
+static __always_inline struct kmemtrace_event *
+kmemtrace_fill(struct kmemtrace_slot *slot, u8 kind, u8 type,
+	       unsigned long call_site, unsigned long ptr)
+{
+	struct kmemtrace_event *ev = slot->ev;
+
+	ev->magic = KMEMTRACE_MAGIC;
+	ev->abi_version = KMEMTRACE_ABI_VERSION;
+	ev->kind = kind;
+	ev->type = type;
+	ev->flags = slot->flags;
+	ev->__reserved[0] = 0;
+	ev->__reserved[1] = 0;
+	ev->__reserved[2] = 0;
+	ev->call_site = slot->caller ?: call_site;
+	ev->ptr = ptr;
+	return ev;
+}
 
 #endif /* _MM_KMEMTRACE_KMEMTRACE_H */

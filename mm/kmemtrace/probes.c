@@ -13,8 +13,9 @@
  * The call site comes from the current kmemtrace scope when an API call
  * opened one (scope.c), else from the tracepoint.  Failed allocations and
  * frees of NULL are not recorded.  Probes run inside the allocators: they
- * build the event on the stack and take no lock; the kfree probe reads
- * the object's slab to type the free by its cache.
+ * write the event straight into its slot of the relay buffer (kmemtrace.h:
+ * kmemtrace_begin(), kmemtrace_commit()) and take no lock; the kfree
+ * probe reads the object's slab to type the free by its cache.
  *
  * See Documentation/trace/kmemtrace.rst.
  */
@@ -28,37 +29,6 @@
 #include "../slab.h"
 #include "kmemtrace.h"
 
-/*
- * Take the call site and flags from the scope; false if the event is
- * suppressed.  Scopes are opened around an allocator's own calls only,
- * and reclaim and compaction run in an empty one, so an event here is
- * the allocator's own.
- */
-static __always_inline bool kmemtrace_resolve(struct kmemtrace_event *ev,
-					      bool page_event)
-{
-	const struct kmemtrace_scope *s = kmemtrace_scope_current();
-
-	if (s->caller)
-		ev->call_site = s->caller;
-	if (s->flags & KMEMTRACE_SCOPE_BACKING)
-		ev->flags |= KMEMTRACE_FLAG_BACKING;
-	if (!page_event)
-		return true;
-	if (s->flags & KMEMTRACE_SCOPE_SUPPRESS)
-		return false;
-	if (s->flags & KMEMTRACE_SCOPE_UNPAIRED)
-		ev->flags |= KMEMTRACE_FLAG_UNPAIRED;
-	return true;
-}
-
-static __always_inline void kmemtrace_record(struct kmemtrace_event *ev,
-					     bool page_event)
-{
-	if (ev->ptr && kmemtrace_resolve(ev, page_event))
-		kmemtrace_emit(ev);
-}
-
 /* === Slab ================================================================ */
 
 /* An allocation or resize with its sizes, of the slab or vmalloc APIs. */
@@ -68,18 +38,20 @@ static __always_inline void record_sized(u8 kind, u8 type,
 					 size_t bytes_alloc, gfp_t gfp_flags,
 					 int node)
 {
-	struct kmemtrace_event ev = {
-		.kind = kind,
-		.type = type,
-		.node = node,
-		.gfp_flags = (__force u32)gfp_flags,
-		.call_site = call_site,
-		.ptr = (unsigned long)ptr,
-		.bytes_req = bytes_req,
-		.bytes_alloc = bytes_alloc,
-	};
+	struct kmemtrace_event *ev;
+	struct kmemtrace_slot slot __uninitialized;
 
-	kmemtrace_record(&ev, false);
+	if (!ptr || !kmemtrace_begin(&slot, false))
+		return;
+	ev = kmemtrace_fill(&slot, kind, type, call_site, (unsigned long)ptr);
+	ev->order = 0;
+	ev->node = node;
+	ev->gfp_flags = (__force u32)gfp_flags;
+	ev->cache_id = 0;
+	ev->migratetype = 0;
+	ev->bytes_req = bytes_req;
+	ev->bytes_alloc = bytes_alloc;
+	kmemtrace_commit(&slot);
 }
 
 /* A free that knows only its pointer, and for a cache its id. */
@@ -87,18 +59,46 @@ static __always_inline void record_free(u8 type, unsigned int cache_id,
 					unsigned long call_site,
 					const void *ptr)
 {
-	struct kmemtrace_event ev = {
-		.kind = KMEMTRACE_KIND_FREE,
-		.type = type,
-		.node = KMEMTRACE_NO_NODE,
-		.cache_id = cache_id,
-		.call_site = call_site,
-		.ptr = (unsigned long)ptr,
-	};
+	struct kmemtrace_event *ev;
+	struct kmemtrace_slot slot __uninitialized;
 
-	kmemtrace_record(&ev, false);
+	if (!ptr || !kmemtrace_begin(&slot, false))
+		return;
+	ev = kmemtrace_fill(&slot, KMEMTRACE_KIND_FREE, type, call_site,
+			    (unsigned long)ptr);
+	ev->order = 0;
+	ev->node = KMEMTRACE_NO_NODE;
+	ev->gfp_flags = 0;
+	ev->cache_id = cache_id;
+	ev->migratetype = 0;
+	ev->bytes_req = 0;
+	ev->bytes_alloc = 0;
+	kmemtrace_commit(&slot);
 }
 
+/* A page allocation or free, @size bytes of order @order. */
+static __always_inline void record_pages(u8 kind, unsigned long call_site,
+					 const void *ptr, unsigned int order,
+					 size_t bytes_req, size_t bytes_alloc,
+					 gfp_t gfp_flags, int node,
+					 int migratetype, bool page_event)
+{
+	struct kmemtrace_event *ev;
+	struct kmemtrace_slot slot __uninitialized;
+
+	if (!ptr || !kmemtrace_begin(&slot, page_event))
+		return;
+	ev = kmemtrace_fill(&slot, kind, KMEMTRACE_TYPE_PAGES, call_site,
+			    (unsigned long)ptr);
+	ev->order = order;
+	ev->node = node;
+	ev->gfp_flags = (__force u32)gfp_flags;
+	ev->cache_id = 0;
+	ev->migratetype = migratetype;
+	ev->bytes_req = bytes_req;
+	ev->bytes_alloc = bytes_alloc;
+	kmemtrace_commit(&slot);
+}
 
 static void probe_kmalloc(void *ignore, unsigned long call_site,
 			  const void *ptr, size_t bytes_req,
@@ -145,19 +145,21 @@ static void probe_kmem_cache_alloc(void *ignore, unsigned long call_site,
 				   const void *ptr, struct kmem_cache *s,
 				   gfp_t gfp_flags, int node)
 {
-	struct kmemtrace_event ev = {
-		.kind = KMEMTRACE_KIND_ALLOC,
-		.type = KMEMTRACE_TYPE_CACHE,
-		.node = node,
-		.gfp_flags = (__force u32)gfp_flags,
-		.cache_id = s->kmemtrace_id,
-		.call_site = call_site,
-		.ptr = (unsigned long)ptr,
-		.bytes_req = s->object_size,
-		.bytes_alloc = s->size,
-	};
+	struct kmemtrace_event *ev;
+	struct kmemtrace_slot slot __uninitialized;
 
-	kmemtrace_record(&ev, false);
+	if (!ptr || !kmemtrace_begin(&slot, false))
+		return;
+	ev = kmemtrace_fill(&slot, KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_CACHE,
+			    call_site, (unsigned long)ptr);
+	ev->order = 0;
+	ev->node = node;
+	ev->gfp_flags = (__force u32)gfp_flags;
+	ev->cache_id = s->kmemtrace_id;
+	ev->migratetype = 0;
+	ev->bytes_req = s->object_size;
+	ev->bytes_alloc = s->size;
+	kmemtrace_commit(&slot);
 }
 
 static void probe_kmem_cache_free(void *ignore, unsigned long call_site,
@@ -172,70 +174,37 @@ static void probe_mm_page_alloc(void *ignore, struct page *page,
 				unsigned int order, gfp_t gfp_flags,
 				int migratetype)
 {
-	struct kmemtrace_event ev = {
-		.kind = KMEMTRACE_KIND_ALLOC,
-		.type = KMEMTRACE_TYPE_PAGES,
-		.order = order,
-		.gfp_flags = (__force u32)gfp_flags,
-		.migratetype = migratetype,
-		.bytes_req = PAGE_SIZE << order,
-		.bytes_alloc = PAGE_SIZE << order,
-	};
-
 	if (!page)
 		return;
-	ev.node = page_to_nid(page);
-	ev.ptr = (unsigned long)page_address(page);
-	kmemtrace_record(&ev, true);
+	record_pages(KMEMTRACE_KIND_ALLOC, 0, page_address(page), order,
+		     PAGE_SIZE << order, PAGE_SIZE << order, gfp_flags,
+		     page_to_nid(page), migratetype, true);
 }
 
 static void probe_mm_page_free(void *ignore, struct page *page,
 			       unsigned int order)
 {
-	struct kmemtrace_event ev = {
-		.kind = KMEMTRACE_KIND_FREE,
-		.type = KMEMTRACE_TYPE_PAGES,
-		.order = order,
-		.node = page_to_nid(page),
-		.ptr = (unsigned long)page_address(page),
-		.bytes_req = PAGE_SIZE << order,
-		.bytes_alloc = PAGE_SIZE << order,
-	};
-
-	kmemtrace_record(&ev, true);
+	record_pages(KMEMTRACE_KIND_FREE, 0, page_address(page), order,
+		     PAGE_SIZE << order, PAGE_SIZE << order, 0,
+		     page_to_nid(page), 0, true);
 }
 
-static void probe_page_exact(unsigned int kind, unsigned long call_site,
-			     const void *ptr, size_t size, gfp_t gfp_flags)
-{
-	struct kmemtrace_event ev = {
-		.kind = kind,
-		.type = KMEMTRACE_TYPE_PAGES,
-		.order = get_order(size),
-		.node = KMEMTRACE_NO_NODE,
-		.gfp_flags = (__force u32)gfp_flags,
-		.call_site = call_site,
-		.ptr = (unsigned long)ptr,
-		.bytes_req = size,
-		.bytes_alloc = PAGE_ALIGN(size),
-	};
-
-	/* The API event itself: not subject to the scope it opened. */
-	kmemtrace_record(&ev, false);
-}
-
+/* The API event itself: not subject to the scope it opened. */
 static void probe_mm_page_alloc_exact(void *ignore, unsigned long call_site,
 				      const void *ptr, size_t size,
 				      gfp_t gfp_flags)
 {
-	probe_page_exact(KMEMTRACE_KIND_ALLOC, call_site, ptr, size, gfp_flags);
+	record_pages(KMEMTRACE_KIND_ALLOC, call_site, ptr, get_order(size),
+		     size, PAGE_ALIGN(size), gfp_flags, KMEMTRACE_NO_NODE, 0,
+		     false);
 }
 
 static void probe_mm_page_free_exact(void *ignore, unsigned long call_site,
 				     const void *ptr, size_t size,
 				     gfp_t gfp_flags)
 {
-	probe_page_exact(KMEMTRACE_KIND_FREE, call_site, ptr, size, 0);
+	record_pages(KMEMTRACE_KIND_FREE, call_site, ptr, get_order(size),
+		     size, PAGE_ALIGN(size), 0, KMEMTRACE_NO_NODE, 0, false);
 }
 
 /* === Percpu ============================================================== */
@@ -251,18 +220,9 @@ static void probe_percpu_alloc_percpu(void *ignore, unsigned long call_site,
 	 * Both sizes are for all possible CPUs, as bytes_alloc comes: @size
 	 * (rounded up to PCPU_MIN_ALLOC_SIZE) is per CPU.
 	 */
-	struct kmemtrace_event ev = {
-		.kind = KMEMTRACE_KIND_ALLOC,
-		.type = KMEMTRACE_TYPE_PERCPU,
-		.node = KMEMTRACE_NO_NODE,
-		.gfp_flags = (__force u32)gfp_flags,
-		.call_site = call_site,
-		.ptr = (__force unsigned long)ptr,
-		.bytes_req = size * num_possible_cpus(),
-		.bytes_alloc = bytes_alloc,
-	};
-
-	kmemtrace_record(&ev, false);
+	record_sized(KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_PERCPU, call_site,
+		     (__force const void *)ptr, size * num_possible_cpus(),
+		     bytes_alloc, gfp_flags, KMEMTRACE_NO_NODE);
 }
 
 static void probe_percpu_free_percpu(void *ignore, void *base_addr, int off,

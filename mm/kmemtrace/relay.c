@@ -44,26 +44,11 @@
 
 #include "kmemtrace.h"
 
-/**
- * struct kmemtrace_ring - the positions in one CPU's buffer
- * @head:	bytes written since allocation; the writer's, published
- * @head_pos:	@head within the buffer (the writer's)
- * @wake_at:	@head at which to wake readers next (the writer's)
- * @tail:	bytes read since allocation; the reader's, published
- * @tail_pos:	@tail within the buffer (the reader's)
- */
-struct kmemtrace_ring {
-	u64	head;
-	size_t	head_pos;
-	u64	wake_at;
-	u64	tail ____cacheline_aligned;
-	size_t	tail_pos;
-};
-
-static struct rchan *kmemtrace_chan __read_mostly;
-static DEFINE_PER_CPU(struct kmemtrace_ring, kmemtrace_ring);
+/* The ring (struct kmemtrace_ring) and its writer are in kmemtrace.h. */
+struct rchan *kmemtrace_chan __read_mostly;
+DEFINE_PER_CPU(struct kmemtrace_ring, kmemtrace_ring);
 /* Bytes of a CPU's buffer used: the buffer size in whole events. */
-static size_t kmemtrace_ring_size __read_mostly;
+size_t kmemtrace_ring_size __read_mostly;
 
 static struct kmemtrace_ring *buf_ring(struct rchan_buf *buf)
 {
@@ -248,45 +233,19 @@ u64 kmemtrace_relay_bytes(void)
 	return (u64)cpus * chan->alloc_size;
 }
 
-/* A sub-buffer's worth more was written: wake a reader waiting in poll. */
-static void kmemtrace_relay_wake(struct rchan_buf *buf,
-				 struct kmemtrace_ring *ring)
+/**
+ * kmemtrace_relay_wake() - wake a reader waiting in poll
+ * @ring: this CPU's ring, a sub-buffer's worth more written since the last
+ *	wake-up (kmemtrace_relay_commit())
+ *
+ * Context: As kmemtrace_relay_commit().
+ */
+void kmemtrace_relay_wake(struct kmemtrace_ring *ring)
 {
+	struct rchan_buf *buf = *this_cpu_ptr(kmemtrace_chan->buf);
+
 	ring->wake_at = ring->head + kmemtrace_subbuf_size;
 	/* Orders the head store before the waiter check; pairs with poll. */
 	if (wq_has_sleeper(&buf->read_wait))
 		irq_work_queue(&buf->wakeup_work);
-}
-
-/**
- * kmemtrace_relay_write() - append an event to this CPU's buffer
- * @ev: the complete event
- *
- * The event is copied in first and published after, so no reader sees a
- * slot before it holds the event.
- *
- * Context: Interrupts disabled, not NMI: nothing else on this CPU writes
- * the buffer meanwhile.
- * Return: false if the buffer was full and @ev was dropped.
- */
-bool kmemtrace_relay_write(const struct kmemtrace_event *ev)
-{
-	struct rchan_buf *buf = *this_cpu_ptr(kmemtrace_chan->buf);
-	struct kmemtrace_ring *ring = this_cpu_ptr(&kmemtrace_ring);
-	size_t pos = ring->head_pos;
-
-	/* A CPU whose buffer could not be allocated when it came up. */
-	if (unlikely(!buf))
-		return false;
-	/* Never overwrite what was not read; pairs with the reader's release. */
-	if (ring->head + sizeof(*ev) - READ_ONCE(ring->tail) > kmemtrace_ring_size)
-		return false;
-	memcpy(buf->start + pos, ev, sizeof(*ev));
-	pos += sizeof(*ev);
-	ring->head_pos = pos == kmemtrace_ring_size ? 0 : pos;
-	/* Publish the event; pairs with the reader's load-acquire. */
-	smp_store_release(&ring->head, ring->head + sizeof(*ev));
-	if (unlikely(ring->head >= ring->wake_at))
-		kmemtrace_relay_wake(buf, ring);
-	return true;
 }

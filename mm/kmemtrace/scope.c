@@ -45,22 +45,7 @@ DEFINE_STATIC_KEY_FALSE(kmemtrace_scope_key);
 /* alloc_hooks() expands in every module that allocates. */
 EXPORT_SYMBOL(kmemtrace_scope_key);
 
-static DEFINE_PER_CPU(struct kmemtrace_scope, kmemtrace_irq_scope[3]);
-
-/**
- * kmemtrace_scope_current() - the scope of the running context
- *
- * Context: Any; the result is valid until the context ends or sleeps.
- * Return: the scope, never NULL.
- */
-struct kmemtrace_scope *kmemtrace_scope_current(void)
-{
-	unsigned int level = interrupt_context_level();
-
-	if (likely(!level))
-		return &current->kmemtrace_scope;
-	return this_cpu_ptr(&kmemtrace_irq_scope[level - 1]);
-}
+DEFINE_PER_CPU(struct kmemtrace_scope, kmemtrace_irq_scope[3]);
 
 struct kmemtrace_scope __kmemtrace_scope_enter(unsigned long caller,
 					       unsigned int flags)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comms.h"
 #include "kmemtrace.h"
 #include "trace.h"
 #include "utils.h"
@@ -28,12 +29,15 @@ static void check_usage(int status)
 		"         kmemtrace check FILE\n"
 		"\n"
 		"  Validate the cpuN streams of DIR (only FILES, relative to DIR unless\n"
-		"  they hold a '/', when given): event size, magic, byte order, ABI\n"
-		"  version, kind, type, flags, CPU and seq order.  Prints per stream the\n"
-		"  number of events, the first and last seq and the seq gaps, and compares\n"
-		"  the gaps with DIR/dropped.  With DIR/stats, also accounts exactly for\n"
-		"  the events of each CPU: leading (before the first event of the stream),\n"
-		"  gaps and trailing (after the last one), against the CPU's dropped count.\n"
+		"  they hold a '/', when given): event size, magic, one byte order per\n"
+		"  stream, ABI version, kind, type, flags, CPU and seq order.  Prints per\n"
+		"  stream the number of events, the first and last seq and the seq gaps,\n"
+		"  and compares the gaps with DIR/dropped.  With DIR/stats, also accounts\n"
+		"  exactly for the events of each CPU: leading (before the first event of\n"
+		"  the stream), gaps and trailing (after the last one), against the CPU's\n"
+		"  dropped count.  DIR/header and DIR/comms must be well formed, and the\n"
+		"  header must give a supported ABI version and the streams' byte order.\n"
+		"  Totals that overflow 64 bits print as \"overflow\".\n"
 		"  Exits 1 when a problem is found.\n"
 		"\n"
 		"     -h/--help  print this help\n");
@@ -88,8 +92,10 @@ static int check_load(struct kmt_trace *t, const struct check_params *p)
 		ret = kmt_trace_add_file(t, path);
 		free(path);
 	}
-	if (!ret)
+	if (!ret) {
 		kmt_trace_read_dropped(t);
+		t->header_problems = kmt_header_load(&t->header, t->dir, false);
+	}
 	return ret;
 }
 
@@ -178,15 +184,83 @@ static size_t check_abi_file(const char *dir)
 	return errors;
 }
 
-/* What check_print() adds up over the streams. */
+static const char *byte_order_name(bool big)
+{
+	return big ? "big" : "little";
+}
+
+/*
+ * Compare DIR/header, when present, with what the streams show: its ABI
+ * version must be supported, and every stream in its byte order.
+ */
+static size_t check_header(struct kmt_trace *t)
+{
+	const bool host_big = KMT_HOST_BIG_ENDIAN;
+	const struct kmt_header *h = &t->header;
+	struct kmt_stream *s;
+	size_t i, errors = 0;
+	const char *order;
+	bool big;
+	uint64_t abi;
+
+	if (!kmt_header_get_u64(h, "abi_version", &abi) &&
+	    abi != KMEMTRACE_ABI_VERSION) {
+		err_msg("%s: ABI version %llu, this kmemtrace supports %d", h->path,
+			(unsigned long long)abi, KMEMTRACE_ABI_VERSION);
+		errors++;
+	}
+	order = kmt_header_get(h, "byte_order");
+	if (!order)
+		return errors;
+	for (i = 0; i < t->nr; i++) {
+		s = &t->streams[i];
+		/* The byte order of a stream is known from a known magic. */
+		if (kmt_stream_order(s) == KMT_ORDER_UNKNOWN)
+			continue;
+		big = s->order == KMT_ORDER_OTHER ? !host_big : host_big;
+		if (!strcmp(order, byte_order_name(big)))
+			continue;
+		err_msg("%s: events are %s-endian, but %s says %s", s->path,
+			byte_order_name(big), h->path, order);
+		errors++;
+	}
+	return errors;
+}
+
+/*
+ * What check_print() adds up over the streams.  The sums saturate and the
+ * _overflow flags tell when one did not fit in 64 bits, which only a
+ * corrupt trace can make happen.
+ */
 struct totals {
 	size_t events;
 	uint64_t gaps;
 	uint64_t leading;
 	uint64_t trailing;
+	bool gaps_overflow;
+	bool leading_overflow;
+	bool trailing_overflow;
 	bool accounted;
 	size_t errors;
 };
+
+static void print_total(const char *name, uint64_t v, bool overflow)
+{
+	if (overflow)
+		printf(", %s overflow", name);
+	else
+		printf(", %s %llu", name, (unsigned long long)v);
+}
+
+/* Report a total check_print() could not add up. */
+static size_t check_overflow(const char *name, bool overflow)
+{
+	if (!overflow)
+		return 0;
+	err_msg("total %s: more than 2^64 - 1 events, corrupt seq numbers or stats",
+		name);
+	return 1;
+}
 
 static void check_print(const struct kmt_trace *t, const struct kmt_stats *st,
 			struct totals *tot)
@@ -208,21 +282,24 @@ static void check_print(const struct kmt_trace *t, const struct kmt_stats *st,
 		cs = kmt_trace_cpu_stat(t, s->cpu);
 		if (cs) {
 			tot->errors += check_loss(s, &st[i], cs, &l);
-			tot->leading += l.leading;
-			tot->trailing += l.trailing;
+			tot->leading_overflow |= add_u64_sat(&tot->leading, l.leading);
+			tot->trailing_overflow |= add_u64_sat(&tot->trailing, l.trailing);
 			tot->accounted = true;
 		} else {
 			printf("\n");
 		}
 		tot->events += st[i].events;
-		tot->gaps += st[i].gaps;
+		tot->gaps_overflow |= add_u64_sat(&tot->gaps, st[i].gaps);
 	}
-	printf("total: events %zu, gaps %llu", tot->events,
-	       (unsigned long long)tot->gaps);
-	if (tot->accounted)
-		printf(", leading %llu, trailing %llu",
-		       (unsigned long long)tot->leading,
-		       (unsigned long long)tot->trailing);
+	printf("total: events %zu", tot->events);
+	print_total("gaps", tot->gaps, tot->gaps_overflow);
+	if (tot->accounted) {
+		print_total("leading", tot->leading, tot->leading_overflow);
+		print_total("trailing", tot->trailing, tot->trailing_overflow);
+	}
+	tot->errors += check_overflow("gaps", tot->gaps_overflow);
+	tot->errors += check_overflow("leading", tot->leading_overflow);
+	tot->errors += check_overflow("trailing", tot->trailing_overflow);
 	if (t->has_dropped)
 		printf(", dropped %llu\n", (unsigned long long)t->dropped);
 	else
@@ -232,13 +309,19 @@ static void check_print(const struct kmt_trace *t, const struct kmt_stats *st,
 /* Compare the dropped counts of DIR/stats and DIR/dropped. */
 static size_t check_stats_total(const struct kmt_trace *t)
 {
+	bool overflow = false;
 	uint64_t sum = 0;
 	size_t i;
 
 	if (!t->has_stats || !t->has_dropped)
 		return 0;
 	for (i = 0; i < t->nr_stats; i++)
-		sum += t->stats[i].dropped;
+		overflow |= add_u64_sat(&sum, t->stats[i].dropped);
+	if (overflow) {
+		err_msg("%s: stats dropped counts add up to more than 2^64 - 1",
+			t->dir);
+		return 1;
+	}
 	if (sum == t->dropped)
 		return 0;
 	err_msg("%s: stats count %llu dropped events but dropped says %llu",
@@ -248,6 +331,7 @@ static size_t check_stats_total(const struct kmt_trace *t)
 
 int check_main(int argc, char **argv)
 {
+	struct kmt_comms comms;
 	struct check_params p;
 	struct kmt_stats *st;
 	struct totals tot;
@@ -260,14 +344,18 @@ int check_main(int argc, char **argv)
 		return 1;
 	}
 	if (t.dir) {
+		errors += t.header_problems;
+		errors += check_header(&t);
 		errors += check_abi_file(t.dir);
 		errors += kmt_trace_read_stats(&t);
+		errors += kmt_comms_load(&comms, t.dir, false);
+		kmt_comms_free(&comms);
 	}
 	st = xcalloc(t.nr, sizeof(*st));
 	errors += kmt_trace_validate(&t, st);
 	check_print(&t, st, &tot);
 	errors += tot.errors;
-	if (t.has_dropped && tot.gaps > t.dropped) {
+	if (t.has_dropped && !tot.gaps_overflow && tot.gaps > t.dropped) {
 		err_msg("%s: seq gaps show %llu lost events but dropped says only %llu",
 			t.dir, (unsigned long long)tot.gaps,
 			(unsigned long long)t.dropped);

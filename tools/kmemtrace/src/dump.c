@@ -36,7 +36,8 @@ static void dump_usage(int status)
 		"  migratetype is shown for page allocations, cache (the cache name) for\n"
 		"  kmem_cache events when DIR/caches names it, flags (irq, backing) when\n"
 		"  any is set, sym (the symbolized call site) when symbols are known\n"
-		"  (DIR/kallsyms, -s or -k).\n"
+		"  (DIR/kallsyms, -s or -k); warns when they do not match the _text or\n"
+		"  build id in DIR/header.  Exits 1 when no event is valid.\n"
 		"\n"
 		"     -k/--vmlinux VMLINUX  symbolize call sites with this vmlinux (libdw)\n"
 		"     -s/--symbols SYMFILE  use this kallsyms or System.map file\n"
@@ -267,9 +268,10 @@ int dump_main(int argc, char **argv)
 	struct kmt_stats *st;
 	struct kmt_merge m;
 	struct kmt_trace t;
+	size_t i, n, nr = 0, errors;
 	struct dump_ctx *d;
 	unsigned int f;
-	size_t i, n;
+	int ret = 0;
 
 	dump_parse_args(argc, argv, &p);
 	if (dump_load(&t, p.path)) {
@@ -310,9 +312,15 @@ int dump_main(int argc, char **argv)
 			sym[i] = kmt_symcache_index(&d->syms, ev[i]->call_site);
 		for (i = 0; i < n; i++)
 			dump_event(d, ev[i], sym[i]);
+		nr += n;
 	}
 	out_flush(&d->out);
-	kmt_merge_end(&m);
+	errors = kmt_merge_end(&m);
+	if (!nr && errors) {
+		err_msg("%s: no valid event, %zu problems (see kmemtrace check)",
+			p.path, errors);
+		ret = 1;
+	}
 
 	kmt_symcache_free(&d->syms);
 	kmt_map_free(&d->cache_index);
@@ -325,5 +333,5 @@ int dump_main(int argc, char **argv)
 	free(st);
 	kmt_symtab_free(&syms);
 	kmt_trace_free(&t);
-	return 0;
+	return ret;
 }

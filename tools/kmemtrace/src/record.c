@@ -6,31 +6,45 @@
  * disables kmemtrace and copies the per-CPU relay streams, abi_version,
  * dropped, stats, caches and kallsyms into the output directory.  The
  * streams are also drained while tracing runs so that the relay buffers do
- * not overflow.
+ * not overflow.  A header describing the recording is written first, and
+ * the names of the tasks seen (comms) last.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "comms.h"
+#include "header.h"
 #include "kmemtrace.h"
 #include "trace.h"
 #include "utils.h"
 
 #define KMT_DEBUGFS		"/sys/kernel/debug/kmemtrace"
 #define KMT_KALLSYMS		"/proc/kallsyms"
+#define KMT_NOTES		"/sys/kernel/notes"
+#define KMT_PROC		"/proc"
 #define KMT_POLL_MS		100
+/* How often the names of all tasks are read again. */
+#define KMT_COMMS_MS		1000
+/* How often the progress line is updated. */
+#define KMT_PROGRESS_MS		1000
+/* Longest -d, about 136 years: SECONDS * 1000 cannot overflow the deadline. */
+#define KMT_MAX_DURATION	UINT32_MAX
 /* Whole events per read(); relay read() returns whole events only. */
 #define KMT_READ_SIZE		(819 * KMEMTRACE_EVENT_SIZE)
 /* Reads of one stream per loop round, so that no CPU starves the others. */
@@ -40,9 +54,11 @@ struct record_params {
 	const char *outdir;
 	const char *debugfs;
 	const char *kallsyms;
+	const char *notes;
 	uint64_t duration;
 	bool has_duration;
 	bool empty;
+	bool quiet;
 	char **cmd;
 };
 
@@ -52,6 +68,21 @@ struct cpu_stream {
 	int in;
 	int out;
 	uint64_t bytes;
+	uint64_t shown;
+};
+
+/*
+ * The progress line shown on a terminal: @shown_ms when it was last
+ * updated, @start_ms when recording started, @dropped the kernel's count
+ * of dropped events then.
+ */
+struct progress {
+	bool on;
+	bool shown;
+	uint64_t start_ms;
+	uint64_t shown_ms;
+	bool has_dropped;
+	uint64_t dropped;
 };
 
 struct recorder {
@@ -63,6 +94,8 @@ struct recorder {
 	pid_t child;
 	int sigfd;
 	sigset_t sigs;
+	struct kmt_comm_rec *comms;
+	struct progress progress;
 	char buf[KMT_READ_SIZE];
 };
 
@@ -71,20 +104,29 @@ static void record_usage(int status)
 	FILE *out = status ? stderr : stdout;
 
 	fprintf(out,
-		"  usage: kmemtrace record -o DIR [-e] [-d SECONDS] [-D DEBUGFS_DIR]\n"
-		"                          [-K KALLSYMS] [-- CMD [ARGS...]]\n"
+		"  usage: kmemtrace record -o DIR [-e] [-q] [-d SECONDS] [-D DEBUGFS_DIR]\n"
+		"                          [-K KALLSYMS] [--notes FILE] [-- CMD [ARGS...]]\n"
 		"\n"
-		"  Enable kmemtrace, run CMD (or wait for SIGINT/SIGTERM, or SECONDS),\n"
-		"  disable kmemtrace and write the cpuN streams, abi_version, dropped,\n"
-		"  stats, caches and kallsyms to DIR.  Needs root.\n"
+		"  Write DIR/header (the traced kernel and the recording), enable\n"
+		"  kmemtrace, run CMD (or wait for SIGINT/SIGTERM, or SECONDS), disable\n"
+		"  kmemtrace and write the cpuN streams, abi_version, dropped, stats,\n"
+		"  caches, kallsyms and comms (the names of the tasks) to DIR.  Needs root.\n"
 		"\n"
-		"     -o/--output DIR         directory to write, created if needed\n"
+		"     -o/--output DIR         directory to write, created if needed; the\n"
+		"                             files of an earlier recording there are\n"
+		"                             removed first\n"
 		"     -e/--empty              discard events left in the buffers by an\n"
 		"                             earlier session before enabling\n"
-		"     -d/--duration SECONDS   stop after SECONDS (not with CMD)\n"
+		"     -d/--duration SECONDS   stop after SECONDS, at most 4294967295\n"
+		"                             (not with CMD)\n"
 		"     -D/--debugfs DIR        kmemtrace debugfs directory\n"
 		"                             (default " KMT_DEBUGFS ")\n"
 		"     -K/--kallsyms FILE      copy FILE instead of " KMT_KALLSYMS "\n"
+		"     --notes FILE            read the kernel's build id from FILE\n"
+		"                             instead of " KMT_NOTES "\n"
+		"     -q/--quiet              no progress line (shown every second when\n"
+		"                             stderr is a terminal: events/s per CPU,\n"
+		"                             bytes written, events dropped so far)\n"
 		"     -h/--help               print this help\n");
 	exit(status);
 }
@@ -111,6 +153,8 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 		{ "duration",	required_argument,	NULL, 'd' },
 		{ "debugfs",	required_argument,	NULL, 'D' },
 		{ "kallsyms",	required_argument,	NULL, 'K' },
+		{ "notes",	required_argument,	NULL, 'N' },
+		{ "quiet",	no_argument,		NULL, 'q' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 },
 	};
@@ -119,8 +163,9 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 	memset(p, 0, sizeof(*p));
 	p->debugfs = KMT_DEBUGFS;
 	p->kallsyms = KMT_KALLSYMS;
+	p->notes = KMT_NOTES;
 	/* '+': stop at CMD, its options are its own. */
-	while ((c = getopt_long(argc, argv, "+o:ed:D:K:h", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:ed:D:K:qh", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			p->outdir = optarg;
@@ -133,6 +178,11 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 				err_msg("record: bad number of seconds for -d: '%s'", optarg);
 				record_usage(KMT_EXIT_USAGE);
 			}
+			if (p->duration > KMT_MAX_DURATION) {
+				err_msg("record: -d %s: more than %llu seconds", optarg,
+					(unsigned long long)KMT_MAX_DURATION);
+				record_usage(KMT_EXIT_USAGE);
+			}
 			p->has_duration = true;
 			break;
 		case 'D':
@@ -140,6 +190,12 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 			break;
 		case 'K':
 			p->kallsyms = optarg;
+			break;
+		case 'N':
+			p->notes = optarg;
+			break;
+		case 'q':
+			p->quiet = true;
 			break;
 		case 'h':
 			record_usage(0);
@@ -182,6 +238,81 @@ static int make_outdir(const char *dir)
 	return -1;
 }
 
+/* The files record writes into DIR besides the cpuN streams. */
+static const char * const record_files[] = {
+	"header", "abi_version", "dropped", "stats", "caches", "kallsyms",
+	"comms",
+};
+
+static bool is_record_file(const char *name)
+{
+	size_t i;
+
+	if (kmt_cpu_from_name(name) >= 0)
+		return true;
+	for (i = 0; i < ARRAY_SIZE(record_files); i++)
+		if (!strcmp(name, record_files[i]))
+			return true;
+	return false;
+}
+
+/* Whether @a and @b exist and are the same file. */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/*
+ * What an earlier recording left in DIR would mix with this one: a cpuN
+ * file of a CPU this machine lacks, or a side file this kernel does not
+ * have, would be read as part of the new trace.  Remove every file record
+ * writes, and only those; fail if one cannot be removed.
+ */
+static int clean_outdir(const struct record_params *p)
+{
+	char *kallsyms = path_join(p->outdir, "kallsyms");
+	size_t removed = 0;
+	struct dirent *de;
+	int ret = 0;
+	DIR *d;
+
+	if (same_file(p->outdir, p->debugfs)) {
+		err_msg("%s: is the debugfs directory, record to another one", p->outdir);
+		ret = -1;
+	} else if (same_file(kallsyms, p->kallsyms)) {
+		err_msg("%s: is %s, which record replaces: copy it elsewhere first",
+			p->kallsyms, kallsyms);
+		ret = -1;
+	}
+	free(kallsyms);
+	if (ret)
+		return ret;
+	d = opendir(p->outdir);
+	if (!d) {
+		err_msg("%s: %s", p->outdir, strerror(errno));
+		return -1;
+	}
+	while (!ret && (de = readdir(d))) {
+		if (!is_record_file(de->d_name))
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0)) {
+			err_msg("%s/%s: cannot remove what an earlier recording left: %s",
+				p->outdir, de->d_name, strerror(errno));
+			ret = -1;
+		} else {
+			removed++;
+		}
+	}
+	closedir(d);
+	if (!ret && removed)
+		err_msg("%s: removed %zu files of an earlier recording", p->outdir,
+			removed);
+	return ret;
+}
+
 /* Open debugfs cpuN and DIR/cpuN. */
 static int open_stream(struct recorder *r, int cpu, const char *name)
 {
@@ -195,6 +326,7 @@ static int open_stream(struct recorder *r, int cpu, const char *name)
 	out = path_join(r->p->outdir, name);
 	cs->cpu = cpu;
 	cs->bytes = 0;
+	cs->shown = 0;
 	cs->in = open(in, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	cs->out = -1;
 	if (cs->in < 0) {
@@ -290,6 +422,28 @@ static int open_streams(struct recorder *r)
 }
 
 /*
+ * Note the pids of the whole events of @n bytes read into r->buf, the
+ * stream having given @done bytes before.  The events are in host byte
+ * order: record runs on the traced machine.
+ */
+static void note_pids(struct recorder *r, uint64_t done, size_t n)
+{
+	size_t off = (KMEMTRACE_EVENT_SIZE - done % KMEMTRACE_EVENT_SIZE) %
+		     KMEMTRACE_EVENT_SIZE;
+	uint16_t magic;
+	uint32_t pid;
+
+	for (; off + KMEMTRACE_EVENT_SIZE <= n; off += KMEMTRACE_EVENT_SIZE) {
+		memcpy(&magic, r->buf + off + offsetof(struct kmemtrace_event, magic),
+		       sizeof(magic));
+		memcpy(&pid, r->buf + off + offsetof(struct kmemtrace_event, pid),
+		       sizeof(pid));
+		if (magic == KMEMTRACE_MAGIC)
+			kmt_comm_rec_pid(r->comms, pid);
+	}
+}
+
+/*
  * Read up to @max times from a stream, appending to its output unless
  * @discard.  Return the number of bytes read, or -1 on error.
  */
@@ -319,6 +473,7 @@ static ssize_t copy_stream(struct recorder *r, struct cpu_stream *cs,
 			err_msg("%s/cpu%d: %s", r->p->outdir, cs->cpu, strerror(-ret));
 			return -1;
 		}
+		note_pids(r, cs->bytes, n);
 		cs->bytes += n;
 	}
 	return total;
@@ -489,6 +644,132 @@ static struct pollfd *poll_fds(struct recorder *r, struct pollfd *pfd)
 	return pfd;
 }
 
+/* The progress line on the terminal, to erase before a message. */
+static struct progress *progress_line;
+
+static void progress_erase(void)
+{
+	if (!progress_line || !progress_line->shown)
+		return;
+	fputs("\r\033[K", stderr);
+	progress_line->shown = false;
+}
+
+static void progress_start(struct recorder *r)
+{
+	struct progress *pr = &r->progress;
+	char *path;
+
+	pr->on = !r->p->quiet && isatty(STDERR_FILENO);
+	if (!pr->on)
+		return;
+	progress_line = pr;
+	err_msg_hook(progress_erase);
+	pr->start_ms = now_ms();
+	pr->shown_ms = pr->start_ms;
+	path = path_join(r->p->debugfs, "dropped");
+	pr->has_dropped = !read_u64_file(path, &pr->dropped);
+	free(path);
+}
+
+/* Write @v per second as "950", "12.3k", "4.5M". */
+static void format_rate(char *buf, size_t len, double v)
+{
+	if (v < 999.5)
+		snprintf(buf, len, "%.0f", v);
+	else if (v < 999.95e3)
+		snprintf(buf, len, "%.1fk", v / 1e3);
+	else
+		snprintf(buf, len, "%.1fM", v / 1e6);
+}
+
+static void format_size(char *buf, size_t len, uint64_t v)
+{
+	if (v < 1024)
+		snprintf(buf, len, "%llu B", (unsigned long long)v);
+	else if (v < 1024 * 1024)
+		snprintf(buf, len, "%.1f KiB", v / 1024.0);
+	else if (v < 1024ULL * 1024 * 1024)
+		snprintf(buf, len, "%.1f MiB", v / (1024.0 * 1024));
+	else
+		snprintf(buf, len, "%.1f GiB", v / (1024.0 * 1024 * 1024));
+}
+
+static size_t terminal_width(void)
+{
+	struct winsize ws;
+
+	if (!ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) && ws.ws_col >= 20)
+		return ws.ws_col;
+	return 80;
+}
+
+/*
+ * Once a second, overwrite the progress line: time recording, events per
+ * second, bytes written, events dropped since the start, and the events
+ * per second of each CPU for as many CPUs as the terminal width allows.
+ */
+static void progress_show(struct recorder *r)
+{
+	struct progress *pr = &r->progress;
+	size_t i, len, width = terminal_width() - 1;
+	char line[1024], rate[32], size[32], item[64], dropped[32];
+	uint64_t now = now_ms(), bytes = 0, events = 0, lost;
+	double secs;
+	char *path;
+
+	if (!pr->on || now - pr->shown_ms < KMT_PROGRESS_MS)
+		return;
+	secs = (now - pr->shown_ms) / 1000.0;
+	for (i = 0; i < r->nr; i++) {
+		bytes += r->cpus[i].bytes;
+		events += (r->cpus[i].bytes - r->cpus[i].shown) / KMEMTRACE_EVENT_SIZE;
+	}
+	path = path_join(r->p->debugfs, "dropped");
+	if (pr->has_dropped && !read_u64_file(path, &lost) && lost >= pr->dropped)
+		snprintf(dropped, sizeof(dropped), "%llu",
+			 (unsigned long long)(lost - pr->dropped));
+	else
+		snprintf(dropped, sizeof(dropped), "?");
+	free(path);
+	format_rate(rate, sizeof(rate), events / secs);
+	format_size(size, sizeof(size), bytes);
+	len = snprintf(line, sizeof(line), "kmemtrace: %llus, %s events/s, %s written, %s dropped |",
+		       (unsigned long long)(now - pr->start_ms) / 1000, rate, size,
+		       dropped);
+	for (i = 0; i < r->nr && len < sizeof(line); i++) {
+		format_rate(rate, sizeof(rate), (r->cpus[i].bytes - r->cpus[i].shown) /
+			    KMEMTRACE_EVENT_SIZE / secs);
+		snprintf(item, sizeof(item), " cpu%d %s", r->cpus[i].cpu, rate);
+		/* Keep room for " ..." unless this is the last CPU. */
+		if (len + strlen(item) + (i + 1 < r->nr ? 4 : 0) > width) {
+			len += snprintf(line + len, sizeof(line) - len, " ...");
+			break;
+		}
+		len += snprintf(line + len, sizeof(line) - len, "%s", item);
+	}
+	if (len > width)
+		line[width] = '\0';
+	fprintf(stderr, "\r%s\033[K", line);
+	fflush(stderr);
+	pr->shown = true;
+	pr->shown_ms = now;
+	for (i = 0; i < r->nr; i++)
+		r->cpus[i].shown = r->cpus[i].bytes;
+}
+
+/* Erase the progress line, for the messages that follow, and stop. */
+static void progress_end(struct recorder *r)
+{
+	if (!r->progress.on)
+		return;
+	progress_erase();
+	fflush(stderr);
+	err_msg_hook(NULL);
+	progress_line = NULL;
+	r->progress.on = false;
+}
+
 /*
  * Copy the streams while tracing runs.  Look for new cpuN files every
  * KMT_POLL_MS, for CPUs that come online while recording.
@@ -496,7 +777,7 @@ static struct pollfd *poll_fds(struct recorder *r, struct pollfd *pfd)
 static int record_loop(struct recorder *r)
 {
 	uint64_t deadline = now_ms() + r->p->duration * 1000;
-	uint64_t scanned = now_ms();
+	uint64_t scanned = now_ms(), comms_scanned = now_ms();
 	struct pollfd *pfd = poll_fds(r, NULL);
 	size_t i, polled = r->nr;
 	int timeout, ready;
@@ -512,6 +793,10 @@ static int record_loop(struct recorder *r)
 				polled = r->nr;
 			}
 		}
+		if (now_ms() - comms_scanned >= KMT_COMMS_MS) {
+			kmt_comm_rec_scan(r->comms);
+			comms_scanned = now_ms();
+		}
 		ready = poll(pfd, r->nr + 1, timeout);
 		if (ready > 0 && pfd[0].revents)
 			ready--;
@@ -526,10 +811,13 @@ static int record_loop(struct recorder *r)
 		/* Plain files (tests) always poll readable, even at EOF. */
 		if (ready > 0 && !total)
 			usleep(KMT_POLL_MS * 1000);
+		progress_show(r);
 	}
+	progress_end(r);
 	free(pfd);
 	return 0;
 fail:
+	progress_end(r);
 	free(pfd);
 	return -1;
 }
@@ -545,8 +833,10 @@ static int record_run(struct recorder *r)
 		ret = start_child(r);
 	else if (!ret && !r->p->has_duration)
 		err_msg("recording, press Ctrl-C or send SIGTERM to stop");
-	if (!ret)
+	if (!ret) {
+		progress_start(r);
 		ret = record_loop(r);
+	}
 	if (r->enabled && set_enabled(r, false))
 		ret = -1;
 	if (r->child) {
@@ -557,39 +847,42 @@ static int record_run(struct recorder *r)
 	return ret;
 }
 
+/* Copy @src to DIR/@name; on failure, leave no DIR/@name at all. */
 static int copy_meta(struct recorder *r, const char *src, const char *name)
 {
 	char *dst = path_join(r->p->outdir, name);
 	int ret;
 
 	ret = copy_file(src, dst);
+	if (ret && unlink(dst) && errno != ENOENT)
+		err_msg("%s: %s", dst, strerror(errno));
 	free(dst);
 	return ret;
 }
 
-/*
- * Copy a file older kernels lack; without it, remove what an earlier
- * recording into the same DIR left, which would not match the streams.
- */
+/* Copy a file older kernels lack, with a warning when it is missing. */
 static void copy_optional(struct recorder *r, const char *name,
 			  const char *without)
 {
 	char *src = path_join(r->p->debugfs, name);
-	char *dst;
 
-	if (access(src, F_OK) && errno == ENOENT) {
+	if (access(src, F_OK) && errno == ENOENT)
 		err_msg("warning: %s: not found (older kernel?), %s", src, without);
-	} else if (copy_meta(r, src, name)) {
+	else if (copy_meta(r, src, name))
 		err_msg("warning: %s not copied, %s", name, without);
-	} else {
-		free(src);
-		return;
-	}
-	dst = path_join(r->p->outdir, name);
-	if (unlink(dst) && errno != ENOENT)
-		err_msg("%s: %s", dst, strerror(errno));
-	free(dst);
 	free(src);
+}
+
+/* Task names are a help: failing to write them only gets a warning. */
+static void write_comms(struct recorder *r)
+{
+	char *path = path_join(r->p->outdir, "comms");
+
+	kmt_comm_rec_scan(r->comms);
+	if (kmt_comm_rec_write(r->comms, path))
+		err_msg("warning: no comms in %s, tasks will have no names",
+			r->p->outdir);
+	free(path);
 }
 
 /* Called with kmemtrace disabled and the streams drained. */
@@ -606,6 +899,7 @@ static int record_finish(struct recorder *r)
 		ret = -1;
 	copy_optional(r, "stats", "check cannot account for lost events per CPU");
 	copy_optional(r, "caches", "report will show cache ids without names");
+	write_comms(r);
 	if (copy_meta(r, r->p->kallsyms, "kallsyms"))
 		err_msg("warning: no kallsyms in %s, report will not symbolize",
 			r->p->outdir);
@@ -640,15 +934,23 @@ static void record_close(struct recorder *r)
 
 int record_main(int argc, char **argv)
 {
+	struct kmt_header_src src;
 	struct record_params p;
 	struct recorder *r;
 	int ret;
 
 	record_parse_args(argc, argv, &p);
-	if (check_debugfs(p.debugfs) || make_outdir(p.outdir))
+	if (check_debugfs(p.debugfs) || make_outdir(p.outdir) || clean_outdir(&p))
+		return 1;
+	src.debugfs = p.debugfs;
+	src.kallsyms = p.kallsyms;
+	src.notes = p.notes;
+	if (kmt_header_write(p.outdir, &src, argc - 1, argv + 1))
 		return 1;
 	r = xcalloc(1, sizeof(*r));
 	r->p = &p;
+	r->comms = kmt_comm_rec_new(KMT_PROC);
+	kmt_comm_rec_scan(r->comms);
 	ret = open_streams(r);
 	if (!ret && p.empty && drain_streams(r, true) < 0)
 		ret = -1;
@@ -662,6 +964,7 @@ int record_main(int argc, char **argv)
 	if (!ret)
 		ret = record_finish(r);
 	record_close(r);
+	kmt_comm_rec_free(r->comms);
 	free(r);
 	return ret ? 1 : 0;
 }

@@ -129,7 +129,10 @@ static void report_usage(int status)
 		"  Analyse the trace \"kmemtrace record\" wrote to DIR.  Allocator\n"
 		"  backing store (flag backing) is counted apart from the byte totals;\n"
 		"  cache names come from DIR/caches.  Filters select allocations (with\n"
-		"  their frees); --time selects events.\n"
+		"  their frees); --time selects events.  Byte totals that overflow 64\n"
+		"  bits print as \"overflow\".  Warns when the symbols (kallsyms, -s,\n"
+		"  -k) do not match the _text or build id in DIR/header.  Exits 1 when\n"
+		"  no event is valid.\n"
 		"\n");
 	kmt_opts_usage(out, report_opts, ARRAY_SIZE(report_opts));
 	fprintf(out, "\n");
@@ -772,12 +775,13 @@ static bool want(const struct report *r, enum report_view v)
 	return r->p->views & (1u << v);
 }
 
-static void count_key(struct site_table *tab, uint64_t key, uint64_t bytes)
+static void count_key(struct report *r, struct site_table *tab, uint64_t key,
+		      uint64_t bytes)
 {
 	struct site *s = site_get(tab, key);
 
 	s->allocs++;
-	s->alloc += bytes;
+	r->overflow |= add_u64_sat(&s->alloc, bytes);
 }
 
 static void account_pages(struct report *r, const struct kmemtrace_event *ev)
@@ -789,7 +793,7 @@ static void account_pages(struct report *r, const struct kmemtrace_event *ev)
 
 	if (ev->kind == KMEMTRACE_KIND_ALLOC) {
 		r->page_allocs[order][mt]++;
-		r->page_bytes[order] += ev->bytes_alloc;
+		r->overflow |= add_u64_sat(&r->page_bytes[order], ev->bytes_alloc);
 	} else if (ev->kind == KMEMTRACE_KIND_FREE) {
 		r->page_frees[order]++;
 	}
@@ -828,18 +832,18 @@ static void account_alloc(struct report *r, const struct kmemtrace_event *ev,
 		plot_alloc(r, o);
 	r->selected++;
 	site->allocs++;
-	site->req += ev->bytes_req;
-	site->alloc += ev->bytes_alloc;
+	r->overflow |= add_u64_sat(&site->req, ev->bytes_req);
+	r->overflow |= add_u64_sat(&site->alloc, ev->bytes_alloc);
 	if (ev->type == KMEMTRACE_TYPE_CACHE) {
 		cache = site_get(&r->caches, ev->cache_id);
 		cache->allocs++;
-		cache->req += ev->bytes_req;
-		cache->alloc += ev->bytes_alloc;
+		r->overflow |= add_u64_sat(&cache->req, ev->bytes_req);
+		r->overflow |= add_u64_sat(&cache->alloc, ev->bytes_alloc);
 	}
 	if (want(r, VIEW_GFP))
-		count_key(&r->gfps, ev->gfp_flags, ev->bytes_alloc);
+		count_key(r, &r->gfps, ev->gfp_flags, ev->bytes_alloc);
 	if (want(r, VIEW_NODES))
-		count_key(&r->nodes, (uint32_t)ev->node, ev->bytes_alloc);
+		count_key(r, &r->nodes, (uint32_t)ev->node, ev->bytes_alloc);
 }
 
 static void add_mismatch(struct report *r, const struct live_obj *o,
@@ -917,7 +921,7 @@ static void account_free(struct report *r, const struct kmemtrace_event *ev)
 		site = &r->sites.sites[o->site];
 		life = ev->timestamp - o->ts;
 		site->frees++;
-		site->life += life;
+		r->overflow |= add_u64_sat(&site->life, life);
 		if (ev->cpu != o->cpu)
 			site->xcpu++;
 		if (r->plot)
@@ -937,7 +941,7 @@ static void account_free(struct report *r, const struct kmemtrace_event *ev)
 		if (o->type == KMEMTRACE_TYPE_CACHE) {
 			cache = site_get(&r->caches, o->cache_id);
 			cache->frees++;
-			cache->life += life;
+			r->overflow |= add_u64_sat(&cache->life, life);
 			if (ev->cpu != o->cpu)
 				cache->xcpu++;
 		}
@@ -981,7 +985,8 @@ static void account_event(struct report *r, const struct kmemtrace_event *ev,
 	if (kmt_event_is_backing(ev)) {
 		if (ev->kind == KMEMTRACE_KIND_ALLOC) {
 			r->backing_allocs++;
-			r->backing_bytes += ev->bytes_alloc;
+			r->overflow |= add_u64_sat(&r->backing_bytes,
+						   ev->bytes_alloc);
 		} else if (ev->kind == KMEMTRACE_KIND_FREE) {
 			r->backing_frees++;
 		}
@@ -1072,12 +1077,12 @@ static void account_live(struct report *r)
 			continue;
 		s = &r->sites.sites[o->site];
 		s->live++;
-		s->live_bytes += o->bytes;
+		r->overflow |= add_u64_sat(&s->live_bytes, o->bytes);
 		if (o->type != KMEMTRACE_TYPE_CACHE)
 			continue;
 		s = site_get(&r->caches, o->cache_id);
 		s->live++;
-		s->live_bytes += o->bytes;
+		r->overflow |= add_u64_sat(&s->live_bytes, o->bytes);
 	}
 }
 
@@ -1160,6 +1165,19 @@ void report_run_free(struct report_run *run)
 	kmt_trace_free(&run->t);
 }
 
+bool report_no_valid_event(const struct report_run *run)
+{
+	size_t i, events = 0;
+
+	for (i = 0; i < run->t.nr; i++)
+		events += run->st[i].events;
+	if (events || !run->errors)
+		return false;
+	err_msg("%s: no valid event, %zu problems (see kmemtrace check)",
+		run->t.dir, run->errors);
+	return true;
+}
+
 int report_main(int argc, char **argv)
 {
 	struct report_params p;
@@ -1167,14 +1185,23 @@ int report_main(int argc, char **argv)
 	struct kmt_out out;
 
 	report_parse_args(argc, argv, &p);
+	int ret = 0;
+
 	if (report_run(&run, &p, NULL)) {
 		report_params_free(&p);
 		return 1;
 	}
-	kmt_out_begin(&out, stdout, p.format);
-	report_views(&run.r, &run.t, run.st, run.errors, &out);
-	kmt_out_end(&out);
+	if (report_no_valid_event(&run)) {
+		ret = 1;
+	} else {
+		kmt_out_begin(&out, stdout, p.format);
+		report_views(&run.r, &run.t, run.st, run.errors, &out);
+		kmt_out_end(&out);
+		if (run.r.overflow)
+			err_msg("%s: byte totals above 2^64 - 1 shown as overflow (corrupt trace?)",
+				p.dir);
+	}
 	report_run_free(&run);
 	report_params_free(&p);
-	return 0;
+	return ret;
 }

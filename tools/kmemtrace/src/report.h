@@ -129,7 +129,8 @@ struct u64_vec {
 
 /*
  * What happened at one call site (allocations made there, frees done
- * there), or to one cache.
+ * there), or to one cache.  Sums saturate at UINT64_MAX (add_u64_sat()),
+ * which the views show as overflow.
  */
 struct site {
 	uint64_t key;		/* call site address, or cache id */
@@ -266,6 +267,7 @@ struct plot_state {
 struct report {
 	const struct report_params *p;
 	bool filtering;		/* a filter but --time selects allocations */
+	bool overflow;		/* a byte total saturated (add_u64_sat()) */
 	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
 	size_t events;
 	uint64_t first_ts;
@@ -351,6 +353,15 @@ void report_params_free(struct report_params *p);
  */
 int report_run(struct report_run *run, struct report_params *p,
 	       struct plot_state *plot);
+
+/**
+ * report_no_valid_event() - say when a trace has problems and no event
+ * @run: the run
+ *
+ * Return: true, after an error message, if no event of the trace is valid
+ * but some are not: there is nothing to show.
+ */
+bool report_no_valid_event(const struct report_run *run);
 
 /**
  * report_run_free() - release a run

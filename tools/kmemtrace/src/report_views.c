@@ -114,6 +114,8 @@ static uint64_t site_value(const struct site *s, enum report_key k)
 	case KEY_HITS:
 		return s->allocs;
 	case KEY_WASTE:
+		if (s->alloc == UINT64_MAX || s->req == UINT64_MAX)
+			return UINT64_MAX;
 		return s->alloc > s->req ? s->alloc - s->req : 0;
 	case KEY_FREES:
 		return s->frees;
@@ -179,8 +181,11 @@ static bool site_unknown(const struct site *s)
 	return s->unknown;
 }
 
+/* A share in percent; -1, unknown, when a total saturated. */
 static double pct(uint64_t part, uint64_t whole)
 {
+	if (part == UINT64_MAX || whole == UINT64_MAX)
+		return -1;
 	return whole ? part * 100.0 / whole : 0;
 }
 
@@ -191,16 +196,27 @@ static const char *site_name(struct report *r, uint64_t addr)
 
 /* ------------------------------------------------------------- summary */
 
+/* A byte total, "overflow" if it saturated. */
+static const char *total_text(uint64_t v, char *buf, size_t len)
+{
+	if (v == UINT64_MAX)
+		snprintf(buf, len, "overflow");
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	return buf;
+}
+
 static void summary_text(struct report *r, const struct kmt_trace *t,
 			 const struct kmt_stats *st, size_t errors,
 			 uint64_t live, uint64_t live_bytes)
 {
 	const enum report_key keys[REPORT_MAX_KEYS] = { KEY_BYTES };
 	unsigned int kind, type;
+	char buf[32], buf2[32], buf3[32];
 	struct site *sites;
 	uint64_t gaps = 0;
+	const char *name;
 	double waste;
-	char buf[32];
 	size_t i, n;
 	int pass;
 
@@ -232,11 +248,11 @@ static void summary_text(struct report *r, const struct kmt_trace *t,
 		printf("\ndropped: unknown (no dropped file), %llu seen as seq gaps\n",
 		       (unsigned long long)gaps);
 
-	printf("\nstill allocated at end: %llu allocations, %llu bytes\n",
-	       (unsigned long long)live, (unsigned long long)live_bytes);
-	printf("backing pages: %llu allocs (%llu bytes), %llu frees\n",
+	printf("\nstill allocated at end: %llu allocations, %s bytes\n",
+	       (unsigned long long)live, total_text(live_bytes, buf, sizeof(buf)));
+	printf("backing pages: %llu allocs (%s bytes), %llu frees\n",
 	       (unsigned long long)r->backing_allocs,
-	       (unsigned long long)r->backing_bytes,
+	       total_text(r->backing_bytes, buf2, sizeof(buf2)),
 	       (unsigned long long)r->backing_frees);
 
 	for (pass = 0; pass < 2; pass++) {
@@ -247,6 +263,18 @@ static void summary_text(struct report *r, const struct kmt_trace *t,
 		printf("%10s %12s %12s %7s  %s\n", "count", "bytes_req",
 		       "bytes_alloc", "waste", pass ? "cache" : "call_site");
 		for (i = 0; i < n && i < r->p->top; i++) {
+			name = pass ? report_cache_name(r, sites[i].key, buf,
+							sizeof(buf)) :
+				      site_name(r, sites[i].key);
+			if (sites[i].req == UINT64_MAX ||
+			    sites[i].alloc == UINT64_MAX) {
+				printf("%10llu %12s %12s %7s  %s\n",
+				       (unsigned long long)sites[i].allocs,
+				       total_text(sites[i].req, buf2, sizeof(buf2)),
+				       total_text(sites[i].alloc, buf3, sizeof(buf3)),
+				       "?", name);
+				continue;
+			}
 			waste = 0;
 			if (sites[i].alloc > sites[i].req)
 				waste = (sites[i].alloc - sites[i].req) * 100.0 /
@@ -254,10 +282,7 @@ static void summary_text(struct report *r, const struct kmt_trace *t,
 			printf("%10llu %12llu %12llu %6.1f%%  %s\n",
 			       (unsigned long long)sites[i].allocs,
 			       (unsigned long long)sites[i].req,
-			       (unsigned long long)sites[i].alloc, waste,
-			       pass ? report_cache_name(r, sites[i].key, buf,
-							sizeof(buf)) :
-				      site_name(r, sites[i].key));
+			       (unsigned long long)sites[i].alloc, waste, name);
 		}
 		free(sites);
 	}
@@ -374,7 +399,7 @@ static void view_summary(struct report *r, const struct kmt_trace *t,
 		if (!obj->selected)
 			continue;
 		live++;
-		live_bytes += obj->bytes;
+		add_u64_sat(&live_bytes, obj->bytes);
 	}
 	if (o->format == KMT_TEXT)
 		summary_text(r, t, st, errors, live, live_bytes);
@@ -711,7 +736,7 @@ static void live_groups(struct report *r, struct live_ref *refs, size_t n,
 		for (j = i; j < n && refs[j].group == g->group; j++) {
 			obj = refs[j].obj;
 			g->count++;
-			g->bytes += obj->bytes;
+			add_u64_sat(&g->bytes, obj->bytes);
 			g->types |= 1u << obj->type;
 			if (obj->type != KMEMTRACE_TYPE_CACHE)
 				continue;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "header.h"
 #include "kallsyms.h"
 #include "symbols.h"
 #include "utils.h"
@@ -132,7 +133,6 @@ const struct kmt_sym *kmt_symtab_lookup(const struct kmt_symtab *st,
 	return &st->syms[lo - 1];
 }
 
-#ifdef HAVE_LIBDW
 static const struct kmt_sym *symtab_find_name(const struct kmt_symtab *st,
 					      const char *name)
 {
@@ -144,46 +144,88 @@ static const struct kmt_sym *symtab_find_name(const struct kmt_symtab *st,
 	return NULL;
 }
 
-int kmt_symtab_load_vmlinux(struct kmt_symtab *st, const char *path)
+#ifdef HAVE_LIBDW
+/*
+ * The KASLR offset is where _text is in the traced kernel, from kallsyms
+ * or else from the trace's header, minus where it is in the vmlinux.
+ */
+static int symtab_load_vmlinux(struct kmt_symtab *st, const char *path,
+			       const struct kmt_header *h)
 {
-	const struct kmt_sym *text;
-	uint64_t link;
+	const struct kmt_sym *sym;
+	uint64_t link, text;
+	int ret = 0;
 
 	st->dw = kmt_dw_open(path);
 	if (!st->dw)
 		return -EINVAL;
-	text = symtab_find_name(st, "_text");
-	if (text && !kmt_dw_symbol_addr(st->dw, "_text", &link))
-		st->bias = text->addr - link;
+	sym = symtab_find_name(st, "_text");
+	if (sym)
+		text = sym->addr;
+	else
+		ret = kmt_header_get_u64(h, "text", &text);
+	if (!ret && !kmt_dw_symbol_addr(st->dw, "_text", &link))
+		st->bias = text - link;
 	return 0;
 }
 #else
-int kmt_symtab_load_vmlinux(struct kmt_symtab *st, const char *path)
+static int symtab_load_vmlinux(struct kmt_symtab *st, const char *path,
+			       const struct kmt_header *h)
 {
 	(void)st;
+	(void)h;
 	err_msg("%s: this kmemtrace was built without libdw (STATIC=1), use -s System.map instead",
 		path);
 	return -EOPNOTSUPP;
 }
 #endif /* HAVE_LIBDW */
 
+int kmt_symtab_load_vmlinux(struct kmt_symtab *st, const char *path)
+{
+	struct kmt_header none = { 0 };
+
+	return symtab_load_vmlinux(st, path, &none);
+}
+
+/* Load a kallsyms or System.map file and check it against the header. */
+static int symtab_load_checked(struct kmt_symtab *st, const char *path,
+			       const struct kmt_header *h)
+{
+	const struct kmt_sym *text;
+	int ret;
+
+	ret = kmt_symtab_load_text(st, path);
+	if (ret || !st->nr)
+		return ret;
+	text = symtab_find_name(st, "_text");
+	kmt_header_match_text(h, path, text ? &text->addr : NULL);
+	return 0;
+}
+
 int kmt_symtab_setup(struct kmt_symtab *st, const char *dir,
 		     const char *symfile, const char *vmlinux)
 {
+	struct kmt_header h = { 0 };
 	char *path = NULL;
 	int ret = 0;
 
 	memset(st, 0, sizeof(*st));
+	/* kmt_trace_load_dir() already reported what is wrong with it. */
+	if (dir)
+		kmt_header_load(&h, dir, true);
 	if (symfile) {
-		ret = kmt_symtab_load_text(st, symfile);
+		ret = symtab_load_checked(st, symfile, &h);
 	} else if (dir) {
 		path = path_join(dir, "kallsyms");
 		if (!access(path, F_OK))
-			ret = kmt_symtab_load_text(st, path);
+			ret = symtab_load_checked(st, path, &h);
 		free(path);
 	}
-	if (!ret && vmlinux)
-		ret = kmt_symtab_load_vmlinux(st, vmlinux);
+	if (!ret && vmlinux) {
+		kmt_header_match_vmlinux(&h, vmlinux);
+		ret = symtab_load_vmlinux(st, vmlinux, &h);
+	}
+	kmt_header_free(&h);
 	return ret;
 }
 

@@ -98,6 +98,8 @@ static const char *cell_text(const struct kmt_col *col, const union kmt_cell *c,
 
 	switch (col->type) {
 	case KMT_U64:
+		if (c->u == KMT_OVERFLOW)
+			return "overflow";
 		snprintf(buf, len, "%" PRIu64, c->u);
 		break;
 	case KMT_S64:
@@ -107,6 +109,8 @@ static const char *cell_text(const struct kmt_col *col, const union kmt_cell *c,
 		snprintf(buf, len, "0x%" PRIx64, c->u);
 		break;
 	case KMT_PCT:
+		if (c->d < 0)
+			return "?";
 		snprintf(buf, len, "%.1f%%", c->d);
 		break;
 	case KMT_NS:
@@ -217,7 +221,10 @@ static void json_cell(FILE *f, const struct kmt_col *col,
 		fprintf(f, "%" PRIu64, c->u);
 		break;
 	case KMT_U64:
-		fprintf(f, "%" PRIu64, c->u);
+		if (c->u == KMT_OVERFLOW)
+			fputs("null", f);
+		else
+			fprintf(f, "%" PRIu64, c->u);
 		break;
 	case KMT_S64:
 		fprintf(f, "%" PRId64, c->s);
@@ -226,7 +233,10 @@ static void json_cell(FILE *f, const struct kmt_col *col,
 		fprintf(f, "\"0x%" PRIx64 "\"", c->u);
 		break;
 	case KMT_PCT:
-		fprintf(f, "%.2f", c->d);
+		if (c->d < 0)
+			fputs("null", f);
+		else
+			fprintf(f, "%.2f", c->d);
 		break;
 	case KMT_STR:
 		json_string(f, c->str);
@@ -304,8 +314,13 @@ static void print_csv(struct kmt_out *o, const struct kmt_table *t)
 				fprintf(o->f, "%" PRIu64, row[j].u);
 			else if (t->cols[j].type == KMT_NS)
 				;
-			else if (t->cols[j].type == KMT_PCT)
+			else if (t->cols[j].type == KMT_PCT && row[j].d >= 0)
 				fprintf(o->f, "%.2f", row[j].d);
+			else if (t->cols[j].type == KMT_PCT)
+				;
+			else if (t->cols[j].type == KMT_U64 &&
+				 row[j].u == KMT_OVERFLOW)
+				;
 			else
 				fputs(cell_text(&t->cols[j], &row[j], buf,
 						sizeof(buf)), o->f);

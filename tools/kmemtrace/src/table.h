@@ -19,10 +19,12 @@
 
 /**
  * enum kmt_cell_type - how a column's cells are stored and shown
- * @KMT_U64: unsigned number
+ * @KMT_U64: unsigned number; KMT_OVERFLOW for a sum that did not fit in
+ *	64 bits: "overflow" in text, empty in CSV, null in JSON
  * @KMT_S64: signed number
  * @KMT_HEX: unsigned number, "0x..." in text and CSV, a string in JSON
- * @KMT_PCT: percentage, a double, "12.3%" in text
+ * @KMT_PCT: percentage, a double, "12.3%" in text; below 0 for unknown:
+ *	"?" in text, empty in CSV, null in JSON
  * @KMT_NS: duration in nanoseconds, "1.23ms" in text, a number elsewhere;
  *	KMT_NONE for none: "-" in text, empty in CSV, null in JSON
  * @KMT_STR: string; NULL is "-" in text, empty in CSV, null in JSON
@@ -49,6 +51,9 @@ struct kmt_col {
 	enum kmt_cell_type type;
 	int width;
 };
+
+/* A KMT_U64 sum that saturated (add_u64_sat()). */
+#define KMT_OVERFLOW	UINT64_MAX
 
 /* A KMT_NS cell without a duration. */
 #define KMT_NONE	UINT64_MAX

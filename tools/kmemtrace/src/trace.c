@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "trace.h"
@@ -119,22 +118,21 @@ void kmt_event_swab(struct kmemtrace_event *ev)
 
 int kmt_stream_open(struct kmt_stream *s, const char *path)
 {
-	struct stat sb;
-	int ret = 0;
+	int ret;
 
 	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	/* Reading a FIFO would wait for a writer, a device would not end. */
+	ret = is_regular(path);
+	if (ret <= 0) {
+		err_msg("%s: %s", path, ret ? strerror(-ret) :
+			"not a regular file, streams must be regular files");
+		return ret ? ret : -EINVAL;
+	}
 	s->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (s->fd < 0)
+	if (s->fd < 0) {
 		ret = -errno;
-	else if (fstat(s->fd, &sb))
-		ret = -errno;
-	else if (S_ISDIR(sb.st_mode))
-		ret = -EISDIR;
-	if (ret) {
 		err_msg("%s: %s", path, strerror(-ret));
-		if (s->fd >= 0)
-			close(s->fd);
-		s->fd = -1;
 		return ret;
 	}
 	s->path = xstrdup(path);
@@ -191,7 +189,10 @@ static const char *event_problem(const struct kmt_stream *s,
 				 const struct kmemtrace_event *ev,
 				 char *buf, size_t len)
 {
-	if (ev->magic != KMEMTRACE_MAGIC)
+	if (ev->magic == KMEMTRACE_MAGIC_SWAPPED)
+		snprintf(buf, len,
+			 "byte order differs from the first event of the stream (mixed byte orders)");
+	else if (ev->magic != KMEMTRACE_MAGIC)
 		snprintf(buf, len, "bad magic 0x%04x", ev->magic);
 	else if (ev->abi_version != KMEMTRACE_ABI_VERSION)
 		snprintf(buf, len, "unsupported abi_version %u (expected %u)",
@@ -243,9 +244,22 @@ static void stream_check_chunk(struct kmt_stream *s, struct kmt_stats *st)
 	s->valid = 0;
 	for (i = 0; i < n; i++) {
 		ev = (struct kmemtrace_event *)(s->buf + i * KMEMTRACE_EVENT_SIZE);
-		if (ev->magic == KMEMTRACE_MAGIC_SWAPPED) {
-			kmt_event_swab(ev);
-			s->swapped++;
+		/*
+		 * The first event with a known magic tells the byte order of
+		 * the stream.  In a stream of the other order, an event that
+		 * was in host order then reads KMEMTRACE_MAGIC_SWAPPED, as an
+		 * event of the other order does in a host order stream, and
+		 * event_problem() rejects both.
+		 */
+		if (ev->magic == KMEMTRACE_MAGIC ||
+		    ev->magic == KMEMTRACE_MAGIC_SWAPPED) {
+			if (s->order == KMT_ORDER_UNKNOWN)
+				s->order = ev->magic == KMEMTRACE_MAGIC ?
+					   KMT_ORDER_HOST : KMT_ORDER_OTHER;
+			if (s->order == KMT_ORDER_OTHER) {
+				kmt_event_swab(ev);
+				s->swapped++;
+			}
 		}
 		if (event_problem(s, ev, why, sizeof(why)) ||
 		    !stream_account_seq(st, ev, why, sizeof(why))) {
@@ -340,6 +354,33 @@ const struct kmemtrace_event *kmt_stream_next(struct kmt_stream *s,
 	if (ev)
 		s->pos++;
 	return ev;
+}
+
+int kmt_stream_order(struct kmt_stream *s)
+{
+	struct kmemtrace_event ev[64];
+	off_t off = 0;
+	ssize_t n, i;
+
+	/* Look ahead, from the start: the chunks read leave the file offset. */
+	while (s->order == KMT_ORDER_UNKNOWN && s->fd >= 0 && !s->nr) {
+		n = pread(s->fd, ev, sizeof(ev), off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < (ssize_t)KMEMTRACE_EVENT_SIZE)
+			break;
+		for (i = 0; i < n / KMEMTRACE_EVENT_SIZE; i++) {
+			if (ev[i].magic == KMEMTRACE_MAGIC)
+				s->order = KMT_ORDER_HOST;
+			else if (ev[i].magic == KMEMTRACE_MAGIC_SWAPPED)
+				s->order = KMT_ORDER_OTHER;
+			else
+				continue;
+			break;
+		}
+		off += n - n % KMEMTRACE_EVENT_SIZE;
+	}
+	return s->order;
 }
 
 size_t kmt_stream_validate(struct kmt_stream *s, struct kmt_stats *st)
@@ -696,10 +737,13 @@ int kmt_trace_load_dir(struct kmt_trace *t, const char *dir)
 		err_msg("%s: no cpuN files (not a kmemtrace record directory?)", dir);
 		ret = -ENOENT;
 	}
-	if (ret)
+	if (ret) {
+		kmt_trace_free(t);
 		return ret;
+	}
 	qsort(t->streams, t->nr, sizeof(*t->streams), stream_cmp);
 	kmt_trace_read_dropped(t);
+	t->header_problems = kmt_header_load(&t->header, dir, false);
 	return 0;
 }
 
@@ -877,5 +921,6 @@ void kmt_trace_free(struct kmt_trace *t)
 	free(t->streams);
 	free(t->stats);
 	free(t->dir);
+	kmt_header_free(&t->header);
 	memset(t, 0, sizeof(*t));
 }

@@ -10,12 +10,19 @@
 #include <stdint.h>
 #include <linux/kmemtrace.h>
 
+#include "header.h"
+
 /* How many problems one stream reports before it only counts them. */
 #define KMT_MAX_ERRORS	20
 
 /* The KMEMTRACE_FLAG_* bits this kmemtrace knows. */
 #define KMT_KNOWN_FLAGS	(KMEMTRACE_FLAG_INTERRUPT | KMEMTRACE_FLAG_BACKING | \
 			 KMEMTRACE_FLAG_UNPAIRED)
+
+/* The byte order of a stream. */
+#define KMT_ORDER_UNKNOWN	0
+#define KMT_ORDER_HOST		1
+#define KMT_ORDER_OTHER		2
 
 /* Events a stream reads at once: 256 KiB, which stays in the CPU caches. */
 #define KMT_READ_EVENTS	3277
@@ -28,7 +35,9 @@
  * @nr: number of whole events read so far: all of them at the end
  * @tail: bytes after the last whole event (a truncated event), known at
  *	the end
- * @swapped: number of events written in the other byte order
+ * @swapped: number of events converted from the other byte order
+ * @order: byte order of the stream, that of its first event with a known
+ *	magic: KMT_ORDER_UNKNOWN until then, KMT_ORDER_HOST or KMT_ORDER_OTHER
  * @buf: the chunk being read: its valid events, converted to host byte
  *	order, then the bytes of a partial event
  * @len: number of bytes read into @buf
@@ -46,6 +55,7 @@ struct kmt_stream {
 	size_t nr;
 	size_t tail;
 	size_t swapped;
+	int order;
 	unsigned char *buf;
 	size_t len;
 	size_t whole;
@@ -98,6 +108,8 @@ struct kmt_cpu_stat {
  * @has_stats: whether @dir held a readable "stats" file
  * @stats: its CPU lines, sorted by CPU
  * @nr_stats: number of CPU lines in @stats
+ * @header: @dir/header, as kmt_header_load() read it
+ * @header_problems: the problems kmt_header_load() found in it
  */
 struct kmt_trace {
 	char *dir;
@@ -108,6 +120,8 @@ struct kmt_trace {
 	bool has_stats;
 	struct kmt_cpu_stat *stats;
 	size_t nr_stats;
+	struct kmt_header header;
+	size_t header_problems;
 };
 
 /**
@@ -203,7 +217,7 @@ void kmt_event_swab(struct kmemtrace_event *ev);
 /**
  * kmt_stream_open() - open a stream file for reading
  * @s: the stream to fill; release it with kmt_stream_free()
- * @path: the file
+ * @path: the file, which must be a regular file (not a FIFO or a device)
  *
  * Return: 0 on success, -errno on failure (reported with err_msg()).
  */
@@ -214,9 +228,12 @@ int kmt_stream_open(struct kmt_stream *s, const char *path);
  * @s: the stream
  * @st: the statistics of the stream, zeroed before the first call
  *
- * Reads the events in file order, a chunk at a time.  Events whose magic
- * reads as KMEMTRACE_MAGIC_SWAPPED are converted to host byte order.
- * Invalid events are counted in @st and skipped; each problem is reported
+ * Reads the events in file order, a chunk at a time.  The stream is in
+ * the byte order of its first event with a known magic.  When that is not
+ * the host's, its events with a known magic are converted to host byte
+ * order; other events are kept as read.  An event in another byte order
+ * than the first one then has magic KMEMTRACE_MAGIC_SWAPPED, and is
+ * invalid (mixed byte orders).  Invalid events are counted in @st and skipped; each problem is reported
  * on stderr as "kmemtrace: PATH: event I (offset O): WHAT", at most
  * KMT_MAX_ERRORS of them, or kept for kmt_stream_flush() when @s->defer
  * is set.  At the end, a truncated last event is a problem too.
@@ -225,6 +242,18 @@ int kmt_stream_open(struct kmt_stream *s, const char *path);
  */
 const struct kmemtrace_event *kmt_stream_next(struct kmt_stream *s,
 					      struct kmt_stats *st);
+
+/**
+ * kmt_stream_order() - the byte order of a stream
+ * @s: the stream
+ *
+ * Looks for the first event with a known magic if the stream has not
+ * been read yet.
+ *
+ * Return: KMT_ORDER_HOST, KMT_ORDER_OTHER, or KMT_ORDER_UNKNOWN when no
+ * event has a known magic (or the events were read and none had).
+ */
+int kmt_stream_order(struct kmt_stream *s);
 
 /**
  * kmt_stream_validate() - read a whole stream, checking every event
@@ -252,16 +281,17 @@ void kmt_stream_free(struct kmt_stream *s);
  * @t: the trace to fill; release it with kmt_trace_free()
  * @dir: the directory, as written by "kmemtrace record"
  *
- * Also reads @dir/dropped when it exists.
+ * Also reads @dir/dropped when it exists, and @dir/header.
  *
- * Return: 0 on success, -errno on failure (reported with err_msg()).
+ * Return: 0 on success, -errno on failure (reported with err_msg()), after
+ * which @t holds nothing to release.
  */
 int kmt_trace_load_dir(struct kmt_trace *t, const char *dir);
 
 /**
  * kmt_trace_add_file() - open one more stream file of a trace
  * @t: the trace, zero-initialised or loaded before
- * @path: the file
+ * @path: the file, which must be a regular file (not a FIFO or a device)
  *
  * Return: 0 on success, -errno on failure (reported with err_msg()).
  */

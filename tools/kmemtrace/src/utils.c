@@ -15,10 +15,19 @@
 
 #include "utils.h"
 
+static void (*err_msg_before)(void);
+
+void err_msg_hook(void (*fn)(void))
+{
+	err_msg_before = fn;
+}
+
 void err_msg(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (err_msg_before)
+		err_msg_before();
 	fputs("kmemtrace: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -193,9 +202,18 @@ int read_file(const char *path, char **buf, size_t *len)
 {
 	int fd, ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * Opening a FIFO waits for a writer unless O_NONBLOCK; without it
+	 * again, reading a FIFO that has none returns end of file.
+	 */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	if (fcntl(fd, F_SETFL, 0)) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
 	ret = read_fd(fd, buf, len);
 	close(fd);
 	return ret;

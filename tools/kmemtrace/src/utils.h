@@ -5,6 +5,7 @@
 #ifndef __KMEMTRACE_UTILS_H
 #define __KMEMTRACE_UTILS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,6 +14,9 @@
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
+/* Whether this machine is big-endian. */
+#define KMT_HOST_BIG_ENDIAN	(__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+
 /* The kernel's __printf(); <linux/compiler.h> is not usable from here. */
 #ifndef __printf
 #define __kmt_attribute(x)	__attribute__((x))
@@ -20,10 +24,36 @@
 #endif
 
 /**
+ * add_u64_sat() - add to a 64-bit total, saturating instead of wrapping
+ * @sum: the total; UINT64_MAX once a sum did not fit, and from then on
+ * @v: what to add
+ *
+ * Totals of numbers read from a trace (seq gaps, bytes) can exceed 64
+ * bits only in a corrupt trace, but then must not wrap around to a small
+ * plausible number: callers keep the return value as an overflow flag
+ * and show the total as such.
+ *
+ * Return: true if the sum did not fit in 64 bits.
+ */
+static inline bool add_u64_sat(uint64_t *sum, uint64_t v)
+{
+	if (!__builtin_add_overflow(*sum, v, sum))
+		return false;
+	*sum = UINT64_MAX;
+	return true;
+}
+
+/**
  * err_msg() - print "kmemtrace: MESSAGE\n" on stderr
  * @fmt: printf() format of the message, without the trailing newline
  */
 __printf(1, 2) void err_msg(const char *fmt, ...);
+
+/**
+ * err_msg_hook() - call a function before each err_msg() message
+ * @fn: the function, e.g. one erasing a progress line; NULL for none
+ */
+void err_msg_hook(void (*fn)(void));
 
 /**
  * xmalloc() - malloc() that exits on failure
@@ -124,7 +154,8 @@ int write_all(int fd, const void *buf, size_t len);
 
 /**
  * read_file() - read a whole file into memory
- * @path: file to read; works for files whose size stat() does not know
+ * @path: file to read; works for files whose size stat() does not know,
+ *	and reads a FIFO without a writer as empty rather than waiting
  * @buf: on success, the NUL-terminated contents, to be freed by the caller
  * @len: on success, the number of bytes read (without the NUL)
  *

@@ -13,6 +13,8 @@
 #           stress   a debug kernel (lockdep, KASAN, ...; built here too)
 #                    under a 2-CPU allocation load: switching on and off,
 #                    tracers, readers, CPU hotplug, back-to-back records
+#   bench   make bench's smoke: its three kernels, every mode and
+#           operation once with 1% of the pairs (bin/bench.sh smoke)
 # Every test is one line in $KMT_CACHE/out/results; the last line printed
 # is "N passed, N failed[, N skipped]".  Exits 1 if anything failed.
 
@@ -153,6 +155,14 @@ if "$KMT_BIN/stage.sh" build-debug "$KMT_BIN/build.sh" debug \
 	boot stress stress debug "$K0 pci=noacpi" 'kmemtrace_stress\.' single
 else
 	result FAIL build.kmemtrace_debug
+fi
+
+# make bench, once over with 1% of the pairs, so that it cannot rot.
+if "$KMT_BIN/stage.sh" bench-smoke "$KMT_BIN/bench.sh" smoke >"$OUT/bench-smoke.log" 2>&1; then
+	result PASS bench.smoke
+else
+	tail -n 20 "$OUT/bench-smoke.log"
+	result FAIL bench.smoke
 fi
 
 "$KMT_BIN/ftracetest-compare.sh" "$OUT/ftrace/guest/ftracetest.ktap" \

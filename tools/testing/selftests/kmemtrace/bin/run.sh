@@ -3,7 +3,8 @@
 #
 # run.sh MODE [EXTRA_CMDLINE [KERNEL [NAME]]] - boot a kernel (default:
 # the one built as "kmemtrace") under QEMU (TCG, $KMT_SMP vCPUs) with
-# kmt.mode=MODE, bounded by $KMT_TIMEOUT seconds.
+# kmt.mode=MODE, bounded by $KMT_TIMEOUT seconds.  $KMT_QEMU_EXTRA, if
+# set, is added to QEMU's options (make bench: -icount).
 #
 # Output goes to $KMT_CACHE/out/NAME (default MODE): console.log, and the files the guest
 # wrote to its virtio disk, unpacked into guest/.  A guest that hangs,
@@ -28,7 +29,7 @@ kmt_log "booting ($mode, $KMT_SMP vCPUs, TCG ${KMT_TCG_THREAD:-multi}, timeout $
 rc=0
 timeout --foreground -k 10 "$KMT_TIMEOUT" \
 	qemu-system-x86_64 -accel "tcg,thread=${KMT_TCG_THREAD:-multi}" \
-	-smp "$KMT_SMP" -m 1G \
+	-smp "$KMT_SMP" -m 1G ${KMT_QEMU_EXTRA:-} \
 	-kernel "$BUILD/arch/x86/boot/bzImage" \
 	-initrd "${KMT_INITRAMFS:-$KMT_CACHE/out/initramfs.cpio}" \
 	-append "console=ttyS0 panic=-1 nokaslr kmt.mode=$mode $extra" \

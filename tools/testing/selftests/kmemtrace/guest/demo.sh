@@ -6,7 +6,7 @@
 
 out=$1
 echo "kmemtrace: recording /kmt/workload.sh on $(nproc) CPUs"
-kmemtrace record -o "$out/record" -- /kmt/workload.sh
+kmemtrace record -q -o "$out/record" -- /kmt/workload.sh
 echo "kmemtrace: record exited $?"
 cat /sys/kernel/debug/kmemtrace/stats
 

@@ -9,7 +9,8 @@
  * default, so "" is a valid event.  Keys: kind (alloc, free, realloc or a
  * number), type (kmalloc, cache, pages, percpu, vmalloc or a number),
  * flags (irq, backing or a number), cpu, seq, ts, site, ptr, req, alloc,
- * gfp, node, pid, order, cache, mt (migratetype), magic, abi.
+ * gfp, node, pid, order, cache, mt (migratetype), magic, abi, and swab=1
+ * to write that event in the other byte order.
  *
  * Defaults: magic KMEMTRACE_MAGIC, abi KMEMTRACE_ABI_VERSION, kind alloc,
  * type kmalloc, cpu N of a FILE named cpuN (else 0), seq one above the
@@ -120,9 +121,11 @@ static void set_field(struct kmemtrace_event *ev, const char *key,
 		die("unknown key", key);
 }
 
-static void parse_event(struct kmemtrace_event *ev, char *spec)
+/* Return whether the event asks to be written in the other byte order. */
+static int parse_event(struct kmemtrace_event *ev, char *spec)
 {
 	char *pair, *eq, *save;
+	int swab = 0;
 
 	for (pair = strtok_r(spec, ",", &save); pair;
 	     pair = strtok_r(NULL, ",", &save)) {
@@ -130,8 +133,12 @@ static void parse_event(struct kmemtrace_event *ev, char *spec)
 		if (!eq)
 			die("expected KEY=VALUE", pair);
 		*eq = '\0';
-		set_field(ev, pair, parse_value(eq + 1));
+		if (!strcmp(pair, "swab"))
+			swab = parse_value(eq + 1) != 0;
+		else
+			set_field(ev, pair, parse_value(eq + 1));
 	}
+	return swab;
 }
 
 static void swap_event(struct kmemtrace_event *ev)
@@ -417,7 +424,7 @@ int main(int argc, char **argv)
 	struct kmemtrace_event ev, prev;
 	unsigned long long work = 0, nr_cpus = 2;
 	long truncate = -1;
-	int c, i, swapped = 0;
+	int c, i, swab, swapped = 0;
 	size_t len;
 	FILE *f;
 
@@ -449,9 +456,9 @@ int main(int argc, char **argv)
 		die("cannot create", argv[optind]);
 	for (i = optind + 1; i < argc; i++) {
 		init_event(&ev, i > optind + 1 ? &prev : NULL, default_cpu(argv[optind]));
-		parse_event(&ev, argv[i]);
+		swab = parse_event(&ev, argv[i]);
 		prev = ev;
-		if (swapped)
+		if (swapped != swab)
 			swap_event(&ev);
 		len = sizeof(ev);
 		if (i == argc - 1 && truncate >= 0 && (size_t)truncate < len)

@@ -26,13 +26,22 @@ esac
 mkdir -p "$2" || exit 1
 SCRATCH=$(cd "$2" && pwd)
 MKSTREAM=$SCRATCH/mkstream
+MKELF=$SCRATCH/mkelf
+COMMSTEST=$SCRATCH/comms-test
 UAPI=$HERE/../../../../../include/uapi/linux/kmemtrace.h
+SRC=$HERE/../../../../kmemtrace/src
 
 # ---------------------------------------------------------------- helpers
 
 # run ARGS...: run kmemtrace; stdout to ./out, stderr to ./err, status in $rc
 run() {
 	"$KMT" "$@" > out 2> err
+	rc=$?
+}
+
+# run_limited ARGS...: run(), but kill kmemtrace after 10 s (status 124)
+run_limited() {
+	timeout 10 "$KMT" "$@" > out 2> err
 	rc=$?
 }
 
@@ -68,6 +77,15 @@ mk() {
 	"$MKSTREAM" "$@" || fail "mkstream $*"
 }
 
+mkelf() {
+	"$MKELF" "$@" || fail "mkelf $*"
+}
+
+# no_libdw: whether the last run failed for want of libdw (STATIC=1)
+no_libdw() {
+	[ $rc -ne 0 ] && grep -q "built without libdw" err
+}
+
 # section FILE REGEX: the lines of FILE from one matching REGEX to the next
 # blank line, without it
 section() {
@@ -82,9 +100,43 @@ ffffffff81000200 t bar_create
 ffffffff81000300 T _etext
 ffffffffc0001000 t mod_fn	[mymod]'
 
+# The byte order of this machine, as the header of a trace names it.
+if [ "$(printf '\001\000' | od -An -tu2 | tr -d ' ')" = 1 ]; then
+	HOST_ORDER=little
+	OTHER_ORDER=big
+else
+	HOST_ORDER=big
+	OTHER_ORDER=little
+fi
+BUILD_ID=00112233445566778899aabbccddeeff01234567
+
+# mkheader DIR [KEY=VALUE | KEY]...: write DIR/header as record does for a
+# kernel of build id $BUILD_ID whose _text is that of $KALLSYMS; KEY=VALUE
+# replaces the value of a key, KEY alone leaves the key out
+mkheader() {
+	mkheader_dir=$1
+	shift
+	{
+		echo '# kmemtrace header v1'
+		for kv in kernel_release=6.12.0-kmt machine=x86_64 build_id=$BUILD_ID \
+			text=0xffffffff81000000 clock=local cpus=2 page_size=4096 \
+			byte_order=$HOST_ORDER abi_version=1; do
+			for o in "$@"; do
+				[ "${o%%=*}" = "${kv%%=*}" ] && kv=$o
+			done
+			case $kv in *=*) echo "$kv" ;; esac
+		done
+	} > "$mkheader_dir/header"
+}
+
+# mktrace DIR: an empty trace directory, with a header
+mktrace() {
+	mkdir -p "$1" && mkheader "$1"
+}
+
 # basic_trace DIR: two CPUs, every allocator type but percpu, 2 seq gaps
 basic_trace() {
-	mkdir -p "$1"
+	mktrace "$1"
 	mk "$1/cpu0" \
 		site=0xffffffff81000110,ptr=0xffff888000001000,req=100,alloc=128 \
 		site=0xffffffff81000110,ptr=0xffff888000002000,req=50,alloc=64 \
@@ -217,7 +269,7 @@ t_report_symfile_and_unresolved() {
 # The lines of /proc/kallsyms and System.map, as tools/lib/symbol reads
 # them: only text symbols with an address, modules after a tab, CRLF ends.
 t_report_kallsyms_lines() {
-	mkdir t || return 1
+	mktrace t || return 1
 	printf '%s\r\n' 'ffffffff81000000 T _text' 'ffffffff81000100 W weak_fn' \
 		'0000000000000000 T hidden_fn' 'ffffffff81000200 D data_sym' \
 		'ffffffff81000300 t' 'not a symbol line' > t/kallsyms &&
@@ -237,7 +289,7 @@ t_report_kallsyms_lines() {
 }
 
 t_report_top_n_ties_by_address() {
-	mkdir t && echo "$KALLSYMS" > t/kallsyms || return 1
+	mktrace t && echo "$KALLSYMS" > t/kallsyms || return 1
 	mk t/cpu0 site=0xffffffff81000230,req=64,alloc=64 \
 		site=0xffffffff81000120,req=32,alloc=64 \
 		site=0xffffffff81000210,req=64,alloc=64 \
@@ -253,7 +305,7 @@ t_report_top_n_ties_by_address() {
 }
 
 t_report_still_allocated() {
-	mkdir t || return 1
+	mktrace t || return 1
 	# 0x1000 freed on the other CPU, 0x2000 freed then allocated again,
 	# 0x3000 freed as another type, 0x4000 freed before being allocated.
 	mk t/cpu0 ts=100,ptr=0x1000,alloc=16 ts=200,ptr=0x2000,alloc=32 \
@@ -267,7 +319,7 @@ t_report_still_allocated() {
 }
 
 t_report_pairs_slab_types_skips_unpaired() {
-	mkdir t || return 1
+	mktrace t || return 1
 	# A cache object freed by kfree() through a kmalloc cache it was
 	# merged into (a kmalloc free), a kmalloc of a kmem_buckets cache
 	# (a cache free), and a page free no alloc pairs with (unpaired).
@@ -286,7 +338,7 @@ t_report_pairs_slab_types_skips_unpaired() {
 }
 
 t_report_dropped_unknown_and_invalid() {
-	mkdir t || return 1
+	mktrace t || return 1
 	mk t/cpu0 seq=10 seq=12 magic=0x1234 seq=20 || return 1
 	run report t
 	expect_rc 0 && expect_has out "events: 3 (alloc 3, free 0, realloc 0)" &&
@@ -297,8 +349,32 @@ t_report_dropped_unknown_and_invalid() {
 	END
 }
 
+# A trace none of whose events is valid is an error, an empty one is not.
+t_all_events_invalid() {
+	mktrace t && mk t/cpu0 magic=0x1234 abi=9 && mk -t 40 t/cpu1 "" || return 1
+	for cmd in report dump; do
+		run $cmd t
+		expect_rc 1 && expect_out < /dev/null && expect_err <<-'END' || return 1
+		kmemtrace: t/cpu0: event 0 (offset 0): bad magic 0x1234
+		kmemtrace: t/cpu0: event 1 (offset 80): unsupported abi_version 9 (expected 1)
+		kmemtrace: t/cpu1: truncated event at offset 0 (40 bytes, file size not a multiple of 80)
+		kmemtrace: t: no valid event, 3 problems (see kmemtrace check)
+		END
+	done
+	run dump t/cpu0
+	expect_rc 1 && expect_has err "kmemtrace: t/cpu0: no valid event, 2 problems" ||
+		return 1
+	run check t
+	expect_rc 1 && expect_has out "result: 3 problems" || return 1
+	rm t/cpu0 && mk t/cpu1 || return 1
+	for cmd in report dump check; do
+		run $cmd t
+		expect_rc 0 && expect_err < /dev/null || return 1
+	done
+}
+
 t_report_realloc_accounting() {
-	mkdir t && echo "$KALLSYMS" > t/kallsyms || return 1
+	mktrace t && echo "$KALLSYMS" > t/kallsyms || return 1
 	# 0x1000 grows in place and stays; 0x3000 was allocated before the
 	# trace; 0x4000 grows and is freed; 0x5000 shrinks and stays.
 	mk t/cpu0 site=0xffffffff81000110,ptr=0x1000,req=100,alloc=128 \
@@ -341,7 +417,7 @@ t_report_realloc_accounting() {
 }
 
 t_report_backing_excluded() {
-	mkdir t && echo "$KALLSYMS" > t/kallsyms || return 1
+	mktrace t && echo "$KALLSYMS" > t/kallsyms || return 1
 	# A slab page holding two cache objects, two vmalloc area pages
 	# under a vmalloc(), a page allocated in an interrupt (not backing),
 	# and a slab page from before the trace freed with no known caller.
@@ -390,8 +466,42 @@ t_report_backing_excluded() {
 	END
 }
 
+# Byte totals of a corrupt trace can exceed 64 bits: they show as overflow
+# rather than wrapping around to a small number.
+t_report_byte_totals_do_not_wrap() {
+	mktrace t && echo "$KALLSYMS" > t/kallsyms || return 1
+	big=0x8000000000000000
+	mk t/cpu0 site=0xffffffff81000110,ptr=0x1000,req=$big,alloc=$big \
+		site=0xffffffff81000110,ptr=0x2000,req=$big,alloc=$big \
+		site=0xffffffff81000110,ptr=0x3000,req=1,alloc=16 \
+		type=cache,cache=3,site=0xffffffff81000220,ptr=0x4000,req=8,alloc=$big \
+		type=cache,cache=3,site=0xffffffff81000220,ptr=0x5000,req=8,alloc=$big \
+		type=pages,flags=backing,site=0xffffffff81000220,ptr=0x6000,req=$big,alloc=$big \
+		type=pages,flags=backing,site=0xffffffff81000220,ptr=0x7000,req=$big,alloc=$big ||
+		return 1
+	run report t
+	expect_rc 0 || return 1
+	sed -n '/^still/,$p' out > totals
+	expect_file totals <<-'END' || return 1
+	still allocated at end: 5 allocations, overflow bytes
+	backing pages: 2 allocs (overflow bytes), 0 frees
+
+	top 10 call sites by bytes allocated:
+	     count    bytes_req  bytes_alloc   waste  call_site
+	         3     overflow     overflow       ?  foo_alloc+0x10
+	         2           16     overflow       ?  bar_create+0x20
+
+	top 10 caches by bytes allocated:
+	     count    bytes_req  bytes_alloc   waste  cache
+	         2           16     overflow       ?  cache#3
+	END
+	expect_err <<-'END'
+	kmemtrace: t: byte totals above 2^64 - 1 shown as overflow (corrupt trace?)
+	END
+}
+
 t_report_top_caches_named() {
-	mkdir t || return 1
+	mktrace t || return 1
 	printf '%s\n' '# kmemtrace caches v1' '# id name object_size size' \
 		'1 kmalloc-64 64 64' '2 dentry 192 192' '5 my cache 100 128' \
 		'bogus line' '2 dentry-again 1 1' > t/caches || return 1
@@ -428,7 +538,7 @@ t_report_top_caches_named() {
 # 9500: still live are the vmalloc (3.5us old), the pages (2.5us) and
 # the last kmalloc (0ns).
 analysis_trace() {
-	mkdir -p "$1" && echo "$KALLSYMS" > "$1/kallsyms" &&
+	mktrace "$1" && echo "$KALLSYMS" > "$1/kallsyms" &&
 	printf '%s\n' '# kmemtrace caches v1' '# id name object_size size' \
 		'3 my_cache 192 192' '4 other_cache 100 128' > "$1/caches" &&
 	printf '%s\n' '# kmemtrace comms v1' '10	worker' '11	other' \
@@ -513,7 +623,7 @@ t_report_view_live() {
 # Lifetimes of 100, 200, 400, 800 and 1600 ns at one site: percentiles
 # are nearest-rank, buckets powers of two.
 t_report_view_lifetimes() {
-	mkdir t || return 1
+	mktrace t || return 1
 	mk t/cpu0 ts=1000,ptr=0x1,site=0x10,alloc=8 ts=1100,kind=free,ptr=0x1 \
 		ts=2000,ptr=0x2,site=0x10,alloc=8 ts=2200,kind=free,ptr=0x2 \
 		ts=3000,ptr=0x3,site=0x10,alloc=8 ts=3400,kind=free,ptr=0x3 \
@@ -589,7 +699,7 @@ t_report_view_frees() {
 	END
 	# An alloc of memory still live (its free was lost), an unpaired
 	# page free, and a kfree() of a kmem_cache object of a merged cache.
-	mkdir u && mk u/cpu0 ptr=0x1,alloc=8 ptr=0x1,alloc=16 \
+	mktrace u && mk u/cpu0 ptr=0x1,alloc=8 ptr=0x1,alloc=16 \
 		kind=free,type=pages,flags=4,ptr=0x5000,req=4096,alloc=4096 \
 		type=cache,cache=7,ptr=0x2,alloc=32 kind=free,ptr=0x2 || return 1
 	run report -v frees u
@@ -777,7 +887,7 @@ t_plot_live() {
 	data-name="total" data-values="0,0,0,0,0,0,0,8192,8192,8192"
 	END
 	# Two seconds: the snapshots get further apart, at most 256 of them.
-	mkdir long && mk long/cpu0 ts=1000,ptr=0x1,alloc=8 \
+	mktrace long && mk long/cpu0 ts=1000,ptr=0x1,alloc=8 \
 		ts=1000001000,ptr=0x2,alloc=16 ts=2000001000,kind=free,ptr=0x1 ||
 		return 1
 	run plot -o long.svg long
@@ -835,7 +945,7 @@ stats() {
 }
 
 t_check_stats_exact() {
-	mkdir t && echo 7 > t/dropped || return 1
+	mktrace t && echo 7 > t/dropped || return 1
 	# cpu0 lost seq 2 and 4-5; all 4 events of cpu1 were dropped; cpu3
 	# has no stream; cpu5 is not in stats.
 	stats t '0 3 3 6' '1 0 4 4' '2 2 0 2' '3 0 0 0' || return 1
@@ -853,7 +963,7 @@ t_check_stats_exact() {
 }
 
 t_check_stats_mismatch() {
-	mkdir t && echo 10 > t/dropped || return 1
+	mktrace t && echo 10 > t/dropped || return 1
 	stats t '0 2 0 2' '1 4 10 14' || return 1
 	mk t/cpu0 "" "" && mk t/cpu1 seq=0 seq=5 || return 1
 	run check t
@@ -883,7 +993,7 @@ t_check_stats_mismatch() {
 }
 
 t_check_stats_start_unknown() {
-	mkdir t || return 1
+	mktrace t || return 1
 	# Seq 0-4 went to an earlier reader or were dropped: 2 events are
 	# missing from the stream, so cpu0 dropped between 2 and 7.
 	mk t/cpu0 seq=5 seq=6 seq=8 && mk t/cpu1 || return 1
@@ -912,7 +1022,7 @@ t_check_stats_start_unknown() {
 }
 
 t_check_stats_bad_file() {
-	mkdir t && mk t/cpu0 "" || return 1
+	mktrace t && mk t/cpu0 "" || return 1
 	stats t '0 1 0 1' '0 1 0 1' || return 1
 	run check t
 	expect_rc 1 && expect_out <<-'END' || return 1
@@ -935,10 +1045,48 @@ t_check_stats_bad_file() {
 	END
 }
 
+# Totals of a corrupt trace can exceed 64 bits: they must not wrap around
+# to a small number that passes.
+t_check_totals_do_not_wrap() {
+	mktrace t && echo 0 > t/dropped || return 1
+	# 2^63 - 1 + 2^63 - 1 + 2 gaps wrap to 0.
+	mk t/cpu0 seq=0 seq=0x8000000000000000 &&
+		mk t/cpu1 seq=0 seq=0x8000000000000000 && mk t/cpu2 seq=0 seq=3 ||
+		return 1
+	run check t
+	expect_rc 1 && expect_out <<-'END' || return 1
+	cpu0: events 2, first seq 0, last seq 9223372036854775808, gaps 9223372036854775807
+	cpu1: events 2, first seq 0, last seq 9223372036854775808, gaps 9223372036854775807
+	cpu2: events 2, first seq 0, last seq 3, gaps 2
+	total: events 6, gaps overflow, dropped 0
+	result: 1 problems
+	END
+	expect_err <<-'END' || return 1
+	kmemtrace: total gaps: more than 2^64 - 1 events, corrupt seq numbers or stats
+	END
+	# 2^63 leading events twice, and 2^63 dropped events twice.
+	rm t/cpu* && mk t/cpu0 seq=0x8000000000000000 &&
+		mk t/cpu1 seq=0x8000000000000000 || return 1
+	stats t '0 1 0 0x8000000000000001' '1 1 0 0x8000000000000001' \
+		'2 0 0x8000000000000000 0x8000000000000000' \
+		'3 0 0x8000000000000000 0x8000000000000000' || return 1
+	run check t
+	expect_rc 1 && expect_out <<-'END' || return 1
+	cpu0: events 1, first seq 9223372036854775808, last seq 9223372036854775808, gaps 0, leading 9223372036854775808, trailing 0, dropped 0
+	cpu1: events 1, first seq 9223372036854775808, last seq 9223372036854775808, gaps 0, leading 9223372036854775808, trailing 0, dropped 0
+	total: events 2, gaps 0, leading overflow, trailing 0, dropped 0
+	result: 2 problems
+	END
+	expect_err <<-'END'
+	kmemtrace: total leading: more than 2^64 - 1 events, corrupt seq numbers or stats
+	kmemtrace: t: stats dropped counts add up to more than 2^64 - 1
+	END
+}
+
 # Version 2 adds an nmi column (events skipped in NMI context, already in
 # dropped): the accounting is the same.
 t_check_stats_v2() {
-	mkdir t && mk t/cpu0 seq=0 seq=4 || return 1
+	mktrace t && mk t/cpu0 seq=0 seq=4 || return 1
 	printf '%s\n' '# kmemtrace stats v2' \
 		'# cpu events dropped next_seq nmi' '0 2 3 5 1' > t/stats &&
 		echo 3 > t/dropped || return 1
@@ -964,7 +1112,7 @@ t_check_valid_trace() {
 }
 
 t_check_gap_counts() {
-	mkdir t && echo 7 > t/dropped || return 1
+	mktrace t && echo 7 > t/dropped || return 1
 	mk t/cpu0 seq=0 seq=1 seq=5 seq=6 seq=10 && mk t/cpu1 seq=100 seq=102 ||
 		return 1
 	run check t
@@ -977,7 +1125,7 @@ t_check_gap_counts() {
 }
 
 t_check_gaps_exceed_dropped() {
-	mkdir t && echo 2 > t/dropped || return 1
+	mktrace t && echo 2 > t/dropped || return 1
 	mk t/cpu0 seq=0 seq=4 || return 1
 	run check t
 	expect_rc 1 && expect_has out "total: events 2, gaps 3, dropped 2" &&
@@ -987,7 +1135,7 @@ t_check_gaps_exceed_dropped() {
 }
 
 t_check_detects_bad_magic() {
-	mkdir t || return 1
+	mktrace t || return 1
 	mk t/cpu0 "" "" && mk t/cpu1 "" "" magic=0x1234 "" || return 1
 	run check t
 	expect_rc 1 && expect_has out "result: 1 problems" && expect_err <<-'END'
@@ -995,8 +1143,54 @@ t_check_detects_bad_magic() {
 	END
 }
 
+# Reading a FIFO named cpuN would wait for a writer forever, and a device
+# might never end: streams must be regular files.  A FIFO side file reads
+# as empty.
+t_stream_not_regular_file() {
+	basic_trace t && rm t/cpu1 && mkfifo t/cpu1 || return 1
+	for cmd in report check dump; do
+		run_limited $cmd t
+		expect_rc 1 && expect_out < /dev/null && expect_err <<-'END' || return 1
+		kmemtrace: t/cpu1: not a regular file, streams must be regular files
+		END
+	done
+	run_limited check t cpu1
+	expect_rc 1 && expect_has err "t/cpu1: not a regular file" || return 1
+	rm t/cpu1 && mkdir t/cpu1 || return 1
+	run_limited dump t
+	expect_rc 1 && expect_err <<-'END' || return 1
+	kmemtrace: t/cpu1: not a regular file, streams must be regular files
+	END
+	rmdir t/cpu1 && rm t/dropped && mkfifo t/dropped || return 1
+	run_limited report t
+	expect_rc 0 && expect_has out "dropped: unknown (no dropped file)" &&
+		expect_err <<-'END'
+	kmemtrace: t/dropped: not a number, ignored
+	END
+}
+
+# A stream is in one byte order, that of its first event: an event in the
+# other one is a problem, whichever order the stream is in.
+t_check_detects_mixed_byte_orders() {
+	mktrace t && mkheader t byte_order || return 1
+	mk t/cpu0 "" "" swab=1 "" && mk -s t/cpu1 "" swab=1 "" && mk t/cpu2 swab=1 ||
+		return 1
+	run check t
+	expect_rc 1 && expect_out <<-'END' || return 1
+	cpu0: events 3, first seq 0, last seq 3, gaps 1
+	cpu1: events 2, first seq 0, last seq 2, gaps 1
+	cpu2: events 1, first seq 0, last seq 0, gaps 0
+	total: events 6, gaps 2, dropped unknown
+	result: 2 problems
+	END
+	expect_err <<-'END'
+	kmemtrace: t/cpu0: event 2 (offset 160): byte order differs from the first event of the stream (mixed byte orders)
+	kmemtrace: t/cpu1: event 1 (offset 80): byte order differs from the first event of the stream (mixed byte orders)
+	END
+}
+
 t_check_detects_truncated_file() {
-	mkdir t || return 1
+	mktrace t || return 1
 	mk -t 40 t/cpu0 "" "" "" || return 1
 	run check t
 	expect_rc 1 && expect_has out "cpu0: events 2, first seq 0, last seq 1, gaps 0" &&
@@ -1006,7 +1200,7 @@ t_check_detects_truncated_file() {
 }
 
 t_check_detects_seq_backwards() {
-	mkdir t || return 1
+	mktrace t || return 1
 	mk t/cpu3 seq=7 seq=8 seq=4 seq=8 seq=9 || return 1
 	run check t
 	expect_rc 1 && expect_has out "cpu3: events 3, first seq 7, last seq 9, gaps 0" &&
@@ -1017,7 +1211,7 @@ t_check_detects_seq_backwards() {
 }
 
 t_check_detects_bad_fields() {
-	mkdir t && echo 2 > t/abi_version || return 1
+	mktrace t && echo 2 > t/abi_version || return 1
 	mk t/cpu1 kind=0 kind=4 type=0 type=6 flags=8 flags=0xff03 abi=2 cpu=0 \
 		kind=realloc,flags=3 || return 1
 	run check t
@@ -1035,7 +1229,7 @@ t_check_detects_bad_fields() {
 }
 
 t_check_named_files_only() {
-	mkdir t && echo 0 > t/dropped || return 1
+	mktrace t && echo 0 > t/dropped || return 1
 	mk t/cpu0 magic=0x1234 && mk t/cpu1 seq=3 seq=4 || return 1
 	run check t cpu1
 	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
@@ -1049,7 +1243,7 @@ t_check_named_files_only() {
 
 t_swapped_endian_reads_same_as_native() {
 	basic_trace native || return 1
-	cp -r native swapped || return 1
+	cp -r native swapped && mkheader swapped byte_order=$OTHER_ORDER || return 1
 	for f in native/cpu*; do
 		cpu=${f#native/}
 		case $cpu in
@@ -1089,7 +1283,7 @@ t_dump_sorted_by_timestamp() {
 # Each CPU's events keep their recorded (seq) order, even where the clock
 # went back; streams are merged by timestamp.
 t_dump_keeps_cpu_order() {
-	mkdir t || return 1
+	mktrace t || return 1
 	mk t/cpu0 ts=300 ts=100 && mk t/cpu1 ts=200 || return 1
 	run dump t
 	expect_rc 0 && cut -d' ' -f1-3 out > order && expect_file order <<-'END'
@@ -1119,7 +1313,7 @@ t_streams_memory_bounded() {
 		echo "# SKIP no /usr/bin/time"
 		return 4
 	fi
-	mkdir t && "$MKSTREAM" -w 1000000 t || return 1
+	mktrace t && "$MKSTREAM" -w 1000000 t || return 1
 	size=$(cat t/cpu0 t/cpu1 | wc -c)
 	for cmd in report check dump; do
 		/usr/bin/time -f %M -o rss "$KMT" $cmd t > /dev/null 2> err ||
@@ -1133,7 +1327,7 @@ t_streams_memory_bounded() {
 
 # flag_trace DIR [-s]: events with flags, realloc, migratetype and caches
 flag_trace() {
-	mkdir -p "$1" &&
+	mktrace "$1" &&
 	printf '%s\n' '# kmemtrace caches v1' '# id name object_size size' \
 		'3 kmalloc-192 192 192' > "$1/caches" &&
 	mk ${2:+"$2"} "$1/cpu0" \
@@ -1162,7 +1356,8 @@ t_dump_flags_and_caches() {
 }
 
 t_swapped_endian_new_fields() {
-	flag_trace native && flag_trace swapped -s || return 1
+	flag_trace native && flag_trace swapped -s &&
+		mkheader swapped byte_order=$OTHER_ORDER || return 1
 	! cmp -s native/cpu0 swapped/cpu0 || fail "swapped/cpu0 not byte-swapped" ||
 		return 1
 	for cmd in report check dump; do
@@ -1217,6 +1412,7 @@ t_record_without_stats_and_caches() {
 	mkdir rec && echo stale > rec/stats && echo stale > rec/caches || return 1
 	run record -D fake -o rec -K kallsyms -- true
 	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: rec: removed 2 files of an earlier recording
 	kmemtrace: warning: fake/stats: not found (older kernel?), check cannot account for lost events per CPU
 	kmemtrace: warning: fake/caches: not found (older kernel?), report will show cache ids without names
 	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
@@ -1229,6 +1425,229 @@ t_record_without_stats_and_caches() {
 	cpu1: events 1, first seq 9, last seq 9, gaps 0
 	total: events 3, gaps 0, dropped 7
 	result: ok
+	END
+}
+
+# An earlier recording into the same directory, from a machine with more
+# CPUs and a kallsyms that cannot be copied now, leaves nothing behind.
+t_record_replaces_earlier_recording() {
+	fake_debugfs fake || return 1
+	mkdir rec && mk rec/cpu0 "" "" "" && mk rec/cpu1 && mk rec/cpu7 seq=0 seq=1 &&
+		for f in kallsyms stats caches dropped abi_version; do
+			echo stale > "rec/$f" || return 1
+		done && echo mine > rec/notes && echo mine > rec/cpu0.txt || return 1
+	run record -D fake -o rec -K missing -- true
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: rec: removed 8 files of an earlier recording
+	kmemtrace: missing: No such file or directory
+	kmemtrace: warning: no kallsyms in rec, report will not symbolize
+	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
+	END
+	ls rec > files
+	expect_file files <<-'END' || return 1
+	abi_version
+	caches
+	comms
+	cpu0
+	cpu0.txt
+	cpu1
+	dropped
+	header
+	notes
+	stats
+	END
+	run check rec
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
+	cpu0: events 2, first seq 0, last seq 1, gaps 0, leading 0, trailing 0, dropped 0
+	cpu1: events 1, first seq 9, last seq 9, gaps 0, leading 9, trailing 0, dropped 7
+	total: events 3, gaps 0, leading 9, trailing 0, dropped 7
+	result: ok
+	END
+	# What cannot be removed stops record before it enables tracing.
+	mkdir rec/cpu3 || return 1
+	run record -D fake -o rec -K kallsyms -- true
+	expect_rc 1 && expect_file fake/enabled <<-'END' || return 1
+	0
+	END
+	expect_err <<-'END' || return 1
+	kmemtrace: rec/cpu3: cannot remove what an earlier recording left: Is a directory
+	END
+	rmdir rec/cpu3 && cp kallsyms rec/kallsyms || return 1
+	run record -D fake -o rec -K rec/kallsyms -- true
+	expect_rc 1 && expect_err <<-'END' || return 1
+	kmemtrace: rec/kallsyms: is rec/kallsyms, which record replaces: copy it elsewhere first
+	END
+	run record -D fake -o fake -- true
+	expect_rc 1 && expect_err <<-'END'
+	kmemtrace: fake: is the debugfs directory, record to another one
+	END
+}
+
+# record describes the recording in DIR/header; what it holds can be read
+# back.
+t_record_writes_header() {
+	fake_debugfs fake && mkelf -N notes $BUILD_ID || return 1
+	run record -D fake -o rec -K kallsyms --notes notes -- sh -c ': "$@"' x \
+		"it's" "$(printf 'a\tb')" '' '$HOME'
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
+	END
+	grep -Eq '^start_time=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$' \
+		rec/header || fail "no start_time in rec/header" || return 1
+	grep -v '^start_time=' rec/header > header
+	expect_file header <<-END || return 1
+	# kmemtrace header v1
+	kmemtrace_version=$("$KMT" --version | sed 's/^kmemtrace version //')
+	kernel_release=$(uname -r)
+	kernel_version=$(uname -v)
+	machine=$(uname -m)
+	build_id=$BUILD_ID
+	text=0xffffffff81000000
+	clock=local
+	cpus=$(getconf _NPROCESSORS_CONF)
+	cpus_online=$(getconf _NPROCESSORS_ONLN)
+	page_size=$(getconf PAGESIZE)
+	byte_order=$HOST_ORDER
+	abi_version=1
+	command=kmemtrace record -D fake -o rec -K kallsyms --notes notes -- sh -c ': "\$@"' x 'it'\''s' \$'a\x09b' '' '\$HOME'
+	END
+	for cmd in report check dump; do
+		run $cmd rec
+		expect_rc 0 && expect_err < /dev/null || return 1
+	done
+	# Without a build id or a _text address, the header leaves them out.
+	mkelf -N notes && sed -i 's/ _text$/ _stext/' kallsyms || return 1
+	run record -D fake -o rec -K kallsyms --notes notes -- true
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: rec: removed 9 files of an earlier recording
+	kmemtrace: warning: notes: no GNU build id note, the header has no build_id
+	kmemtrace: warning: kallsyms: no _text address (kptr_restrict?), the header has no text
+	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
+	END
+	! grep -q '^build_id=\|^text=' rec/header || fail "build_id or text written" ||
+		return 1
+	run report rec
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: warning: rec/kallsyms: no _text symbol, cannot tell whether it is the traced kernel's
+	END
+	run record -D fake -o rec -K kallsyms --notes missing -- true
+	expect_rc 0 && expect_has err "kmemtrace: warning: missing: No such file or directory, the header has no build_id"
+}
+
+# record names the tasks of the events in DIR/comms: those alive when
+# their events are read, and any alive at a scan of /proc, but not those
+# gone before.
+t_record_saves_comms() {
+	fake_debugfs fake && cp "$(command -v sleep)" kmt-comm-test || return 1
+	# cpu0 will have 2 more events.
+	stats fake '0 4 0 4' '1 3 7 10' || return 1
+	run record -D fake -o rec -K kallsyms -- sh -c '
+		./kmt-comm-test 10 &
+		alive=$!
+		true &
+		gone=$!
+		wait $gone
+		"$1" ev seq=2,pid=$alive seq=3,pid=$gone && cat ev >> fake/cpu0
+		echo $alive $gone > pids
+		sleep 0.5
+		kill $alive' sh "$MKSTREAM"
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: recorded 5 events (400 bytes) from 2 CPUs into rec, 7 dropped
+	END
+	read -r alive gone < pids || return 1
+	head -n 1 rec/comms > first
+	expect_file first <<-'END' || return 1
+	# kmemtrace comms v1
+	END
+	grep -qx "$alive	kmt-comm-test" rec/comms ||
+		fail "rec/comms lacks '$alive	kmt-comm-test'" || return 1
+	! grep -q "^$gone	" rec/comms || fail "rec/comms names gone pid $gone" ||
+		return 1
+	grep -q "^$$	" rec/comms || fail "rec/comms lacks the test's shell $$" ||
+		return 1
+	run check rec
+	expect_rc 0 && expect_err < /dev/null || return 1
+	"$COMMSTEST" rec $alive $alive=kmt-comm-test $alive=sleep $gone > out &&
+		expect_out <<-END
+	problems 0
+	$alive kmt-comm-test
+	$alive=kmt-comm-test yes
+	$alive=sleep no
+	$gone ?
+	END
+}
+
+# The comms reader: a pid's last name is its name, every name matches;
+# names are unescaped; bad lines are skipped and counted.
+t_comms_reader() {
+	basic_trace t || return 1
+	printf '%s\n' '# kmemtrace comms v1' '# pid<TAB>comm' '7	bash' '9	kworker/0:1-events' \
+		'7	ls' 'x	y' '8' '4294967296	big' '12	a\x09tab\x5cslash' \
+		'13	bad\x0' '14	bad\q' '15	' '' > t/comms || return 1
+	"$COMMSTEST" t 7 7=bash 7=ls 7=cat 9 12 15 8 1 > out 2> err
+	expect_out <<-'END' || return 1
+	problems 5
+	7 ls
+	7=bash yes
+	7=ls yes
+	7=cat no
+	9 kworker/0:1-events
+	12 a	tab\slash
+	15 
+	8 ?
+	1 ?
+	END
+	expect_err <<-'END' || return 1
+	kmemtrace: t/comms: line 6: not "PID<TAB>COMM", skipped
+	kmemtrace: t/comms: line 7: not "PID<TAB>COMM", skipped
+	kmemtrace: t/comms: line 8: not "PID<TAB>COMM", skipped
+	kmemtrace: t/comms: line 10: not "PID<TAB>COMM", skipped
+	kmemtrace: t/comms: line 11: not "PID<TAB>COMM", skipped
+	END
+	run check t
+	expect_rc 1 && expect_has out "result: 5 problems" || return 1
+	printf '%s\n' '# kmemtrace comms v2' '7	bash' > t/comms
+	run check t
+	expect_rc 1 && expect_err <<-'END' || return 1
+	kmemtrace: t/comms: comms format v2, this kmemtrace supports up to v1, file ignored
+	END
+	"$COMMSTEST" t 7 > out 2> err
+	expect_out <<-'END'
+	problems 1
+	7 ?
+	END
+}
+
+# On a terminal, record shows its progress every second on one line, which
+# it erases before other messages; -q turns it off.
+t_record_progress_on_terminal() {
+	if ! command -v script > /dev/null; then
+		echo "# SKIP script (util-linux) not found"
+		return 4
+	fi
+	# More CPUs than an 80-column line has room for.
+	fake_debugfs fake || return 1
+	for cpu in 2 3 4 5 6 7 8 9 10 11; do
+		mk fake/cpu$cpu || return 1
+	done
+	script -qec "'$KMT' record -D fake -o rec -K kallsyms -- sh -c 'sleep 0.5; echo 9 > fake/dropped; sleep 1.8'" \
+		/dev/null > tty 2>&1 || fail "record on a terminal failed" || return 1
+	esc=$(printf '\033')
+	cr=$(printf '\r')
+	tr '\r' '\n' < tty | sed "s/$esc\\[K//g" | grep -v '^$' > lines
+	grep -Eq '^kmemtrace: 1s, [0-9]+ events/s, 240 B written, 2 dropped \| cpu0 [0-9]+ cpu1 [0-9]+ cpu2 0( cpu[0-9]+ 0)* \.\.\.$' lines ||
+		fail "no progress line after 1 s" || return 1
+	! awk 'length > 79' lines | grep -q . || fail "progress line too long" ||
+		return 1
+	grep -Fq "${esc}[K${cr}${esc}[Kkmemtrace: recorded 3 events (240 bytes) from 12 CPUs into rec, 9 dropped" tty ||
+		fail "progress line not erased before the last message" || return 1
+	echo 7 > fake/dropped || return 1
+	script -qec "'$KMT' record -q -D fake -o rec -K kallsyms -- sleep 1.5" \
+		/dev/null > tty 2>&1 || fail "record -q on a terminal failed" || return 1
+	tr -d '\r' < tty > lines
+	expect_file lines <<-'END'
+	kmemtrace: rec: removed 19 files of an earlier recording
+	kmemtrace: recorded 3 events (240 bytes) from 12 CPUs into rec, 7 dropped
 	END
 }
 
@@ -1259,6 +1678,23 @@ t_record_empty_and_duration() {
 	expect_has err "recorded 0 events (0 bytes) from 2 CPUs into rec, 7 dropped"
 }
 
+# SECONDS * 1000 must not wrap around to a short recording.
+t_record_duration_limit() {
+	fake_debugfs fake || return 1
+	for d in 18446744073709551615 18446744073709552 4294967296; do
+		run_limited record -d $d -D fake -o rec -K kallsyms
+		expect_rc 2 && expect_has err "kmemtrace: record: -d $d: more than 4294967295 seconds" ||
+			return 1
+	done
+	"$KMT" record -d 4294967295 -D fake -o rec -K kallsyms > out 2> err &
+	pid=$!
+	sleep 0.5
+	kill -TERM $pid
+	wait $pid
+	rc=$?
+	expect_rc 0 && expect_has err "recorded 3 events (240 bytes) from 2 CPUs into rec"
+}
+
 t_record_errors() {
 	run record -D nodir -o rec -- true
 	expect_rc 1 && expect_err <<-'END' || return 1
@@ -1274,6 +1710,88 @@ t_record_errors() {
 	expect_rc 1 && expect_has err "kmemtrace: ./no-such-command: No such file or directory" &&
 		expect_file fake/enabled <<-'END'
 	0
+	END
+}
+
+# A trace without a header (of an older kmemtrace) still reads, with a
+# note; a malformed header is a problem for check, a warning for the
+# others.
+t_header_missing_or_malformed() {
+	basic_trace t && rm t/header || return 1
+	for cmd in report dump check; do
+		run $cmd t
+		expect_rc 0 && expect_err <<-'END' || return 1
+		kmemtrace: note: t: no header file (recorded by an older kmemtrace?), the traced kernel is unknown
+		END
+	done
+	# A single stream has no directory, nor header.
+	run dump t/cpu0
+	expect_rc 0 && expect_err < /dev/null || return 1
+	printf '%s\n' '# kmemtrace header v1' 'cpus=2' 'garbage' 'Cpus=1' 'cpus=3' \
+		'page_size=4k' 'byte_order=middle' 'build_id=0ABC' 'build_id=abc' \
+		'text=0xffffffff81000000' 'future_key=anything' '' '# comment' > t/header
+	run check t
+	expect_rc 1 && expect_has out "result: 7 problems" && expect_err <<-'END' || return 1
+	kmemtrace: t/header: line 3: not KEY=VALUE, skipped
+	kmemtrace: t/header: line 4: not KEY=VALUE, skipped
+	kmemtrace: t/header: line 5: cpus given twice, skipped
+	kmemtrace: t/header: line 6: bad page_size '4k', skipped
+	kmemtrace: t/header: line 7: bad byte_order 'middle', skipped
+	kmemtrace: t/header: line 8: bad build_id '0ABC', skipped
+	kmemtrace: t/header: line 9: bad build_id 'abc', skipped
+	END
+	run report t
+	expect_rc 0 && expect_has err "t/header: line 3: not KEY=VALUE, skipped" || return 1
+	printf '%s\n' '# kmemtrace header v2' 'cpus=2' > t/header
+	run check t
+	expect_rc 1 && expect_has out "result: 1 problems" && expect_err <<-'END' || return 1
+	kmemtrace: t/header: header format v2, this kmemtrace supports up to v1, file ignored
+	END
+	printf '%s\n' 'cpus=2' > t/header
+	run check t
+	expect_rc 1 && expect_err <<-'END' || return 1
+	kmemtrace: t/header: line 1: not "# kmemtrace header vN", file ignored
+	END
+	# What the header says must match the streams.
+	mkheader t byte_order=$OTHER_ORDER abi_version=2 || return 1
+	run check t
+	expect_rc 1 && expect_has out "result: 3 problems" && expect_err <<-END
+	kmemtrace: t/header: ABI version 2, this kmemtrace supports 1
+	kmemtrace: t/cpu0: events are $HOST_ORDER-endian, but t/header says $OTHER_ORDER
+	kmemtrace: t/cpu1: events are $HOST_ORDER-endian, but t/header says $OTHER_ORDER
+	END
+}
+
+# Symbols of another kernel, or of another boot of a KASLR kernel, misname
+# call sites: warn when kallsyms or a vmlinux does not match the header.
+t_header_symbols_mismatch() {
+	basic_trace t || return 1
+	mkheader t text=0xffffffff82000000 || return 1
+	run report t
+	expect_rc 0 && expect_has out "foo_alloc+0x10" && expect_err <<-'END' || return 1
+	kmemtrace: warning: t/kallsyms: _text at 0xffffffff81000000, but the traced kernel's is at 0xffffffff82000000 (t/header): symbols of another kernel or boot
+	END
+	printf '%s\n' 'ffffffff81000100 T foo_alloc' > System.map
+	run dump -s System.map t
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: warning: System.map: no _text symbol, cannot tell whether it is the traced kernel's
+	END
+	mkheader t || return 1
+	for o in "" -3 -b "-3 -b"; do
+		mkelf $o vmlinux 00112233445566778899aabbccddeeff76543210 || return 1
+		run report -k vmlinux t
+		no_libdw && { echo "# SKIP kmemtrace built without libdw"; return 4; }
+		expect_rc 0 && expect_err <<-END || return 1
+		kmemtrace: warning: vmlinux: build id 00112233445566778899aabbccddeeff76543210, but the traced kernel's is $BUILD_ID (t/header): call sites may be misnamed
+		END
+		mkelf $o vmlinux $BUILD_ID || return 1
+		run report -k vmlinux t
+		expect_rc 0 && expect_err < /dev/null || return 1
+	done
+	mkelf vmlinux || return 1
+	run dump -k vmlinux t
+	expect_rc 0 && expect_err <<-END
+	kmemtrace: warning: vmlinux: no build id, cannot tell whether it is the traced kernel (build id $BUILD_ID)
 	END
 }
 
@@ -1299,7 +1817,13 @@ t_report_vmlinux_libdw() {
 		echo "# SKIP kmemtrace built without libdw"
 		return 4
 	fi
-	expect_rc 0 && expect_has out "         1           60           64    6.2%  foo_alloc+0x4 ($(pwd -P)/fv.c:6)"
+	expect_rc 0 && expect_has out "         1           60           64    6.2%  foo_alloc+0x4 ($(pwd -P)/fv.c:6)" ||
+		return 1
+	# Without kallsyms, the header tells where _text was.
+	rm t/kallsyms && mkheader t build_id text=$((0x$text + 0x1000000)) || return 1
+	run report -k vmlinux t
+	expect_rc 0 && expect_err < /dev/null &&
+		expect_has out "         1           60           64    6.2%  foo_alloc+0x4 ($(pwd -P)/fv.c:6)"
 }
 
 TESTS="
@@ -1314,10 +1838,14 @@ report_top_n_ties_by_address
 report_still_allocated
 report_pairs_slab_types_skips_unpaired
 report_dropped_unknown_and_invalid
+all_events_invalid
 report_realloc_accounting
 report_backing_excluded
 report_top_caches_named
+report_byte_totals_do_not_wrap
 report_vmlinux_libdw
+header_missing_or_malformed
+header_symbols_mismatch
 report_view_sites
 report_view_live
 report_view_lifetimes
@@ -1333,6 +1861,8 @@ check_valid_trace
 check_gap_counts
 check_gaps_exceed_dropped
 check_detects_bad_magic
+check_detects_mixed_byte_orders
+stream_not_regular_file
 check_detects_truncated_file
 check_detects_seq_backwards
 check_detects_bad_fields
@@ -1342,6 +1872,7 @@ check_stats_mismatch
 check_stats_start_unknown
 check_stats_bad_file
 check_stats_v2
+check_totals_do_not_wrap
 swapped_endian_reads_same_as_native
 swapped_endian_new_fields
 dump_sorted_by_timestamp
@@ -1351,8 +1882,14 @@ dump_flags_and_caches
 streams_memory_bounded
 record_fake_debugfs
 record_without_stats_and_caches
+record_writes_header
+record_saves_comms
+record_progress_on_terminal
+comms_reader
+record_replaces_earlier_recording
 record_cpu_appears
 record_empty_and_duration
+record_duration_limit
 record_errors
 "
 
@@ -1366,8 +1903,11 @@ fi
 mkdir -p "$SCRATCH/include/linux" &&
 	cp "$UAPI" "$SCRATCH/include/linux/kmemtrace.h" &&
 	${CC:-cc} -Wall -Wextra -O2 -I"$SCRATCH/include" -o "$MKSTREAM" \
-		"$HERE/mkstream.c" ||
-	{ echo "Bail out! cannot build mkstream"; exit 1; }
+		"$HERE/mkstream.c" &&
+	${CC:-cc} -Wall -Wextra -O2 -o "$MKELF" "$HERE/mkelf.c" &&
+	${CC:-cc} -Wall -Wextra -O2 -std=gnu11 -D_GNU_SOURCE -I"$SRC" \
+		-o "$COMMSTEST" "$HERE/comms-test.c" "$SRC/comms.c" "$SRC/utils.c" ||
+	{ echo "Bail out! cannot build the test helpers"; exit 1; }
 
 set -- $TESTS
 echo "1..$#"

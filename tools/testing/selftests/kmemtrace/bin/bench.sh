@@ -1,0 +1,100 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.sh [smoke] - make bench: what kmemtrace costs, side by side with
+# the kernel without it, upstream's kmem trace events and allocation
+# profiling, in one run.
+#
+# Builds three kernels from configs/bench.config (Debian-like: -O2, jump
+# labels, no debug options):
+#   (a) CONFIG_KMEMTRACE=n                       bench-a
+#   (b) (a) + kmemtrace and its tracer           bench-b
+#   (c) (b) + CONFIG_MEM_ALLOC_PROFILING         bench-c
+# and boots each under QEMU TCG with -icount shift=0,sleep=off, so the
+# guest clock advances one nanosecond per guest instruction: every figure
+# is guest instructions, repeatable, whatever else the host is doing.  The
+# guest (guest/benchmark.sh) runs the kmemtrace_bench operations in each
+# mode; guest/../host/bench-table.awk makes the table.  Writes
+# $KMT_CACHE/out/bench/table.txt and prints it.
+#
+# "smoke" (make check) runs every mode and operation once with 1% of the
+# pairs and one ramp step, to prove the benchmark still works; its figures
+# mean nothing.
+
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+smoke=${1:-}
+OUT=$KMT_CACHE/out/bench${smoke:+-smoke}
+CFG=$KMT_SELFTESTS/configs
+mkdir -p "$OUT"
+
+if [ -n "$smoke" ]; then
+	reps=1
+	args="kmt.scale=1 kmt.reps=1"
+	ramp=smoke
+else
+	reps=${KMT_BENCH_REPS:-2}
+	args="kmt.scale=${KMT_BENCH_SCALE:-100} kmt.reps=$reps"
+	ramp=1
+fi
+
+build() {	# build NAME FRAGMENT...
+	name=$1
+	shift
+	"$KMT_BIN/stage.sh" "build-$name" "$KMT_BIN/build.sh" "$name" \
+		"$CFG/base.config" "$CFG/bench.config" "$@"
+}
+
+build bench-a
+build bench-b "$CFG/bench-kmemtrace.config"
+build bench-c "$CFG/bench-kmemtrace.config" "$CFG/bench-profiling.config"
+
+# One boot per kernel: icount needs single-threaded TCG.
+boot() {	# boot KERNEL MODES [EXTRA_CMDLINE]
+	KMT_TCG_THREAD=single \
+	KMT_QEMU_EXTRA="-icount shift=0,sleep=off,align=off" \
+	KMT_TIMEOUT=${KMT_BENCH_TIMEOUT:-1800} \
+		"$KMT_BIN/stage.sh" "boot-$1" "$KMT_BIN/run.sh" bench \
+		"kunit.enable=0 kmt.modes=$2 $args ${3:-}" "$1" "${smoke:+smoke-}$1"
+	cp "$KMT_CACHE/out/${smoke:+smoke-}$1/guest/bench.txt" "$OUT/$1.txt"
+	if grep -q '^KMT-BENCH-ERROR' "$OUT/$1.txt"; then
+		grep '^KMT-BENCH-ERROR' "$OUT/$1.txt"
+		kmt_die "the $1 benchmark boot failed; see $KMT_CACHE/out/${smoke:+smoke-}$1/console.log"
+	fi
+	grep -q '^KMT-BENCH-END' "$OUT/$1.txt" ||
+		kmt_die "the $1 benchmark did not finish; see $KMT_CACHE/out/${smoke:+smoke-}$1/console.log"
+	# Every operation of every mode, and nothing lost where it records.
+	for mode in $(echo "$2" | tr , ' '); do
+		n=$(awk -v m="$mode" '$1 == "KMT-BENCH" && $2 == m && $5 > 0 && $6 > 0' \
+			"$OUT/$1.txt" | wc -l)
+		[ "$n" = $((12 * ${reps:-1})) ] ||
+			kmt_die "$1: mode $mode has $n timed runs, want $((12 * ${reps:-1}))"
+	done
+	if awk '$1 == "KMT-BENCH" && $8 != 0 { bad = 1 } END { exit !bad }' "$OUT/$1.txt"; then
+		kmt_die "$1: events were dropped in a timed run; see $OUT/$1.txt"
+	fi
+}
+
+boot bench-a n
+boot bench-b off,relay,drain,tracer,events,relay+tracer,relay+function kmt.ramp=$ramp
+boot bench-c profiling,profiling+relay
+
+# Kernel text and data, (a) against (b).
+for k in bench-a bench-b; do
+	size "$(kmt_build $k)/vmlinux" | awk -v k=$k 'NR == 2 {
+		print "KMT-BENCH-SIZE " k " " $1 " " $2 " " $3 }'
+done >"$OUT/size.txt"
+
+{
+	echo "kmemtrace benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), commit" \
+		"$(git -C "$KMT_REPO" describe --always --dirty 2>/dev/null || echo unknown)," \
+		"host $(uname -m), $(nproc) CPUs; kernels: linux-source-6.12 $(kmt_version)"
+	echo "QEMU TCG -icount shift=0,sleep=off: 1 guest ns = 1 guest instruction;" \
+		"$KMT_SMP vCPUs; ${smoke:+SMOKE RUN (1% of the pairs): figures mean nothing; }$args"
+	echo
+	awk -f "$KMT_SELFTESTS/host/bench-table.awk" \
+		"$OUT/bench-a.txt" "$OUT/bench-b.txt" "$OUT/bench-c.txt" "$OUT/size.txt"
+} >"$OUT/table.txt"
+cat "$OUT/table.txt"
+kmt_log "table: $OUT/table.txt"

@@ -1,0 +1,241 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# benchmark.sh OUT - the guest half of make bench (bin/bench.sh).
+#
+# Runs the kmemtrace_bench operations in each mode named by kmt.modes= on
+# the kernel command line and prints one line per timed run,
+#
+#   KMT-BENCH MODE OP REP PAIRS NSECS EVENTS DROPPED
+#
+# NSECS is guest time, which under QEMU -icount counts instructions;
+# EVENTS and DROPPED are what the mode's recorder saw on CPU 0 during the
+# timed run (0 where nothing records).  Also prints "KMT-BENCH-MEM" lines
+# (what kmemtrace holds) and, for kmt.ramp=1, "KMT-BENCH-RAMP" lines (the
+# lossless capture ramp).  kmt.scale= is the percentage of the default
+# pair counts to run, kmt.reps= how many timed runs per operation.
+#
+# The timed loop runs on CPU 0.  A relay mode's `kmemtrace record` runs
+# on CPU 1 and is stopped (SIGSTOP) during the timed loop, so the figure
+# is the allocating CPU's alone (the guest clock counts the instructions
+# of every vCPU); mode "drain" leaves it running, so its figure includes
+# the reader.  The buffers hold the whole timed loop, so nothing is lost
+# (DROPPED says so).
+
+out=$1
+B=/sys/kernel/debug/kmemtrace_bench/run
+K=/sys/kernel/debug/kmemtrace
+T=/sys/kernel/tracing
+modes=
+scale=100
+reps=1
+ramp=0
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	kmt.modes=*) modes=$(echo "${arg#kmt.modes=}" | tr , ' ') ;;
+	kmt.scale=*) scale=${arg#kmt.scale=} ;;
+	kmt.reps=*) reps=${arg#kmt.reps=} ;;
+	kmt.ramp=*) ramp=${arg#kmt.ramp=} ;;
+	esac
+done
+log=$out/bench.txt
+: >"$log"
+
+say() {
+	echo "$*"
+	echo "$*" >>"$log"
+}
+
+# Operation and its pairs at scale 100: ~5-20 M instructions each.
+OPS="kmalloc-8:20000 kmalloc-64:20000 kmalloc-256:20000 kmalloc-1024:20000
+kmalloc-4096:10000 kmalloc-large:5000 cache:20000 pages-0:10000 pages-3:5000
+percpu:2000 vmalloc:2000 bulk:1000"
+
+rec=
+rec_dir=/tmp/bench-rec
+
+# record_start [CPU]: kmemtrace record into $rec_dir, on CPU if given.
+record_start() {
+	rm -rf "$rec_dir"
+	if [ -n "${1:-}" ]; then
+		taskset -c "$1" kmemtrace record -e -o "$rec_dir" >/tmp/record.log 2>&1 &
+	else
+		kmemtrace record -e -o "$rec_dir" >/tmp/record.log 2>&1 &
+	fi
+	rec=$!
+	i=0
+	while [ "$(cat $K/enabled)" != 1 ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+record_stop() {
+	[ -n "$rec" ] || return 0
+	kill -CONT "$rec" 2>/dev/null
+	kill -INT "$rec"
+	wait "$rec"
+	rc=$?
+	[ $rc = 0 ] || { say "KMT-BENCH-ERROR record exited $rc"; cat /tmp/record.log; }
+	rec=
+	rm -rf "$rec_dir"
+}
+
+# mode_start MODE / mode_stop MODE: switch the recorders of MODE on, off.
+mode_start() {
+	case $1 in
+	*relay*|drain) record_start 1 ;;
+	esac
+	case $1 in
+	*tracer*|*function*)
+		[ "${1#*function}" != "$1" ] && echo 1 >$T/options/kmem_function
+		echo kmemtrace >$T/current_tracer ;;
+	events)
+		echo 1 >$T/events/kmem/enable ;;
+	esac
+	case $1 in
+	profiling*) echo 1 >/proc/sys/vm/mem_profiling ;;
+	esac
+}
+
+mode_stop() {
+	record_stop
+	if [ -d $T ]; then
+		echo nop >$T/current_tracer
+		[ -f $T/options/kmem_function ] && echo 0 >$T/options/kmem_function
+		echo 0 >$T/events/kmem/enable
+		echo >$T/trace
+	fi
+	[ -f /proc/sys/vm/mem_profiling ] && echo 0 >/proc/sys/vm/mem_profiling
+}
+
+# timed MODE OP PAIRS: one timed run, in a shell pinned on CPU 0 that runs
+# only builtins from the first count to the last, so that the events
+# counted are the loop's, give or take the reads of the counters (which
+# the empty run, OP "none", measures).  Prints "NSECS EVENTS DROPPED".
+timed() {
+	taskset -c 0 sh -c '
+		K=$1 T=$2 B=$3 mode=$4 op=$5 pairs=$6
+		count() {	# sets E and D for CPU 0
+			E=0 D=0
+			case $mode in
+			*relay*|drain)
+				while read -r c e d rest; do
+					[ "$c" = 0 ] && E=$e D=$d
+				done <$K/stats ;;
+			tracer|events)
+				while read -r k v rest; do
+					case $k in
+					entries:|overrun:) E=$((E + v)) ;;
+					esac
+				done <$T/per_cpu/cpu0/stats ;;
+			esac
+		}
+		[ -d $T ] && echo >$T/trace
+		count
+		e0=$E d0=$D
+		[ "$op" = none ] || echo "$op $pairs" >$B || exit 1
+		read -r o p ns <$B
+		count
+		echo "$ns $((E - e0)) $((D - d0))"
+	' sh $K $T $B "$@"
+}
+
+# run_op MODE OP PAIRS REP: warm up, then one timed run on CPU 0.
+run_op() {
+	warm=$(($3 / 10 + 1))
+	taskset -c 0 sh -c "echo '$2 $warm' >$B" || say "KMT-BENCH-ERROR $1 $2 warm-up failed"
+	# Let the reader take the warm-up's events, then hold it.
+	if [ -n "$rec" ] && [ "$1" != drain ]; then
+		sleep 0.2
+		kill -STOP "$rec"
+	fi
+	# The events of reading the counters, then the run's.
+	set -- "$@" $(timed "$1" none 0) $(timed "$1" "$2" "$3")
+	[ -n "$rec" ] && kill -CONT "$rec"
+	if [ $# != 10 ]; then
+		say "KMT-BENCH-ERROR $1 $2 run failed"
+		return
+	fi
+	say "KMT-BENCH $1 $2 $4 $3 $8 $(($9 - $6)) $((${10} - $7))"
+}
+
+# What kmemtrace holds: buffers and free memory before and after
+# recording starts.
+memory() {
+	[ -d $K ] || return 0
+	free0=$(awk '/^MemFree:/ { print $2 * 1024 }' /proc/meminfo)
+	say "KMT-BENCH-MEM off_buffers $(awk '{ print $2 }' $K/buffers)"
+	record_start 1
+	free1=$(awk '/^MemFree:/ { print $2 * 1024 }' /proc/meminfo)
+	say "KMT-BENCH-MEM on_buffers $(awk '{ print $2 }' $K/buffers)"
+	say "KMT-BENCH-MEM on_memfree_delta $((free0 - free1))"
+	record_stop
+}
+
+# The lossless capture ramp: kmalloc-64 pairs paced on both CPUs while
+# record drains with default buffers; double the rate until events are
+# dropped, then bisect.  Rates are events per guest second, both CPUs.
+ramp_step() {	# ramp_step EVENTS_PER_SEC: prints dropped
+	pairs_rate=$(($1 / 4))
+	pairs=$((pairs_rate / 4 + 1))	# a quarter of a guest second
+	d0=$(cat $K/dropped)
+	record_start
+	taskset -c 0 sh -c "echo 'kmalloc-64 $pairs $pairs_rate' >$B" &
+	p0=$!
+	taskset -c 1 sh -c "echo 'kmalloc-64 $pairs $pairs_rate' >$B" &
+	p1=$!
+	wait $p0 $p1
+	sleep 0.5
+	record_stop
+	d1=$(cat $K/dropped)
+	say "KMT-BENCH-RAMP $1 $((pairs * 4)) $((d1 - d0))"
+	echo $((d1 - d0))
+}
+
+ramp() {
+	[ -d $K ] || return 0
+	good=0
+	bad=0
+	rate=100000
+	while [ $rate -le 1000000000 ]; do
+		if [ "$(ramp_step $rate | tail -n 1)" = 0 ]; then
+			good=$rate
+			rate=$((rate * 2))
+		else
+			bad=$rate
+			break
+		fi
+	done
+	i=0
+	while [ $bad != 0 ] && [ $i -lt "$1" ]; do
+		mid=$(((good + bad) / 2))
+		if [ "$(ramp_step $mid | tail -n 1)" = 0 ]; then
+			good=$mid
+		else
+			bad=$mid
+		fi
+		i=$((i + 1))
+	done
+	say "KMT-BENCH-LOSSLESS $good $bad"
+}
+
+say "KMT-BENCH-KERNEL $(uname -r) modes: $modes scale $scale reps $reps"
+[ -f $B ] || { say "KMT-BENCH-ERROR no $B"; exit 1; }
+memory
+for mode in $modes; do
+	mode_start "$mode"
+	for rep in $(seq 1 "$reps"); do
+		for o in $OPS; do
+			pairs=$((${o#*:} * scale / 100))
+			[ $pairs -gt 0 ] || pairs=1
+			run_op "$mode" "${o%:*}" "$pairs" "$rep"
+		done
+	done
+	mode_stop "$mode"
+done
+case $ramp in
+1)	ramp 4 ;;
+smoke)	ramp_step 100000 >/dev/null ;;
+esac
+say "KMT-BENCH-END"

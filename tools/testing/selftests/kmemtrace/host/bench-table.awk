@@ -1,0 +1,182 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench-table.awk - the table of make bench, from the KMT-BENCH lines the
+# guests printed (guest/benchmark.sh) and the kernel sizes (bin/bench.sh).
+#
+# A figure is guest instructions per allocation and free pair (QEMU
+# -icount: 1 ns of guest time per instruction), the fastest of the
+# repetitions; "spread" is how far the slowest one was from it.
+
+function pct(x, base) {
+	return base ? sprintf("%+.2f%%", (x - base) * 100 / base) : "-"
+}
+
+function fmt(x) {
+	return x == "" ? "-" : sprintf("%.1f", x)
+}
+
+$1 == "KMT-BENCH" {
+	mode = $2; op = $3; v = $6 / $5
+	if (!((mode, op) in best) || v < best[mode, op])
+		best[mode, op] = v
+	if (!((mode, op) in worst) || v > worst[mode, op])
+		worst[mode, op] = v
+	if ($5 > 0)
+		evpp[mode, op] = $7 / $5
+	dropped[mode] += $8
+	if (!(op in seen_op)) { seen_op[op] = 1; ops[nops++] = op }
+	if (!(mode in seen_mode)) { seen_mode[mode] = 1 }
+	next
+}
+$1 == "KMT-BENCH-MEM" { mem[$2] = $3; next }
+$1 == "KMT-BENCH-RAMP" { ramp[nramp++] = $0; next }
+$1 == "KMT-BENCH-LOSSLESS" { lossless_good = $2; lossless_bad = $3; next }
+$1 == "KMT-BENCH-SIZE" { text[$2] = $3; data[$2] = $4; bss[$2] = $5; next }
+
+END {
+	nm = split("n off relay drain tracer events relay+tracer relay+function profiling profiling+relay", modes, " ")
+	split("(a)n (b)off relay relay+rd tracer events rel+trc rel+fn (c)prof prof+rel", label, " ")
+
+	print "Instructions per alloc+free pair, and overhead vs (a) (kernel (a): no kmemtrace)"
+	print "  relay: record on CPU 1 stopped during the timed loop (the allocating CPU's cost);"
+	print "  relay+rd: record draining meanwhile (the guest clock also counts the reader's"
+	print "  instructions); tracer: kmemtrace tracer; events: upstream events/kmem/*;"
+	print "  rel+fn: relay + tracer with kmem_function; (c)prof: vm.mem_profiling=1 on (c)."
+	printf "%-14s", "operation"
+	for (m = 1; m <= nm; m++)
+		if (modes[m] in seen_mode)
+			printf " %16s", label[m]
+	printf "\n"
+	for (i = 0; i < nops; i++) {
+		op = ops[i]
+		base = best["n", op]
+		printf "%-14s", op
+		for (m = 1; m <= nm; m++) {
+			if (!(modes[m] in seen_mode))
+				continue
+			if (modes[m] == "n")
+				printf " %16s", fmt(base)
+			else if ((modes[m], op) in best)
+				printf " %8s %7s", fmt(best[modes[m], op]),
+					pct(best[modes[m], op], base)
+			else
+				printf " %16s", "-"
+		}
+		printf "\n"
+	}
+
+	print ""
+	print "Cost per recorded event: (mode - (a)) / events recorded per pair, instructions"
+	print "  (events per pair in brackets; (c)prof: per allocation counted)"
+	printf "%-14s", "operation"
+	for (m = 3; m <= nm; m++)
+		if (modes[m] in seen_mode)
+			printf " %14s", label[m]
+	printf "\n"
+	for (i = 0; i < nops; i++) {
+		op = ops[i]
+		base = best["n", op]
+		printf "%-14s", op
+		for (m = 3; m <= nm; m++) {
+			mode = modes[m]
+			if (!(mode in seen_mode))
+				continue
+			n = evpp[mode, op]
+			if (mode == "profiling")
+				n = evpp["relay", op] / 2
+			# Fewer than one event per pair: not this mode's events.
+			if (n >= 1 && (mode, op) in best) {
+				cost[mode, op] = (best[mode, op] - base) / n
+				printf " %8.1f [%3.0f]", cost[mode, op], n
+			} else {
+				printf " %14s", "-"
+			}
+		}
+		printf "\n"
+	}
+
+	# The draining reader runs when the scheduler lets it: not repeatable.
+	spread = 0; dspread = 0
+	for (k in best) {
+		if (best[k] <= 0)
+			continue
+		split(k, sa, SUBSEP)
+		v = (worst[k] - best[k]) / best[k]
+		if (sa[1] == "drain") {
+			if (v > dspread) dspread = v
+		} else if (v > spread) {
+			spread = v; spread_at = k
+		}
+	}
+	split(spread_at, sa, SUBSEP)
+	printf "\nRepeatability: largest spread between repetitions %.3f%% (%s %s); relay+rd %.1f%%\n",
+		spread * 100, sa[1], sa[2], dspread * 100
+	for (m = 1; m <= nm; m++)
+		if (dropped[modes[m]])
+			printf "DROPPED: %d events lost in mode %s: its figures are invalid\n",
+				dropped[modes[m]], modes[m]
+
+	print ""
+	if (text["bench-a"])
+		printf "vmlinux text (a) %d, (b) %d bytes: %s; data %+d, bss %+d bytes\n",
+			text["bench-a"], text["bench-b"], pct(text["bench-b"], text["bench-a"]),
+			data["bench-b"] - data["bench-a"], bss["bench-b"] - bss["bench-a"]
+	if ("off_buffers" in mem)
+		printf "memory: off: %d bytes of buffers (plus the data and bss above); on: %d bytes of buffers (MemFree fell by %d)\n",
+			mem["off_buffers"], mem["on_buffers"], mem["on_memfree_delta"]
+	for (i = 0; i < nramp; i++) {
+		split(ramp[i], rr, " ")
+		printf "ramp: %d events/s offered (%d events): %d dropped\n", rr[2], rr[3], rr[4]
+	}
+	if (lossless_good != "")
+		printf "lossless capture (default buffers, record draining, 2 vCPUs): %d events/s with 0 dropped; %s\n",
+			lossless_good, lossless_bad ? "drops at " lossless_bad " events/s" : "no drops seen"
+
+	print ""
+	print "Goals"
+	worst_off = -1e9
+	for (i = 0; i < nops; i++) {
+		op = ops[i]
+		if (("off", op) in best && best["n", op] > 0) {
+			o = (best["off", op] - best["n", op]) * 100 / best["n", op]
+			if (o > worst_off) { worst_off = o; worst_off_op = op }
+		}
+	}
+	if (worst_off > -1e9)
+		goal(worst_off <= 0.1, sprintf("built in, off: <= +0.1%% instructions on every operation: worst %+.2f%% (%s)", worst_off, worst_off_op))
+	if (text["bench-a"])
+		goal((text["bench-b"] - text["bench-a"]) * 100 / text["bench-a"] <= 0.5,
+			sprintf("built in, off: <= +0.5%% vmlinux text: %s", pct(text["bench-b"], text["bench-a"])))
+	worst_ev = 0; worst_ratio = 0; worst_tr = 0; worst_prof = 0
+	for (i = 0; i < nops; i++) {
+		op = ops[i]
+		if (("relay", op) in cost && cost["relay", op] > worst_ev) {
+			worst_ev = cost["relay", op]; worst_ev_op = op
+		}
+		if (("relay", op) in cost && ("events", op) in cost && cost["events", op] > 0) {
+			r = cost["relay", op] / cost["events", op]
+			if (r > worst_ratio) { worst_ratio = r; worst_ratio_op = op }
+		}
+		if (("tracer", op) in cost && ("events", op) in cost && cost["events", op] > 0) {
+			r = cost["tracer", op] / cost["events", op]
+			if (r > worst_tr) { worst_tr = r; worst_tr_op = op }
+		}
+		if (("relay", op) in best && ("profiling", op) in best &&
+		    best["profiling", op] > best["n", op]) {
+			r = (best["relay", op] - best["n", op]) / (best["profiling", op] - best["n", op])
+			if (r > worst_prof) { worst_prof = r; worst_prof_op = op }
+		}
+	}
+	if (worst_ev)
+		goal(worst_ev <= 60, sprintf("relay on: <= 60 instructions per recorded event: worst %.1f (%s)", worst_ev, worst_ev_op))
+	if (worst_ratio)
+		goal(worst_ratio <= 1 / 3, sprintf("relay on: <= 1/3 of the upstream event's cost per event: worst %.2fx (%s)", worst_ratio, worst_ratio_op))
+	if (worst_tr)
+		goal(worst_tr <= 1, sprintf("tracer on: <= the upstream event's cost per event: worst %.2fx (%s)", worst_tr, worst_tr_op))
+	if (worst_prof)
+		goal(worst_prof <= 3, sprintf("relay on: <= 3x allocation profiling's cost per allocation: worst %.2fx (%s)", worst_prof, worst_prof_op))
+}
+
+function goal(ok, what) {
+	printf "  [%s] %s\n", ok ? "met" : "NOT MET", what
+}
