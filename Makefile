@@ -44,7 +44,8 @@ kernel: prepare
 	@$(STAGE) kernel $(BIN)/build.sh kmemtrace \
 		$(CONFIGS)/base.config $(CONFIGS)/kmemtrace.config
 
-tool: deps
+# The tool takes tools/lib/symbol from the kernel source.
+tool: source
 	@$(STAGE) tool $(BIN)/build-tool.sh
 
 initramfs: kernel tool

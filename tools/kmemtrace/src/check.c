@@ -193,12 +193,12 @@ static const char *byte_order_name(bool big)
  * Compare DIR/header, when present, with what the streams show: its ABI
  * version must be supported, and every stream in its byte order.
  */
-static size_t check_header(const struct kmt_trace *t)
+static size_t check_header(struct kmt_trace *t)
 {
 	const bool host_big = KMT_HOST_BIG_ENDIAN;
 	const struct kmt_header *h = &t->header;
-	const struct kmt_stream *s;
-	size_t i, j, errors = 0;
+	struct kmt_stream *s;
+	size_t i, errors = 0;
 	const char *order;
 	bool big;
 	uint64_t abi;
@@ -214,12 +214,10 @@ static size_t check_header(const struct kmt_trace *t)
 		return errors;
 	for (i = 0; i < t->nr; i++) {
 		s = &t->streams[i];
-		/* The byte order of a stream is known from a valid magic. */
-		for (j = 0; j < s->nr && s->ev[j].magic != KMEMTRACE_MAGIC; j++)
-			;
-		if (j == s->nr)
+		/* The byte order of a stream is known from a known magic. */
+		if (kmt_stream_order(s) == KMT_ORDER_UNKNOWN)
 			continue;
-		big = s->swapped ? !host_big : host_big;
+		big = s->order == KMT_ORDER_OTHER ? !host_big : host_big;
 		if (!strcmp(order, byte_order_name(big)))
 			continue;
 		err_msg("%s: events are %s-endian, but %s says %s", s->path,

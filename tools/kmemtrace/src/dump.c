@@ -2,11 +2,15 @@
 /*
  * kmemtrace dump - print every recorded event as one line of text
  */
+#include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "fmt.h"
 #include "kmemtrace.h"
 #include "symbols.h"
 #include "trace.h"
@@ -26,7 +30,7 @@ static void dump_usage(int status)
 		"  usage: kmemtrace dump [-k VMLINUX] [-s SYMFILE] DIR|FILE\n"
 		"\n"
 		"  Print the valid events of the cpuN files of DIR, or of one FILE, one\n"
-		"  line per event, sorted by timestamp across CPUs:\n"
+		"  line per event, in time order (each CPU's in the order recorded):\n"
 		"    cpu seq ts kind type site ptr req alloc gfp node pid order cache_id\n"
 		"    [migratetype] [cache] [flags] [sym]\n"
 		"  migratetype is shown for page allocations, cache (the cache name) for\n"
@@ -74,37 +78,170 @@ static void dump_parse_args(int argc, char **argv, struct dump_params *p)
 	p->path = argv[optind];
 }
 
-static void dump_event(const struct kmemtrace_event *ev,
-		       const struct kmt_symtab *syms,
-		       const struct kmt_caches *caches)
-{
-	const char *cache;
-	char name[512];
+/* Output of dump: lines built in a buffer, written a buffer at a time. */
+struct dump_out {
+	char buf[1 << 16];
+	size_t len;
+};
 
-	printf("cpu=%u seq=%llu ts=%llu %s %s site=0x%llx ptr=0x%llx",
-	       ev->cpu, (unsigned long long)ev->seq,
-	       (unsigned long long)ev->timestamp, kmt_kind_name(ev->kind),
-	       kmt_type_name(ev->type), (unsigned long long)ev->call_site,
-	       (unsigned long long)ev->ptr);
-	printf(" req=%llu alloc=%llu gfp=0x%x node=%d pid=%u order=%u cache_id=%u",
-	       (unsigned long long)ev->bytes_req,
-	       (unsigned long long)ev->bytes_alloc, ev->gfp_flags, ev->node,
-	       ev->pid, ev->order, ev->cache_id);
-	if (ev->type == KMEMTRACE_TYPE_PAGES && ev->kind == KMEMTRACE_KIND_ALLOC)
-		printf(" migratetype=%u", ev->migratetype);
-	cache = ev->type == KMEMTRACE_TYPE_CACHE ?
-		kmt_caches_name(caches, ev->cache_id) : NULL;
-	if (cache)
-		printf(" cache=%s", cache);
+/* The keys of out_field(), readable 16 bytes at a time. */
+static const char key_cache[16] = " cache=";
+static const char key_flags[16] = " flags=";
+static const char key_sym[16] = " sym=";
+
+static void out_write(const char *buf, size_t len);
+
+static void out_flush(struct dump_out *o)
+{
+	out_write(o->buf, o->len);
+	o->len = 0;
+}
+
+/* Room for @len bytes more. */
+static char *out_reserve(struct dump_out *o, size_t len)
+{
+	if (o->len + len > sizeof(o->buf))
+		out_flush(o);
+	return o->buf + o->len;
+}
+
+/*
+ * Append " KEY" and the string @s, which may be longer than the buffer,
+ * and is readable 16 bytes at a time, as the key.
+ */
+static void out_field(struct dump_out *o, const char *key, size_t klen,
+		      const char *s, size_t len)
+{
+	char *p = out_reserve(o, 16);
+
+	o->len = fmt_blocks(p, key, klen) - o->buf;
+	if (len > sizeof(o->buf) / 2) {
+		out_flush(o);
+		out_write(s, len);
+		return;
+	}
+	p = out_reserve(o, len + 16);
+	o->len = fmt_blocks(p, s, len) - o->buf;
+}
+
+/* What dump_event() prints for every event but the event itself. */
+struct dump_ctx {
+	struct dump_out out;
+	struct kmt_symcache syms;
+	bool symbolize;
+	const struct kmt_caches *caches;
+	struct kmt_map cache_index;
+	size_t *cache_lens;
+	char **cache_names;
+	char flags[8][64];
+	size_t flags_len[8];
+	/* " KIND TYPE site=0x" of each valid kind and type */
+	char kind_type[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1][32];
+	size_t kind_type_len[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
+};
+
+/* A copy of @s, readable 16 bytes at a time: for fmt_blocks(). */
+static char *block_dup(const char *s, size_t len)
+{
+	char *p = xcalloc(1, len + 16);
+
+	memcpy(p, s, len);
+	return p;
+}
+
+static void dump_index_caches(struct dump_ctx *d)
+{
+	size_t i;
+
+	d->cache_lens = xcalloc(d->caches->nr, sizeof(*d->cache_lens));
+	d->cache_names = xcalloc(d->caches->nr, sizeof(*d->cache_names));
+	for (i = 0; i < d->caches->nr; i++) {
+		kmt_map_insert(&d->cache_index, d->caches->caches[i].id, i, NULL);
+		d->cache_lens[i] = strlen(d->caches->caches[i].name);
+		d->cache_names[i] = block_dup(d->caches->caches[i].name,
+					      d->cache_lens[i]);
+	}
+}
+
+/* Flush the output; a write error ends dump. */
+static void out_write(const char *buf, size_t len)
+{
+	int ret;
+
+	if (fflush(stdout) == EOF)
+		ret = -errno;
+	else
+		ret = write_all(STDOUT_FILENO, buf, len);
+	if (ret) {
+		err_msg("dump: writing the output: %s", strerror(-ret));
+		exit(1);
+	}
+}
+
+/* @sym: the index of the call site's name in @d->syms */
+static void dump_event(struct dump_ctx *d, const struct kmemtrace_event *ev,
+		       uint32_t sym)
+{
+	size_t len;
+	uint32_t i;
+	char *p;
+
+	/* Every number at its longest, and the names of kind and type. */
+	p = out_reserve(&d->out, 16 * FMT_U64_MAX + 128);
+	p = fmt_lit(p, "cpu=");
+	p = fmt_u64(p, ev->cpu);
+	p = fmt_lit(p, " seq=");
+	p = fmt_u64(p, ev->seq);
+	p = fmt_lit(p, " ts=");
+	p = fmt_u64(p, ev->timestamp);
+	/* Valid events have a known kind and type. */
+	p = fmt_blocks(p, d->kind_type[ev->kind][ev->type],
+		       d->kind_type_len[ev->kind][ev->type]);
+	p = fmt_x64(p, ev->call_site);
+	p = fmt_lit(p, " ptr=0x");
+	p = fmt_x64(p, ev->ptr);
+	p = fmt_lit(p, " req=");
+	p = fmt_u64(p, ev->bytes_req);
+	p = fmt_lit(p, " alloc=");
+	p = fmt_u64(p, ev->bytes_alloc);
+	p = fmt_lit(p, " gfp=0x");
+	p = fmt_x64(p, ev->gfp_flags);
+	p = fmt_lit(p, " node=");
+	p = fmt_s64(p, ev->node);
+	p = fmt_lit(p, " pid=");
+	p = fmt_u64(p, ev->pid);
+	p = fmt_lit(p, " order=");
+	p = fmt_u64(p, ev->order);
+	p = fmt_lit(p, " cache_id=");
+	p = fmt_u64(p, ev->cache_id);
+	if (ev->type == KMEMTRACE_TYPE_PAGES && ev->kind == KMEMTRACE_KIND_ALLOC) {
+		p = fmt_lit(p, " migratetype=");
+		p = fmt_u64(p, ev->migratetype);
+	}
+	d->out.len = p - d->out.buf;
+	if (ev->type == KMEMTRACE_TYPE_CACHE &&
+	    kmt_map_find(&d->cache_index, ev->cache_id, &i))
+		out_field(&d->out, key_cache, 7, d->cache_names[i],
+			  d->cache_lens[i]);
+	/* Valid events have no unknown flag. */
 	if (ev->flags) {
-		kmt_flags_format(ev->flags, name, sizeof(name));
-		printf(" flags=%s", name);
+		i = ev->flags & KMT_KNOWN_FLAGS;
+		out_field(&d->out, key_flags, 7, d->flags[i], d->flags_len[i]);
 	}
-	if (syms->nr || syms->dw) {
-		kmt_symtab_format(syms, ev->call_site, name, sizeof(name));
-		printf(" sym=%s", name);
+	if (d->symbolize) {
+		len = d->syms.lens[sym];
+		if (len > sizeof(d->out.buf) / 2) {
+			out_field(&d->out, key_sym, 5, d->syms.names[sym], len);
+		} else {
+			p = out_reserve(&d->out, len + 32);
+			p = fmt_lit(p, " sym=");
+			p = fmt_blocks(p, d->syms.names[sym], len);
+			d->out.len = p - d->out.buf;
+		}
 	}
-	printf("\n");
+	p = out_reserve(&d->out, 1);
+	*p = '\n';
+	d->out.len++;
 }
 
 static int dump_load(struct kmt_trace *t, const char *path)
@@ -126,10 +263,14 @@ int dump_main(int argc, char **argv)
 	struct kmt_caches caches;
 	struct dump_params p;
 	struct kmt_symtab syms;
+	const struct kmemtrace_event *ev[KMT_MERGE_BATCH];
+	uint32_t sym[KMT_MERGE_BATCH];
 	struct kmt_stats *st;
-	struct kmt_ref *refs;
+	struct kmt_merge m;
 	struct kmt_trace t;
-	size_t i, nr, errors;
+	size_t i, n, nr = 0, errors;
+	struct dump_ctx *d;
+	unsigned int f;
 	int ret = 0;
 
 	dump_parse_args(argc, argv, &p);
@@ -142,19 +283,53 @@ int dump_main(int argc, char **argv)
 		return 1;
 	}
 	st = xcalloc(t.nr, sizeof(*st));
-	errors = kmt_trace_validate(&t, st);
-	refs = kmt_trace_timeline(&t, &nr);
+	kmt_caches_load(&caches, t.dir);
+	d = xcalloc(1, sizeof(*d));
+	kmt_symcache_init(&d->syms, &syms);
+	d->symbolize = syms.nr || syms.dw;
+	d->caches = &caches;
+	dump_index_caches(d);
+	/* Valid events have no unknown flag: name each combination once. */
+	for (f = 1; f < ARRAY_SIZE(d->flags); f++) {
+		kmt_flags_format(f, d->flags[f], sizeof(d->flags[f]) - 16);
+		d->flags_len[f] = strlen(d->flags[f]);
+	}
+	for (f = KMEMTRACE_KIND_ALLOC; f <= KMEMTRACE_KIND_REALLOC; f++) {
+		for (i = KMEMTRACE_TYPE_KMALLOC; i <= KMEMTRACE_TYPE_VMALLOC; i++) {
+			snprintf(d->kind_type[f][i], sizeof(d->kind_type[f][i]),
+				 " %s %s site=0x", kmt_kind_name(f),
+				 kmt_type_name(i));
+			d->kind_type_len[f][i] = strlen(d->kind_type[f][i]);
+		}
+	}
+	kmt_merge_start(&m, &t, st);
+	while ((n = kmt_merge_batch(&m, ev, ARRAY_SIZE(ev)))) {
+		/*
+		 * Call sites come in any order: look the names of a batch
+		 * up first, the lookups overlap.
+		 */
+		for (i = 0; d->symbolize && i < n; i++)
+			sym[i] = kmt_symcache_index(&d->syms, ev[i]->call_site);
+		for (i = 0; i < n; i++)
+			dump_event(d, ev[i], sym[i]);
+		nr += n;
+	}
+	out_flush(&d->out);
+	errors = kmt_merge_end(&m);
 	if (!nr && errors) {
 		err_msg("%s: no valid event, %zu problems (see kmemtrace check)",
 			p.path, errors);
 		ret = 1;
 	}
-	kmt_caches_load(&caches, t.dir);
-	for (i = 0; i < nr; i++)
-		dump_event(refs[i].ev, &syms, &caches);
 
+	kmt_symcache_free(&d->syms);
+	kmt_map_free(&d->cache_index);
+	for (i = 0; i < caches.nr; i++)
+		free(d->cache_names[i]);
+	free(d->cache_names);
+	free(d->cache_lens);
+	free(d);
 	kmt_caches_free(&caches);
-	free(refs);
 	free(st);
 	kmt_symtab_free(&syms);
 	kmt_trace_free(&t);

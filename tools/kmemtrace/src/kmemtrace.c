@@ -27,6 +27,7 @@ static const struct command commands[] = {
 	{ "report",	report_main,	"summarize a recorded trace" },
 	{ "check",	check_main,	"validate the event streams of a recorded trace" },
 	{ "dump",	dump_main,	"print every recorded event as one line of text" },
+	{ "plot",	plot_main,	"draw a recorded trace as an SVG picture" },
 };
 
 static void kmemtrace_usage(int status)

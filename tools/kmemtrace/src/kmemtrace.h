@@ -44,4 +44,13 @@ int check_main(int argc, char **argv);
  */
 int dump_main(int argc, char **argv);
 
+/**
+ * plot_main() - "kmemtrace plot": draw a recorded trace as SVG
+ * @argc: number of arguments, including "plot"
+ * @argv: the arguments
+ *
+ * Return: the exit status of the command.
+ */
+int plot_main(int argc, char **argv);
+
 #endif /* __KMEMTRACE_H */

@@ -1,98 +1,417 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmemtrace report - summarize a recorded trace
+ * kmemtrace report - analyse a recorded trace
+ *
+ * One pass over the events, merged in time order, replays every
+ * allocation and free: a hash table holds the allocations still live,
+ * hash maps add up what happened per call site, per cache, per gfp_flags
+ * value and per node.  The views (report_views.c) then sort and print
+ * what they need, symbolizing only the call sites they print.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kmemtrace.h"
-#include "symbols.h"
-#include "trace.h"
+#include "opts.h"
+#include "report.h"
 #include "utils.h"
 
-struct report_params {
-	const char *dir;
-	const char *vmlinux;
-	const char *symfile;
-	uint64_t top;
+static const char * const view_names[NR_VIEWS] = {
+	[VIEW_SUMMARY]		= "summary",
+	[VIEW_SITES]		= "sites",
+	[VIEW_CACHES]		= "caches",
+	[VIEW_LIVE]		= "live",
+	[VIEW_LIFETIMES]	= "lifetimes",
+	[VIEW_FREES]		= "frees",
+	[VIEW_PAGES]		= "pages",
+	[VIEW_GFP]		= "gfp",
+	[VIEW_NODES]		= "nodes",
 };
 
-/*
- * Allocations of one call site, or of one cache.  Byte sums saturate
- * (add_u64_sat()): @req_overflow and @alloc_overflow tell that one did
- * not fit in 64 bits.
- */
-struct site {
-	uint64_t key;
-	uint64_t count;
-	uint64_t req;
-	uint64_t alloc;
-	bool req_overflow;
-	bool alloc_overflow;
+static const struct {
+	const char *name;
+	enum report_key key;
+} key_names[] = {
+	{ "bytes",	KEY_BYTES },
+	{ "req",	KEY_REQ },
+	{ "hits",	KEY_HITS },
+	{ "allocs",	KEY_HITS },
+	{ "count",	KEY_HITS },
+	{ "waste",	KEY_WASTE },
+	{ "frees",	KEY_FREES },
+	{ "live",	KEY_LIVE },
+	{ "pingpong",	KEY_PINGPONG },
+	{ "lifetime",	KEY_LIFETIME },
+	{ "age",	KEY_AGE },
+	{ "mismatch",	KEY_MISMATCH },
 };
 
-/* The KMEMTRACE_FLAG_BACKING events, which the byte counts leave out. */
-struct backing {
-	uint64_t allocs;
-	uint64_t bytes;
-	uint64_t frees;
-	bool overflow;
+static const char * const by_names[NR_BY] = {
+	[BY_SITE]	= "site",
+	[BY_FUNC]	= "func",
+	[BY_CACHE]	= "cache",
+	[BY_TYPE]	= "type",
+	[BY_PID]	= "pid",
 };
 
-/* Whether a byte total of the report did not fit in 64 bits. */
-static bool bytes_overflow;
+enum {
+	OPT_SORT = 256,
+	OPT_BY,
+	OPT_LIST,
+	OPT_MIN_AGE,
+	OPT_JSON,
+	OPT_CSV,
+};
 
-/* Write a byte total, or "overflow" when it did not fit in 64 bits. */
-static const char *fmt_bytes(char *buf, size_t len, uint64_t v, bool overflow)
-{
-	if (overflow)
-		snprintf(buf, len, "overflow");
-	else
-		snprintf(buf, len, "%llu", (unsigned long long)v);
-	bytes_overflow |= overflow;
-	return buf;
-}
+static const struct kmt_opt report_opts[] = {
+	{ "vmlinux", 'k', "VMLINUX",
+	  "symbolize call sites with this vmlinux (libdw),\n"
+	  "with file:line when it has debug info" },
+	{ "symbols", 's', "SYMFILE",
+	  "use this kallsyms or System.map file instead of\n"
+	  "DIR/kallsyms" },
+	{ "view", 'v', "VIEW[,...]",
+	  "what to print (default summary): summary, sites,\n"
+	  "caches, live, lifetimes, frees, pages, gfp,\n"
+	  "nodes, or all" },
+	{ "top", 'n', "TOP", "print TOP rows per table (default 10)" },
+	{ "sort", OPT_SORT, "KEY[,...]",
+	  "sort rows by these keys, largest first: bytes,\n"
+	  "req, hits (allocs), waste, frees, live, pingpong,\n"
+	  "lifetime, age, mismatch" },
+	{ "by", OPT_BY, "GROUP",
+	  "group the live view by site (default), func,\n"
+	  "cache, type or pid" },
+	{ "list", OPT_LIST, NULL,
+	  "live view: one line per live allocation" },
+	{ "min-age", OPT_MIN_AGE, "AGE",
+	  "live view: only allocations at least AGE old" },
+	{ "json", OPT_JSON, NULL, "print one JSON document" },
+	{ "csv", OPT_CSV, NULL, "print the tables as CSV" },
+	{ "help", 'h', NULL, "print this help" },
+};
+
+const struct kmt_opt report_filter_opts[] = {
+	{ "type", OPT_TYPE, "TYPE[,...]",
+	  "only allocations of these types: kmalloc, cache,\n"
+	  "pages, percpu, vmalloc" },
+	{ "cpu", OPT_CPU, "CPUS",
+	  "only allocations on these CPUs, e.g. 0,2-3" },
+	{ "pid", OPT_PID, "PIDS", "only allocations by these pids" },
+	{ "comm", OPT_COMM, "COMM[,...]",
+	  "only allocations by tasks of these names\n"
+	  "(DIR/comms)" },
+	{ "time", OPT_TIME, "START,END",
+	  "only events from START to END, in ns or with a\n"
+	  "unit (1.5s, 20ms, 3us); either may be left out" },
+	{ "site", OPT_SITE, "SITE[,...]",
+	  "only allocations at these call sites: func,\n"
+	  "func+0xoff or an address" },
+	{ "cache", OPT_CACHE, "CACHE[,...]",
+	  "only allocations of these caches, by name or id" },
+};
+
+const size_t report_nr_filter_opts = ARRAY_SIZE(report_filter_opts);
 
 static void report_usage(int status)
 {
 	FILE *out = status ? stderr : stdout;
 
 	fprintf(out,
-		"  usage: kmemtrace report [-k VMLINUX] [-s SYMFILE] [-n TOP] DIR\n"
+		"  usage: kmemtrace report [OPTIONS] DIR\n"
 		"\n"
-		"  Summarize the trace \"kmemtrace record\" wrote to DIR.  Allocator\n"
+		"  Analyse the trace \"kmemtrace record\" wrote to DIR.  Allocator\n"
 		"  backing store (flag backing) is counted apart from the byte totals;\n"
-		"  cache names come from DIR/caches.  Byte totals that overflow 64 bits\n"
-		"  print as \"overflow\".  Warns when the symbols (kallsyms, -s, -k) do not\n"
-		"  match the _text or build id in DIR/header.  Exits 1 when no event is\n"
-		"  valid.\n"
-		"\n"
-		"     -k/--vmlinux VMLINUX  symbolize call sites with this vmlinux (libdw),\n"
-		"                           with file:line when it has debug info\n"
-		"     -s/--symbols SYMFILE  use this kallsyms or System.map file instead\n"
-		"                           of DIR/kallsyms\n"
-		"     -n/--top TOP          show the TOP call sites and caches (default 10)\n"
-		"     -h/--help             print this help\n");
+		"  cache names come from DIR/caches.  Filters select allocations (with\n"
+		"  their frees); --time selects events.  Byte totals that overflow 64\n"
+		"  bits print as \"overflow\".  Warns when the symbols (kallsyms, -s,\n"
+		"  -k) do not match the _text or build id in DIR/header.  Exits 1 when\n"
+		"  no event is valid.\n"
+		"\n");
+	kmt_opts_usage(out, report_opts, ARRAY_SIZE(report_opts));
+	fprintf(out, "\n");
+	kmt_opts_usage(out, report_filter_opts, report_nr_filter_opts);
 	exit(status);
+}
+
+/* The usage of the command being parsed, report's or plot's. */
+static void (*cmd_usage)(int status) = report_usage;
+static const char *cmd_name = "report";
+
+static __printf(1, 2) void report_bad_arg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "kmemtrace: %s: ", cmd_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	cmd_usage(KMT_EXIT_USAGE);
+}
+
+/* Split a comma-separated list in place; return the number of items. */
+static size_t split_list(char *s, char **items, size_t max)
+{
+	size_t n = 0;
+	char *save, *item;
+
+	for (item = strtok_r(s, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		if (n < max)
+			items[n] = item;
+		n++;
+	}
+	return n;
+}
+
+static void parse_views(const char *arg, struct report_params *p)
+{
+	char *copy = xstrdup(arg), *items[32];
+	size_t i, j, n;
+
+	n = split_list(copy, items, ARRAY_SIZE(items));
+	if (!n || n > ARRAY_SIZE(items))
+		report_bad_arg("bad view list '%s'", arg);
+	for (i = 0; i < n; i++) {
+		if (!strcmp(items[i], "all")) {
+			p->views |= (1u << NR_VIEWS) - 1;
+			continue;
+		}
+		for (j = 0; j < NR_VIEWS; j++)
+			if (!strcmp(items[i], view_names[j]))
+				break;
+		if (j == NR_VIEWS)
+			report_bad_arg("unknown view '%s'", items[i]);
+		p->views |= 1u << j;
+	}
+	free(copy);
+}
+
+static void parse_sort(const char *arg, struct report_params *p)
+{
+	char *copy = xstrdup(arg), *items[REPORT_MAX_KEYS + 1];
+	size_t i, j, n;
+
+	n = split_list(copy, items, ARRAY_SIZE(items));
+	if (!n || n > REPORT_MAX_KEYS)
+		report_bad_arg("--sort takes 1 to %d keys: '%s'", REPORT_MAX_KEYS,
+			       arg);
+	memset(p->sort, 0, sizeof(p->sort));
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < ARRAY_SIZE(key_names); j++)
+			if (!strcmp(items[i], key_names[j].name))
+				break;
+		if (j == ARRAY_SIZE(key_names))
+			report_bad_arg("unknown sort key '%s'", items[i]);
+		p->sort[i] = key_names[j].key;
+	}
+	free(copy);
+}
+
+static void parse_types(const char *arg, struct report_filter *f)
+{
+	char *copy = xstrdup(arg), *items[16];
+	unsigned int type;
+	size_t i, n;
+
+	n = split_list(copy, items, ARRAY_SIZE(items));
+	if (!n || n > ARRAY_SIZE(items))
+		report_bad_arg("bad type list '%s'", arg);
+	for (i = 0; i < n; i++) {
+		for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++)
+			if (!strcmp(items[i], kmt_type_name(type)))
+				break;
+		if (type > KMEMTRACE_TYPE_VMALLOC)
+			report_bad_arg("unknown type '%s'", items[i]);
+		f->types |= 1u << type;
+	}
+	free(copy);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* "N", "N-M", comma-separated, into a sorted set. */
+static void parse_ranges(const char *opt, const char *arg, struct u64_set *set,
+			 uint64_t max)
+{
+	char *copy = xstrdup(arg), *item, *save, *dash;
+	uint64_t lo, hi, v;
+
+	for (item = strtok_r(copy, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		dash = strchr(item, '-');
+		if (dash)
+			*dash = '\0';
+		if (parse_u64(item, &lo) || (dash && parse_u64(dash + 1, &hi)))
+			report_bad_arg("bad number in %s '%s'", opt, arg);
+		if (!dash)
+			hi = lo;
+		if (hi < lo || hi > max || hi - lo >= 1 << 20)
+			report_bad_arg("bad range in %s '%s'", opt, arg);
+		for (v = lo; v <= hi; v++) {
+			set->v = xrealloc(set->v, (set->nr + 1) * sizeof(*set->v));
+			set->v[set->nr++] = v;
+		}
+	}
+	if (!set->nr)
+		report_bad_arg("empty %s list", opt);
+	qsort(set->v, set->nr, sizeof(*set->v), u64_cmp);
+	free(copy);
+}
+
+static void parse_names(const char *arg, struct name_list *l)
+{
+	char *copy = xstrdup(arg), *item, *save;
+
+	for (item = strtok_r(copy, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		l->names = xrealloc(l->names, (l->nr + 1) * sizeof(*l->names));
+		l->names[l->nr++] = xstrdup(item);
+	}
+	free(copy);
+}
+
+/*
+ * A duration or a time stamp: nanoseconds, or a decimal number with a
+ * unit, ns, us, ms or s.  Return -EINVAL if @s is not one.
+ */
+static int parse_ns(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		uint64_t scale;
+	} units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+		{ "s", 1000000000 }, { "", 1 },
+	};
+	uint64_t whole = 0, frac = 0, div = 1;
+	const char *p = s;
+	size_t i;
+
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if (__builtin_mul_overflow(whole, 10, &whole) ||
+		    __builtin_add_overflow(whole, *p - '0', &whole))
+			return -EINVAL;
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (div >= 1000000000)
+				continue;
+			frac = frac * 10 + (*p - '0');
+			div *= 10;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcmp(p, units[i].unit))
+			continue;
+		/* A fraction of a nanosecond is no time stamp. */
+		if (units[i].scale == 1 && div > 1)
+			return -EINVAL;
+		if (__builtin_mul_overflow(whole, units[i].scale, ns) ||
+		    __builtin_add_overflow(*ns, frac * units[i].scale / div, ns))
+			return -EINVAL;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void parse_time(const char *arg, struct report_filter *f)
+{
+	char *copy = xstrdup(arg), *comma = strchr(copy, ',');
+
+	if (!comma)
+		report_bad_arg("--time takes START,END: '%s'", arg);
+	*comma = '\0';
+	f->time = true;
+	f->start = 0;
+	f->end = UINT64_MAX;
+	if ((*copy && parse_ns(copy, &f->start)) ||
+	    (comma[1] && parse_ns(comma + 1, &f->end)) || f->end < f->start)
+		report_bad_arg("bad --time '%s'", arg);
+	free(copy);
+}
+
+/* Note an option in the filter line the views print. */
+static void note_filter(struct report_params *p, const char *opt,
+			const char *arg)
+{
+	size_t len = p->filter_text ? strlen(p->filter_text) : 0;
+
+	p->filter_text = xrealloc(p->filter_text,
+				  len + strlen(opt) + strlen(arg) + 5);
+	sprintf(p->filter_text + len, "%s--%s %s", len ? " " : "", opt, arg);
+}
+
+bool report_filter_arg(int c, const char *arg, struct report_params *p,
+		       void (*usage)(int status), const char *cmd)
+{
+	size_t i;
+
+	cmd_usage = usage;
+	cmd_name = cmd;
+	switch (c) {
+	case OPT_TYPE:
+		parse_types(arg, &p->filter);
+		break;
+	case OPT_CPU:
+		parse_ranges("--cpu", arg, &p->filter.cpus, UINT32_MAX);
+		break;
+	case OPT_PID:
+		parse_ranges("--pid", arg, &p->filter.pids, UINT32_MAX);
+		break;
+	case OPT_COMM:
+		parse_names(arg, &p->filter.comms);
+		break;
+	case OPT_TIME:
+		parse_time(arg, &p->filter);
+		break;
+	case OPT_SITE:
+		parse_names(arg, &p->filter.sites);
+		break;
+	case OPT_CACHE:
+		parse_names(arg, &p->filter.caches);
+		break;
+	default:
+		return false;
+	}
+	for (i = 0; i < report_nr_filter_opts; i++)
+		if (report_filter_opts[i].val == c)
+			note_filter(p, report_filter_opts[i].name, arg);
+	return true;
 }
 
 static void report_parse_args(int argc, char **argv, struct report_params *p)
 {
-	static const struct option long_options[] = {
-		{ "vmlinux",	required_argument,	NULL, 'k' },
-		{ "symbols",	required_argument,	NULL, 's' },
-		{ "top",	required_argument,	NULL, 'n' },
-		{ "help",	no_argument,		NULL, 'h' },
-		{ NULL,		0,			NULL, 0 },
-	};
-	int c;
+	struct option *long_options;
+	struct kmt_opt *opts;
+	char *short_options;
+	size_t n;
+	int c, i;
 
 	memset(p, 0, sizeof(*p));
 	p->top = 10;
-	while ((c = getopt_long(argc, argv, "k:s:n:h", long_options, NULL)) != -1) {
+	opts = kmt_opts_join(report_opts, ARRAY_SIZE(report_opts),
+			     report_filter_opts, report_nr_filter_opts, &n);
+	long_options = xcalloc(n + 1, sizeof(*long_options));
+	short_options = xcalloc(2 * n + 1, 1);
+	kmt_opts_getopt(opts, n, long_options, short_options);
+	while ((c = getopt_long(argc, argv, short_options, long_options,
+				NULL)) != -1) {
+		if (report_filter_arg(c, optarg, p, report_usage, "report"))
+			continue;
 		switch (c) {
 		case 'k':
 			p->vmlinux = optarg;
@@ -100,11 +419,38 @@ static void report_parse_args(int argc, char **argv, struct report_params *p)
 		case 's':
 			p->symfile = optarg;
 			break;
+		case 'v':
+			parse_views(optarg, p);
+			break;
 		case 'n':
 			if (parse_u64(optarg, &p->top)) {
 				err_msg("report: bad number for -n: '%s'", optarg);
 				report_usage(KMT_EXIT_USAGE);
 			}
+			break;
+		case OPT_SORT:
+			parse_sort(optarg, p);
+			break;
+		case OPT_BY:
+			for (i = 0; i < NR_BY; i++)
+				if (!strcmp(optarg, by_names[i]))
+					break;
+			if (i == NR_BY)
+				report_bad_arg("unknown --by group '%s'", optarg);
+			p->by = i;
+			break;
+		case OPT_LIST:
+			p->list = true;
+			break;
+		case OPT_MIN_AGE:
+			if (parse_ns(optarg, &p->min_age))
+				report_bad_arg("bad --min-age '%s'", optarg);
+			break;
+		case OPT_JSON:
+			p->format = KMT_JSON;
+			break;
+		case OPT_CSV:
+			p->format = KMT_CSV;
 			break;
 		case 'h':
 			report_usage(0);
@@ -113,86 +459,42 @@ static void report_parse_args(int argc, char **argv, struct report_params *p)
 			report_usage(KMT_EXIT_USAGE);
 		}
 	}
+	free(opts);
+	free(long_options);
+	free(short_options);
 	if (optind != argc - 1) {
 		err_msg("report: expected one DIR argument");
 		report_usage(KMT_EXIT_USAGE);
 	}
 	p->dir = argv[optind];
+	if (!p->views)
+		p->views = 1u << VIEW_SUMMARY;
+	if ((p->list || p->min_age) && !(p->views & (1u << VIEW_LIVE)))
+		report_bad_arg("--list and --min-age are for --view live");
+	if (p->by && !(p->views & (1u << VIEW_LIVE)))
+		report_bad_arg("--by is for --view live");
+	if (p->sort[0] && !report_sort_applies(p->views, p->sort))
+		report_bad_arg("no view asked for sorts by these --sort keys");
 }
 
-static void report_kinds(const struct kmt_ref *refs, size_t nr, size_t errors)
+void report_params_free(struct report_params *p)
 {
-	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
-	unsigned int kind, type;
-	size_t i;
+	struct name_list *lists[] = {
+		&p->filter.comms, &p->filter.sites, &p->filter.caches,
+	};
+	size_t i, j;
 
-	memset(count, 0, sizeof(count));
-	for (i = 0; i < nr; i++)
-		count[refs[i].ev->kind][refs[i].ev->type]++;
-	for (kind = KMEMTRACE_KIND_ALLOC; kind <= KMEMTRACE_KIND_REALLOC; kind++)
-		for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++)
-			count[kind][0] += count[kind][type];
-	printf("events: %zu (alloc %llu, free %llu, realloc %llu)\n", nr,
-	       (unsigned long long)count[KMEMTRACE_KIND_ALLOC][0],
-	       (unsigned long long)count[KMEMTRACE_KIND_FREE][0],
-	       (unsigned long long)count[KMEMTRACE_KIND_REALLOC][0]);
-	if (errors)
-		printf("invalid: %zu problems, events skipped (see kmemtrace check)\n",
-		       errors);
-	printf("\n%-8s %12s %12s %12s\n", "type", "alloc", "free", "realloc");
-	for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++)
-		printf("%-8s %12llu %12llu %12llu\n", kmt_type_name(type),
-		       (unsigned long long)count[KMEMTRACE_KIND_ALLOC][type],
-		       (unsigned long long)count[KMEMTRACE_KIND_FREE][type],
-		       (unsigned long long)count[KMEMTRACE_KIND_REALLOC][type]);
-}
-
-static void report_cpus(const struct kmt_trace *t, const struct kmt_stats *st)
-{
-	uint64_t gaps = 0;
-	size_t i;
-
-	printf("\n%-8s %12s\n", "cpu", "events");
-	for (i = 0; i < t->nr; i++) {
-		printf("%-8s %12zu\n", path_basename(t->streams[i].path),
-		       st[i].events);
-		gaps += st[i].gaps;
+	for (i = 0; i < ARRAY_SIZE(lists); i++) {
+		for (j = 0; j < lists[i]->nr; j++)
+			free(lists[i]->names[j]);
+		free(lists[i]->names);
 	}
-	if (t->has_dropped)
-		printf("\ndropped: %llu (kernel counter), %llu seen as seq gaps\n",
-		       (unsigned long long)t->dropped, (unsigned long long)gaps);
-	else
-		printf("\ndropped: unknown (no dropped file), %llu seen as seq gaps\n",
-		       (unsigned long long)gaps);
+	free(p->filter.cpus.v);
+	free(p->filter.pids.v);
+	free(p->filter_text);
 }
 
-/*
- * Move the backing store events out of @refs, which keeps the timeline
- * order of the others, and drop the unpaired frees, which no alloc
- * matches; return how many are left.
- */
-static size_t split_backing(struct kmt_ref *refs, size_t nr,
-			    struct backing *bk)
-{
-	size_t i, n = 0;
-
-	memset(bk, 0, sizeof(*bk));
-	for (i = 0; i < nr; i++) {
-		if (kmt_event_is_unpaired(refs[i].ev))
-			continue;
-		if (!kmt_event_is_backing(refs[i].ev)) {
-			refs[n++] = refs[i];
-			continue;
-		}
-		if (refs[i].ev->kind == KMEMTRACE_KIND_ALLOC) {
-			bk->allocs++;
-			bk->overflow |= add_u64_sat(&bk->bytes, refs[i].ev->bytes_alloc);
-		} else if (refs[i].ev->kind == KMEMTRACE_KIND_FREE) {
-			bk->frees++;
-		}
-	}
-	return n;
-}
+/* ---------------------------------------------------------- live table */
 
 /*
  * Slab objects pair whatever API typed them: a kmem_cache merged into a
@@ -204,236 +506,702 @@ static unsigned int pair_type(unsigned int type)
 	return type == KMEMTRACE_TYPE_CACHE ? KMEMTRACE_TYPE_KMALLOC : type;
 }
 
-static int live_cmp(const void *a, const void *b)
+static size_t live_hash(const struct live_table *lt, unsigned int family,
+			uint64_t ptr)
 {
-	const struct kmt_ref *x = a, *y = b;
-
-	if (pair_type(x->ev->type) != pair_type(y->ev->type))
-		return pair_type(x->ev->type) < pair_type(y->ev->type) ? -1 : 1;
-	if (x->ev->ptr != y->ev->ptr)
-		return x->ev->ptr < y->ev->ptr ? -1 : 1;
-	/* @index holds the position in the timeline here. */
-	return x->index < y->index ? -1 : x->index > y->index;
+	return kmt_hash64(ptr ^ family, lt->bits);
 }
 
-static bool same_memory(const struct kmemtrace_event *a,
-			const struct kmemtrace_event *b)
+static void live_free(struct live_table *lt)
 {
-	return pair_type(a->type) == pair_type(b->type) && a->ptr == b->ptr;
+	if (lt->bits)
+		xfree_table(lt->slots, sizeof(*lt->slots) << lt->bits);
+	free(lt->objs);
+	free(lt->free_objs);
+	memset(lt, 0, sizeof(*lt));
+}
+
+static void live_grow(struct live_table *lt)
+{
+	unsigned int bits = lt->bits ? lt->bits + 1 : 12;
+	size_t i, slot, mask = ((size_t)1 << bits) - 1;
+	struct live_slot *slots;
+
+	slots = xalloc_table((mask + 1) * sizeof(*slots));
+	for (i = 0; lt->bits && i < (size_t)1 << lt->bits; i++) {
+		if (!lt->slots[i].family)
+			continue;
+		slot = kmt_hash64(lt->slots[i].ptr ^ lt->slots[i].family, bits);
+		while (slots[slot].family)
+			slot = (slot + 1) & mask;
+		slots[slot] = lt->slots[i];
+	}
+	if (lt->bits)
+		xfree_table(lt->slots, sizeof(*lt->slots) << lt->bits);
+	lt->slots = slots;
+	lt->bits = bits;
+}
+
+/* The slot of memory @family, @ptr: live, or an empty slot to fill in. */
+static struct live_slot *live_lookup(struct live_table *lt,
+				     unsigned int family, uint64_t ptr)
+{
+	size_t slot, mask = ((size_t)1 << lt->bits) - 1;
+	struct live_slot *s;
+
+	for (slot = live_hash(lt, family, ptr);; slot = (slot + 1) & mask) {
+		s = &lt->slots[slot];
+		if (!s->family || (s->ptr == ptr && s->family == family))
+			return s;
+	}
+}
+
+static struct live_slot *live_find(struct live_table *lt, unsigned int family,
+				   uint64_t ptr)
+{
+	struct live_slot *s;
+
+	if (!lt->nr)
+		return NULL;
+	s = live_lookup(lt, family, ptr);
+	return s->family ? s : NULL;
+}
+
+static struct live_obj *live_obj(const struct live_table *lt,
+				 const struct live_slot *s)
+{
+	return &lt->objs[s->obj];
 }
 
 /*
- * Replay the events of each memory (type and pointer) in time order: an
- * alloc makes it live with its size, a realloc of live memory changes the
- * size, a free ends it.  Memory live at the end is still allocated.
- * Memory allocated before the trace started is not counted, even when
- * a realloc shows it.
+ * The allocation of memory @family, @ptr: a new one, or the one of memory
+ * already live (@added false).
  */
-static void report_still_allocated(const struct kmt_ref *refs, size_t nr,
-				   const struct backing *bk)
+static struct live_obj *live_add(struct live_table *lt, unsigned int family,
+				 uint64_t ptr, bool *added)
 {
-	struct kmt_ref *byptr = xcalloc(nr, sizeof(*byptr));
-	uint64_t count = 0, bytes = 0, size = 0;
-	const struct kmemtrace_event *ev;
-	bool live = false, overflow = false;
-	char buf[2][32];
+	struct live_slot *s;
+
+	/* A quarter full at most: the runs after a removed slot are short. */
+	if (!lt->bits || lt->nr >= (size_t)1 << (lt->bits - 2))
+		live_grow(lt);
+	s = live_lookup(lt, family, ptr);
+	*added = !s->family;
+	if (!*added)
+		return live_obj(lt, s);
+	s->family = family;
+	s->ptr = ptr;
+	lt->nr++;
+	if (lt->nr_free) {
+		s->obj = lt->free_objs[--lt->nr_free];
+	} else {
+		if (lt->nr_objs == lt->size_objs) {
+			lt->size_objs = lt->size_objs ? 2 * lt->size_objs : 4096;
+			lt->objs = xrealloc(lt->objs,
+					    lt->size_objs * sizeof(*lt->objs));
+			lt->free_objs = xrealloc(lt->free_objs, lt->size_objs *
+						 sizeof(*lt->free_objs));
+		}
+		s->obj = lt->nr_objs++;
+	}
+	lt->objs[s->obj].ptr = ptr;
+	lt->objs[s->obj].family = family;
+	return live_obj(lt, s);
+}
+
+static void live_remove(struct live_table *lt, struct live_slot *s)
+{
+	size_t mask = ((size_t)1 << lt->bits) - 1;
+	size_t hole = s - lt->slots, slot = hole, home;
+
+	/* Leave the object alone: it may not be in the CPU caches. */
+	lt->free_objs[lt->nr_free++] = s->obj;
+	/* Move back every slot that probed past the hole. */
+	for (;;) {
+		slot = (slot + 1) & mask;
+		if (!lt->slots[slot].family)
+			break;
+		home = live_hash(lt, lt->slots[slot].family, lt->slots[slot].ptr);
+		if (((slot - home) & mask) < ((slot - hole) & mask))
+			continue;
+		lt->slots[hole] = lt->slots[slot];
+		hole = slot;
+	}
+	lt->slots[hole].family = 0;
+	lt->nr--;
+}
+
+/* --------------------------------------------------------------- sites */
+
+/* A call site not looked up yet. */
+#define NO_SITE		UINT32_MAX
+
+/* The index of the site of @key, added if new. */
+static uint32_t site_index(struct site_table *tab, uint64_t key)
+{
+	uint32_t i;
+	bool added;
+
+	if (kmt_map_find(&tab->map, key, &i))
+		return i;
+	i = kmt_map_insert(&tab->map, key, tab->nr, &added);
+	if (tab->nr == tab->size) {
+		tab->size = tab->size ? 2 * tab->size : 256;
+		tab->sites = xrealloc(tab->sites, tab->size * sizeof(*tab->sites));
+	}
+	memset(&tab->sites[i], 0, sizeof(tab->sites[i]));
+	tab->sites[i].key = key;
+	tab->nr++;
+	return i;
+}
+
+/* The site of @key, added if new; valid until the next site is added. */
+static struct site *site_get(struct site_table *tab, uint64_t key)
+{
+	uint32_t i = site_index(tab, key);
+
+	return &tab->sites[i];
+}
+
+static void site_table_free(struct site_table *tab)
+{
+	kmt_map_free(&tab->map);
+	free(tab->sites);
+	memset(tab, 0, sizeof(*tab));
+}
+
+static void vec_push(struct u64_vec *v, uint64_t x)
+{
+	if (v->nr == v->size) {
+		v->size = v->size ? 2 * v->size : 16;
+		v->v = xrealloc(v->v, v->size * sizeof(*v->v));
+	}
+	v->v[v->nr++] = x;
+}
+
+/* ------------------------------------------------------------- filters */
+
+static bool in_set(const struct u64_set *set, uint64_t v)
+{
+	return bsearch(&v, set->v, set->nr, sizeof(*set->v), u64_cmp);
+}
+
+/* Whether a --site item names the call site @addr, printed as @name. */
+static bool site_matches(const char *spec, uint64_t addr, const char *name)
+{
+	size_t len = strlen(spec);
+	uint64_t v;
+
+	if (spec[0] >= '0' && spec[0] <= '9')
+		return !parse_u64(spec, &v) && v == addr;
+	/* "func", "func+0xoff", or all of "func+0xoff [mod]". */
+	return !strncmp(name, spec, len) &&
+	       (!name[len] || name[len] == ' ' ||
+		(name[len] == '+' && !strchr(spec, '+')));
+}
+
+static bool site_selected(struct report *r, struct site *site)
+{
+	const struct name_list *l = &r->p->filter.sites;
+	const char *name;
 	size_t i;
 
-	for (i = 0; i < nr; i++) {
-		byptr[i] = refs[i];
-		byptr[i].index = i;
+	if (site->selected == SITE_UNKNOWN) {
+		site->selected = SITE_SKIPPED;
+		name = kmt_symcache_name(&r->names, site->key, NULL);
+		for (i = 0; i < l->nr; i++)
+			if (site_matches(l->names[i], site->key, name))
+				site->selected = SITE_SELECTED;
 	}
-	qsort(byptr, nr, sizeof(*byptr), live_cmp);
-	for (i = 0; i < nr; i++) {
-		ev = byptr[i].ev;
-		if (i && !same_memory(byptr[i - 1].ev, ev))
-			live = false;
-		if (ev->kind == KMEMTRACE_KIND_ALLOC) {
-			live = true;
-			size = ev->bytes_alloc;
-		} else if (ev->kind == KMEMTRACE_KIND_REALLOC) {
-			size = ev->bytes_alloc;
-		} else {
-			live = false;
-		}
-		if (!live || (i + 1 < nr && same_memory(ev, byptr[i + 1].ev)))
-			continue;
-		count++;
-		overflow |= add_u64_sat(&bytes, size);
-	}
-	free(byptr);
-	printf("\nstill allocated at end: %llu allocations, %s bytes\n",
-	       (unsigned long long)count,
-	       fmt_bytes(buf[0], sizeof(buf[0]), bytes, overflow));
-	printf("backing pages: %llu allocs (%s bytes), %llu frees\n",
-	       (unsigned long long)bk->allocs,
-	       fmt_bytes(buf[1], sizeof(buf[1]), bk->bytes, bk->overflow),
-	       (unsigned long long)bk->frees);
+	return site->selected == SITE_SELECTED;
 }
 
-static int site_key_cmp(const void *a, const void *b)
+static bool cache_selected(const struct report *r, uint32_t id)
 {
-	const struct site *x = a, *y = b;
+	const struct name_list *l = &r->p->filter.caches;
+	const char *name = kmt_caches_name(r->caches_file, id);
+	uint64_t v;
+	size_t i;
 
-	return x->key < y->key ? -1 : x->key > y->key;
+	for (i = 0; i < l->nr; i++) {
+		if (!parse_u64(l->names[i], &v) ? v == id :
+		    name && !strcmp(name, l->names[i]))
+			return true;
+	}
+	return false;
 }
 
-static int site_bytes_cmp(const void *a, const void *b)
+static bool pid_selected(struct report *r, uint32_t pid)
 {
-	const struct site *x = a, *y = b;
+	const struct name_list *l = &r->p->filter.comms;
+	uint32_t sel;
+	size_t i;
 
-	if (x->alloc != y->alloc)
-		return x->alloc > y->alloc ? -1 : 1;
-	return site_key_cmp(a, b);
+	if (kmt_map_find(&r->pid_selected, pid, &sel))
+		return sel;
+	sel = 0;
+	for (i = 0; i < l->nr && !sel; i++)
+		sel = kmt_comms_match(r->comms, pid, l->names[i]);
+	kmt_map_insert(&r->pid_selected, pid, sel, NULL);
+	return sel;
+}
+
+/* Whether the filters select an allocation (or a free without one). */
+static bool event_selected(struct report *r, const struct kmemtrace_event *ev,
+			   struct site *site)
+{
+	const struct report_filter *f = &r->p->filter;
+
+	if (f->types && !(f->types & (1u << ev->type)))
+		return false;
+	if (f->cpus.nr && !in_set(&f->cpus, ev->cpu))
+		return false;
+	if (f->pids.nr && !in_set(&f->pids, ev->pid))
+		return false;
+	if (f->comms.nr && !pid_selected(r, ev->pid))
+		return false;
+	if (f->caches.nr && (ev->type != KMEMTRACE_TYPE_CACHE ||
+			     !cache_selected(r, ev->cache_id)))
+		return false;
+	if (f->sites.nr && !site_selected(r, site))
+		return false;
+	return true;
+}
+
+/* ---------------------------------------------------------------- pass */
+
+static bool want(const struct report *r, enum report_view v)
+{
+	return r->p->views & (1u << v);
+}
+
+static void count_key(struct report *r, struct site_table *tab, uint64_t key,
+		      uint64_t bytes)
+{
+	struct site *s = site_get(tab, key);
+
+	s->allocs++;
+	r->overflow |= add_u64_sat(&s->alloc, bytes);
+}
+
+static void account_pages(struct report *r, const struct kmemtrace_event *ev)
+{
+	unsigned int order = ev->order < REPORT_MAX_ORDER ? ev->order :
+			     REPORT_MAX_ORDER - 1;
+	unsigned int mt = ev->migratetype < REPORT_MAX_MT ? ev->migratetype :
+			  REPORT_MAX_MT - 1;
+
+	if (ev->kind == KMEMTRACE_KIND_ALLOC) {
+		r->page_allocs[order][mt]++;
+		r->overflow |= add_u64_sat(&r->page_bytes[order], ev->bytes_alloc);
+	} else if (ev->kind == KMEMTRACE_KIND_FREE) {
+		r->page_frees[order]++;
+	}
+}
+
+/* @si: the index of the event's call site, or NO_SITE if not known yet */
+static void account_alloc(struct report *r, const struct kmemtrace_event *ev,
+			  uint32_t si)
+{
+	struct site *site, *cache;
+	struct live_obj *o;
+	bool added, sel;
+
+	if (si == NO_SITE)
+		si = site_index(&r->sites, ev->call_site);
+	site = &r->sites.sites[si];
+	sel = !r->filtering || event_selected(r, ev, site);
+	o = live_add(&r->live, pair_type(ev->type), ev->ptr, &added);
+	/* Memory allocated twice: its free was not seen. */
+	if (!added) {
+		r->double_allocs++;
+		if (r->plot && o->selected)
+			plot_resize(r, o, 0);
+	}
+	o->ts = ev->timestamp;
+	o->bytes = ev->bytes_alloc;
+	o->site = si;
+	o->cpu = ev->cpu;
+	o->pid = ev->pid;
+	o->cache_id = ev->cache_id;
+	o->type = ev->type;
+	o->selected = sel;
+	if (!sel)
+		return;
+	if (r->plot)
+		plot_alloc(r, o);
+	r->selected++;
+	site->allocs++;
+	r->overflow |= add_u64_sat(&site->req, ev->bytes_req);
+	r->overflow |= add_u64_sat(&site->alloc, ev->bytes_alloc);
+	if (ev->type == KMEMTRACE_TYPE_CACHE) {
+		cache = site_get(&r->caches, ev->cache_id);
+		cache->allocs++;
+		r->overflow |= add_u64_sat(&cache->req, ev->bytes_req);
+		r->overflow |= add_u64_sat(&cache->alloc, ev->bytes_alloc);
+	}
+	if (want(r, VIEW_GFP))
+		count_key(r, &r->gfps, ev->gfp_flags, ev->bytes_alloc);
+	if (want(r, VIEW_NODES))
+		count_key(r, &r->nodes, (uint32_t)ev->node, ev->bytes_alloc);
+}
+
+static void add_mismatch(struct report *r, const struct live_obj *o,
+			 const struct kmemtrace_event *ev)
+{
+	struct mismatch *m;
+
+	if (r->nr_mismatches == r->size_mismatches) {
+		r->size_mismatches = r->size_mismatches ? 2 * r->size_mismatches : 16;
+		r->mismatches = xrealloc(r->mismatches, r->size_mismatches *
+					 sizeof(*r->mismatches));
+	}
+	m = &r->mismatches[r->nr_mismatches++];
+	m->alloc_site = o->site;
+	m->free_site = site_index(&r->sites, ev->call_site);
+	m->alloc_type = o->type;
+	m->free_type = ev->type;
+	m->alloc_cache = o->type == KMEMTRACE_TYPE_CACHE ? o->cache_id : 0;
+	m->free_cache = ev->type == KMEMTRACE_TYPE_CACHE ? ev->cache_id : 0;
+	m->count = 1;
+	r->sites.sites[o->site].mismatched++;
 }
 
 /*
- * Merge the allocations (not the reallocs) by call site, or by cache for
- * the kmem_cache allocations when @by_cache; return the number of sites.
+ * A free of memory not live in its family: memory allocated before the
+ * trace, or memory of another API (a vmalloc() freed by kfree(), ...),
+ * which is reported and stays live, as it was not freed.
  */
-static size_t collect_sites(const struct kmt_ref *refs, size_t nr,
-			    struct site *sites, bool by_cache)
+static void account_unknown_free(struct report *r,
+				 const struct kmemtrace_event *ev)
 {
-	const struct kmemtrace_event *ev;
-	size_t i, n = 0;
+	static const unsigned int families[] = {
+		KMEMTRACE_TYPE_KMALLOC, KMEMTRACE_TYPE_PAGES,
+		KMEMTRACE_TYPE_PERCPU, KMEMTRACE_TYPE_VMALLOC,
+	};
+	struct live_slot *ls;
+	struct live_obj *o;
+	struct site *site;
+	size_t i;
 
-	for (i = 0; i < nr; i++) {
-		ev = refs[i].ev;
-		if (ev->kind != KMEMTRACE_KIND_ALLOC ||
-		    (by_cache && ev->type != KMEMTRACE_TYPE_CACHE))
+	for (i = 0; i < ARRAY_SIZE(families); i++) {
+		if (families[i] == pair_type(ev->type))
 			continue;
-		sites[n].key = by_cache ? ev->cache_id : ev->call_site;
-		sites[n].count = 1;
-		sites[n].req = ev->bytes_req;
-		sites[n].alloc = ev->bytes_alloc;
-		sites[n].req_overflow = false;
-		sites[n].alloc_overflow = false;
-		n++;
-	}
-	qsort(sites, n, sizeof(*sites), site_key_cmp);
-	for (nr = 0, i = 0; i < n; i++) {
-		if (nr && sites[nr - 1].key == sites[i].key) {
-			sites[nr - 1].count++;
-			sites[nr - 1].req_overflow |=
-				add_u64_sat(&sites[nr - 1].req, sites[i].req);
-			sites[nr - 1].alloc_overflow |=
-				add_u64_sat(&sites[nr - 1].alloc, sites[i].alloc);
-			continue;
+		ls = live_find(&r->live, families[i], ev->ptr);
+		if (ls) {
+			o = live_obj(&r->live, ls);
+			if (o->selected)
+				add_mismatch(r, o, ev);
+			return;
 		}
-		sites[nr++] = sites[i];
 	}
-	qsort(sites, nr, sizeof(*sites), site_bytes_cmp);
-	return nr;
+	site = site_get(&r->sites, ev->call_site);
+	if (r->filtering && !event_selected(r, ev, site))
+		return;
+	site->unknown++;
+	site->unknown_types |= 1u << ev->type;
 }
 
-static void print_site(const struct site *site, const char *name)
+static void account_free(struct report *r, const struct kmemtrace_event *ev)
 {
-	char req[32], alloc[32];
-	double waste = 0;
+	struct site *site, *cache = NULL;
+	struct live_slot *ls;
+	struct live_obj *o;
+	uint64_t life;
 
-	if (site->alloc > site->req)
-		waste = (site->alloc - site->req) * 100.0 / site->alloc;
-	if (site->req_overflow || site->alloc_overflow) {
-		printf("%10llu %12s %12s %7s  %s\n", (unsigned long long)site->count,
-		       fmt_bytes(req, sizeof(req), site->req, site->req_overflow),
-		       fmt_bytes(alloc, sizeof(alloc), site->alloc,
-				 site->alloc_overflow), "?", name);
+	ls = live_find(&r->live, pair_type(ev->type), ev->ptr);
+	if (!ls) {
+		if (r->p->views & ~(1u << VIEW_SUMMARY))
+			account_unknown_free(r, ev);
 		return;
 	}
-	printf("%10llu %12llu %12llu %6.1f%%  %s\n",
-	       (unsigned long long)site->count, (unsigned long long)site->req,
-	       (unsigned long long)site->alloc, waste, name);
-}
+	o = live_obj(&r->live, ls);
+	/* The summary does not look at frees, nor at their allocation. */
+	if (r->p->views != 1u << VIEW_SUMMARY && o->selected) {
+		site = &r->sites.sites[o->site];
+		life = ev->timestamp - o->ts;
+		site->frees++;
+		r->overflow |= add_u64_sat(&site->life, life);
+		if (ev->cpu != o->cpu)
+			site->xcpu++;
+		if (r->plot)
+			plot_free(r, o, life);
+		if (want(r, VIEW_LIFETIMES)) {
+			if (o->site >= r->nr_lifetimes) {
+				size_t n = r->sites.size;
 
-static void report_sites(const struct kmt_ref *refs, size_t nr,
-			 const struct kmt_symtab *syms, uint64_t top)
-{
-	struct site *sites = xcalloc(nr, sizeof(*sites));
-	char name[512];
-	size_t i, n;
-
-	n = collect_sites(refs, nr, sites, false);
-	printf("\ntop %llu call sites by bytes allocated:\n", (unsigned long long)top);
-	printf("%10s %12s %12s %7s  %s\n", "count", "bytes_req", "bytes_alloc",
-	       "waste", "call_site");
-	for (i = 0; i < n && i < top; i++) {
-		kmt_symtab_format(syms, sites[i].key, name, sizeof(name));
-		print_site(&sites[i], name);
-	}
-	free(sites);
-}
-
-static void report_caches(const struct kmt_ref *refs, size_t nr,
-			  const struct kmt_caches *caches, uint64_t top)
-{
-	struct site *sites = xcalloc(nr, sizeof(*sites));
-	const char *cache;
-	char name[32];
-	size_t i, n;
-
-	n = collect_sites(refs, nr, sites, true);
-	printf("\ntop %llu caches by bytes allocated:\n", (unsigned long long)top);
-	printf("%10s %12s %12s %7s  %s\n", "count", "bytes_req", "bytes_alloc",
-	       "waste", "cache");
-	for (i = 0; i < n && i < top; i++) {
-		cache = kmt_caches_name(caches, sites[i].key);
-		if (!cache) {
-			snprintf(name, sizeof(name), "cache#%llu",
-				 (unsigned long long)sites[i].key);
-			cache = name;
+				r->lifetimes = xrealloc(r->lifetimes,
+							n * sizeof(*r->lifetimes));
+				memset(r->lifetimes + r->nr_lifetimes, 0,
+				       (n - r->nr_lifetimes) * sizeof(*r->lifetimes));
+				r->nr_lifetimes = n;
+			}
+			vec_push(&r->lifetimes[o->site], life);
 		}
-		print_site(&sites[i], cache);
+		if (o->type == KMEMTRACE_TYPE_CACHE) {
+			cache = site_get(&r->caches, o->cache_id);
+			cache->frees++;
+			r->overflow |= add_u64_sat(&cache->life, life);
+			if (ev->cpu != o->cpu)
+				cache->xcpu++;
+		}
+		/* kmalloc and cache pair, but of one cache only. */
+		if (o->type != ev->type ||
+		    (o->type == KMEMTRACE_TYPE_CACHE && o->cache_id != ev->cache_id)) {
+			add_mismatch(r, o, ev);
+			if (cache)
+				cache->mismatched++;
+		}
 	}
-	free(sites);
+	live_remove(&r->live, ls);
+}
+
+/*
+ * Replay one event: an alloc makes its memory (type and pointer) live
+ * with its size, a realloc of live memory changes the size, a free ends
+ * it.  Memory live at the end is still allocated.  Memory allocated
+ * before the trace started is not counted, even when a realloc shows it.
+ * Backing store events are only counted, unpaired frees skipped.
+ */
+static void account_event(struct report *r, const struct kmemtrace_event *ev,
+			  uint32_t si)
+{
+	struct live_slot *ls;
+	struct live_obj *o;
+
+	if (r->plot)
+		plot_time(r, ev->timestamp);
+	r->count[ev->kind][ev->type]++;
+	if (!r->events++)
+		r->first_ts = ev->timestamp;
+	r->last_ts = ev->timestamp;
+	if (ev->type == KMEMTRACE_TYPE_PAGES && want(r, VIEW_PAGES) &&
+	    (!r->p->filter.types || (r->p->filter.types & (1u << ev->type))))
+		account_pages(r, ev);
+	if (kmt_event_is_unpaired(ev)) {
+		r->unpaired++;
+		return;
+	}
+	if (kmt_event_is_backing(ev)) {
+		if (ev->kind == KMEMTRACE_KIND_ALLOC) {
+			r->backing_allocs++;
+			r->overflow |= add_u64_sat(&r->backing_bytes,
+						   ev->bytes_alloc);
+		} else if (ev->kind == KMEMTRACE_KIND_FREE) {
+			r->backing_frees++;
+		}
+		return;
+	}
+	switch (ev->kind) {
+	case KMEMTRACE_KIND_ALLOC:
+		account_alloc(r, ev, si);
+		break;
+	case KMEMTRACE_KIND_REALLOC:
+		ls = live_find(&r->live, pair_type(ev->type), ev->ptr);
+		if (!ls)
+			break;
+		o = live_obj(&r->live, ls);
+		if (r->plot && o->selected)
+			plot_resize(r, o, ev->bytes_alloc);
+		o->bytes = ev->bytes_alloc;
+		break;
+	default:
+		account_free(r, ev);
+		break;
+	}
+}
+
+/*
+ * Events come in faster than the tables answer, as memory is freed in
+ * another order than it was allocated and call sites come in any order:
+ * look a batch of events up first, fetching what they will need, then
+ * replay them.  The lookups of a batch overlap; the replay finds what it
+ * needs in the CPU caches.
+ */
+static void prefetch_events(struct report *r,
+			    const struct kmemtrace_event **ev, size_t n,
+			    uint32_t *si)
+{
+	size_t i, slot, mask = ((size_t)1 << r->live.bits) - 1;
+	const struct kmemtrace_event *e;
+
+	for (i = 0; i < n; i++) {
+		e = ev[i];
+		si[i] = NO_SITE;
+		/* A removal looks at the next slot too, maybe in the next line. */
+		if (r->live.bits) {
+			slot = live_hash(&r->live, pair_type(e->type), e->ptr);
+			__builtin_prefetch(&r->live.slots[slot]);
+			__builtin_prefetch(&r->live.slots[(slot + 1) & mask]);
+		}
+		if (e->kind != KMEMTRACE_KIND_ALLOC ||
+		    !kmt_map_find(&r->sites.map, e->call_site, &si[i]))
+			continue;
+		__builtin_prefetch(&r->sites.sites[si[i]], 1);
+	}
+}
+
+/* Replay every event of @m in the --time window, in order. */
+static void account_events(struct report *r, struct kmt_merge *m)
+{
+	const struct report_filter *f = &r->p->filter;
+	const struct kmemtrace_event *ev[KMT_MERGE_BATCH];
+	uint32_t si[KMT_MERGE_BATCH];
+	size_t i, n;
+
+	while ((n = kmt_merge_batch(m, ev, KMT_MERGE_BATCH))) {
+		prefetch_events(r, ev, n, si);
+		for (i = 0; i < n; i++) {
+			if (f->time && ev[i]->timestamp < f->start)
+				continue;
+			/* The rest is later still: kmt_merge_end() checks it. */
+			if (f->time && ev[i]->timestamp > f->end)
+				return;
+			account_event(r, ev[i], si[i]);
+		}
+	}
+}
+
+/* Fill in what is live at the end, per site and per cache. */
+static void account_live(struct report *r)
+{
+	struct live_obj *o;
+	struct site *s;
+	size_t i;
+
+	for (i = 0; r->live.nr && i < (size_t)1 << r->live.bits; i++) {
+		if (!r->live.slots[i].family)
+			continue;
+		o = live_obj(&r->live, &r->live.slots[i]);
+		if (!o->selected)
+			continue;
+		s = &r->sites.sites[o->site];
+		s->live++;
+		r->overflow |= add_u64_sat(&s->live_bytes, o->bytes);
+		if (o->type != KMEMTRACE_TYPE_CACHE)
+			continue;
+		s = site_get(&r->caches, o->cache_id);
+		s->live++;
+		r->overflow |= add_u64_sat(&s->live_bytes, o->bytes);
+	}
+}
+
+const char *report_cache_name(const struct report *r, uint64_t id, char *buf,
+			      size_t len)
+{
+	const char *name = kmt_caches_name(r->caches_file, id);
+
+	if (name)
+		return name;
+	snprintf(buf, len, "cache#%llu", (unsigned long long)id);
+	return buf;
+}
+
+static void report_free(struct report *r)
+{
+	size_t i;
+
+	live_free(&r->live);
+	site_table_free(&r->sites);
+	site_table_free(&r->caches);
+	site_table_free(&r->gfps);
+	site_table_free(&r->nodes);
+	for (i = 0; i < r->nr_lifetimes; i++)
+		free(r->lifetimes[i].v);
+	free(r->lifetimes);
+	free(r->mismatches);
+	kmt_symcache_free(&r->names);
+	kmt_map_free(&r->pid_selected);
+}
+
+int report_run(struct report_run *run, struct report_params *p,
+	       struct plot_state *plot)
+{
+	struct report *r = &run->r;
+	struct kmt_merge m;
+
+	memset(run, 0, sizeof(*run));
+	run->plot = plot;
+	if (kmt_trace_load_dir(&run->t, p->dir))
+		return 1;
+	if (kmt_symtab_setup(&run->syms, p->dir, p->symfile, p->vmlinux)) {
+		kmt_trace_free(&run->t);
+		return 1;
+	}
+	run->st = xcalloc(run->t.nr, sizeof(*run->st));
+	r->p = p;
+	r->plot = plot;
+	r->filtering = p->filter.types || p->filter.cpus.nr ||
+		       p->filter.pids.nr || p->filter.comms.nr ||
+		       p->filter.sites.nr || p->filter.caches.nr;
+	kmt_symcache_init(&r->names, &run->syms);
+	/* The filters need these during the pass; problems come after. */
+	kmt_caches_load(&run->caches, p->filter.caches.nr ? run->t.dir : NULL);
+	/* Task names, for --comm and the live view. */
+	if ((p->filter.comms.nr || (p->views & (1u << VIEW_LIVE))) &&
+	    !kmt_comms_load(&run->comms, run->t.dir, false) &&
+	    !run->comms.nr && p->filter.comms.nr)
+		err_msg("%s/comms names no task, --comm selects nothing",
+			run->t.dir);
+	r->caches_file = &run->caches;
+	r->comms = &run->comms;
+
+	kmt_merge_start(&m, &run->t, run->st);
+	account_events(r, &m);
+	run->errors = kmt_merge_end(&m);
+	account_live(r);
+	if (!p->filter.caches.nr)
+		kmt_caches_load(&run->caches, run->t.dir);
+	return 0;
+}
+
+void report_run_free(struct report_run *run)
+{
+	report_free(&run->r);
+	kmt_comms_free(&run->comms);
+	kmt_caches_free(&run->caches);
+	free(run->st);
+	kmt_symtab_free(&run->syms);
+	kmt_trace_free(&run->t);
+}
+
+bool report_no_valid_event(const struct report_run *run)
+{
+	size_t i, events = 0;
+
+	for (i = 0; i < run->t.nr; i++)
+		events += run->st[i].events;
+	if (events || !run->errors)
+		return false;
+	err_msg("%s: no valid event, %zu problems (see kmemtrace check)",
+		run->t.dir, run->errors);
+	return true;
 }
 
 int report_main(int argc, char **argv)
 {
-	struct kmt_caches caches;
 	struct report_params p;
-	struct kmt_symtab syms;
-	struct backing bk;
-	struct kmt_stats *st;
-	struct kmt_ref *refs;
-	struct kmt_trace t;
-	size_t nr, errors;
-	int ret = 0;
+	struct report_run run;
+	struct kmt_out out;
 
 	report_parse_args(argc, argv, &p);
-	if (kmt_trace_load_dir(&t, p.dir))
-		return 1;
-	if (kmt_symtab_setup(&syms, p.dir, p.symfile, p.vmlinux)) {
-		kmt_trace_free(&t);
+	int ret = 0;
+
+	if (report_run(&run, &p, NULL)) {
+		report_params_free(&p);
 		return 1;
 	}
-	st = xcalloc(t.nr, sizeof(*st));
-	errors = kmt_trace_validate(&t, st);
-	refs = kmt_trace_timeline(&t, &nr);
-	if (!nr && errors) {
-		err_msg("%s: no valid event, %zu problems (see kmemtrace check)",
-			p.dir, errors);
+	if (report_no_valid_event(&run)) {
 		ret = 1;
-		goto out;
+	} else {
+		kmt_out_begin(&out, stdout, p.format);
+		report_views(&run.r, &run.t, run.st, run.errors, &out);
+		kmt_out_end(&out);
+		if (run.r.overflow)
+			err_msg("%s: byte totals above 2^64 - 1 shown as overflow (corrupt trace?)",
+				p.dir);
 	}
-
-	kmt_caches_load(&caches, t.dir);
-
-	printf("kmemtrace report v%d\n", KMT_REPORT_VERSION);
-	report_kinds(refs, nr, errors);
-	report_cpus(&t, st);
-	nr = split_backing(refs, nr, &bk);
-	report_still_allocated(refs, nr, &bk);
-	report_sites(refs, nr, &syms, p.top);
-	report_caches(refs, nr, &caches, p.top);
-	if (bytes_overflow)
-		err_msg("%s: byte totals above 2^64 - 1 shown as overflow (corrupt trace?)",
-			p.dir);
-
-	kmt_caches_free(&caches);
-out:
-	free(refs);
-	free(st);
-	kmt_symtab_free(&syms);
-	kmt_trace_free(&t);
+	report_run_free(&run);
+	report_params_free(&p);
 	return ret;
 }

@@ -13,32 +13,54 @@
 #include <unistd.h>
 
 #include "header.h"
+#include "kallsyms.h"
 #include "symbols.h"
 #include "utils.h"
 
-/* Parse one line; return 1 for a text symbol, 0 to skip the line. */
-static int parse_sym_line(char *line, struct kmt_sym *sym)
+/* What kallsyms_symbol() fills. */
+struct symtab_load {
+	struct kmt_symtab *st;
+	size_t size;
+	size_t lines;
+};
+
+/*
+ * Keep a text symbol (type t, T, w or W) with an address; @name is the
+ * rest of the line, maybe with a "\t[MODULE]" and spaces after the name.
+ */
+static int kallsyms_symbol(void *arg, const char *name, char type,
+			   unsigned long long start)
 {
-	char *addr, *type, *name, *mod, *end, *save;
+	struct symtab_load *l = arg;
+	struct kmt_sym *sym;
+	const char *mod;
 	size_t len;
 
-	addr = strtok_r(line, " \t\r\n", &save);
-	type = strtok_r(NULL, " \t\r\n", &save);
-	name = strtok_r(NULL, " \t\r\n", &save);
-	mod = strtok_r(NULL, " \t\r\n", &save);
-	if (!addr || !type || !name || type[1] || !strchr("tTwW", type[0]))
+	l->lines++;
+	if (!start || !strchr("tTwW", type))
 		return 0;
-	sym->addr = strtoull(addr, &end, 16);
-	if (*end || !sym->addr)
+	len = strcspn(name, " \t\r");
+	if (!len)
 		return 0;
-	sym->name = xstrdup(name);
-	sym->module = NULL;
-	len = mod ? strlen(mod) : 0;
-	if (len > 2 && mod[0] == '[' && mod[len - 1] == ']') {
-		mod[len - 1] = '\0';
-		sym->module = xstrdup(mod + 1);
+	if (l->st->nr == l->size) {
+		l->size = l->size ? l->size * 2 : 1024;
+		l->st->syms = xrealloc(l->st->syms, l->size * sizeof(*l->st->syms));
 	}
-	return 1;
+	sym = &l->st->syms[l->st->nr++];
+	sym->addr = start;
+	sym->order = l->lines;
+	sym->name = strndup(name, len);
+	sym->module = NULL;
+	if (!sym->name)
+		sym->name = xstrdup("?");
+	mod = name + len + strspn(name + len, " \t\r");
+	len = strcspn(mod, " \t\r");
+	if (len > 2 && mod[0] == '[' && mod[len - 1] == ']') {
+		sym->module = strndup(mod + 1, len - 2);
+		if (!sym->module)
+			sym->module = xstrdup("?");
+	}
+	return 0;
 }
 
 static int sym_cmp(const void *a, const void *b)
@@ -74,25 +96,18 @@ static void symtab_sort(struct kmt_symtab *st)
 
 int kmt_symtab_load_text(struct kmt_symtab *st, const char *path)
 {
-	size_t len, size = st->nr, lines = 0;
-	char *buf, *line, *save;
+	struct symtab_load l = { .st = st, .size = st->nr };
 	int ret;
 
-	ret = read_file(path, &buf, &len);
+	ret = is_dir(path);
+	if (ret > 0)
+		ret = -EISDIR;
+	if (!ret && kallsyms__parse(path, &l, kallsyms_symbol))
+		ret = -errno;
 	if (ret) {
 		err_msg("%s: %s", path, strerror(-ret));
 		return ret;
 	}
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (st->nr == size) {
-			size = size ? size * 2 : 1024;
-			st->syms = xrealloc(st->syms, size * sizeof(*st->syms));
-		}
-		st->syms[st->nr].order = lines++;
-		st->nr += parse_sym_line(line, &st->syms[st->nr]);
-	}
-	free(buf);
 	if (!st->nr)
 		err_msg("%s: no text symbols with an address (kptr_restrict?)", path);
 	symtab_sort(st);
@@ -231,6 +246,57 @@ void kmt_symtab_format(const struct kmt_symtab *st, uint64_t addr,
 	else
 		snprintf(buf, len, "%s+0x%llx", sym->name,
 			 (unsigned long long)off);
+}
+
+void kmt_symcache_init(struct kmt_symcache *c, const struct kmt_symtab *st)
+{
+	memset(c, 0, sizeof(*c));
+	c->st = st;
+}
+
+uint32_t kmt_symcache_index(struct kmt_symcache *c, uint64_t addr)
+{
+	char name[512];
+	uint32_t i;
+	bool added;
+
+	if (kmt_map_find(&c->map, addr, &i))
+		return i;
+	i = kmt_map_insert(&c->map, addr, c->nr, &added);
+	if (c->nr == c->size) {
+		c->size = c->size ? 2 * c->size : 64;
+		c->names = xrealloc(c->names, c->size * sizeof(*c->names));
+		c->lens = xrealloc(c->lens, c->size * sizeof(*c->lens));
+	}
+	kmt_symtab_format(c->st, addr, name, sizeof(name));
+	c->lens[i] = strlen(name);
+	/* Readable 16 bytes at a time, for fmt_blocks(). */
+	c->names[i] = xcalloc(1, c->lens[i] + 16);
+	memcpy(c->names[i], name, c->lens[i]);
+	c->nr++;
+	return i;
+}
+
+const char *kmt_symcache_name(struct kmt_symcache *c, uint64_t addr,
+			      size_t *len)
+{
+	uint32_t i = kmt_symcache_index(c, addr);
+
+	if (len)
+		*len = c->lens[i];
+	return c->names[i];
+}
+
+void kmt_symcache_free(struct kmt_symcache *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr; i++)
+		free(c->names[i]);
+	free(c->names);
+	free(c->lens);
+	kmt_map_free(&c->map);
+	memset(c, 0, sizeof(*c));
 }
 
 void kmt_symtab_free(struct kmt_symtab *st)

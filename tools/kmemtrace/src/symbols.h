@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hash.h"
+
 /* A call site further than this from the symbol before it is not resolved. */
 #define KMT_SYM_MAX_OFFSET	0x100000
 
@@ -100,6 +102,59 @@ int kmt_symtab_setup(struct kmt_symtab *st, const char *dir,
  */
 void kmt_symtab_format(const struct kmt_symtab *st, uint64_t addr,
 		       char *buf, size_t len);
+
+/**
+ * struct kmt_symcache - the names of the call sites seen, formatted once
+ * @st: the symbols
+ * @map: call site to index in @names
+ * @names: kmt_symtab_format() of each call site
+ * @lens: the length of each of @names
+ * @nr: number of call sites
+ * @size: number of call sites @names and @lens have room for
+ */
+struct kmt_symcache {
+	const struct kmt_symtab *st;
+	struct kmt_map map;
+	char **names;
+	size_t *lens;
+	size_t nr;
+	size_t size;
+};
+
+/**
+ * kmt_symcache_init() - set up a cache of call site names
+ * @c: the cache
+ * @st: the symbols, which must outlive the cache
+ */
+void kmt_symcache_init(struct kmt_symcache *c, const struct kmt_symtab *st);
+
+/**
+ * kmt_symcache_name() - kmt_symtab_format() of a call site, computed once
+ * @c: the cache
+ * @addr: the call site
+ * @len: if not NULL, set to the length of the name
+ *
+ * Return: the name, valid until kmt_symcache_free(), followed by at least
+ * 16 zero bytes.
+ */
+const char *kmt_symcache_name(struct kmt_symcache *c, uint64_t addr,
+			      size_t *len);
+
+/**
+ * kmt_symcache_index() - the index of a call site's name in a cache
+ * @c: the cache
+ * @addr: the call site
+ *
+ * Return: I, for @c->names[I] (followed by at least 16 zero bytes) and
+ * @c->lens[I].
+ */
+uint32_t kmt_symcache_index(struct kmt_symcache *c, uint64_t addr);
+
+/**
+ * kmt_symcache_free() - release a cache of call site names
+ * @c: the cache
+ */
+void kmt_symcache_free(struct kmt_symcache *c);
 
 /**
  * kmt_symtab_free() - release a table

@@ -6,10 +6,13 @@
 #include <byteswap.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "trace.h"
 #include "utils.h"
@@ -113,71 +116,74 @@ void kmt_event_swab(struct kmemtrace_event *ev)
 	ev->bytes_alloc = bswap_64(ev->bytes_alloc);
 }
 
-/*
- * Convert the events of a stream to host byte order.  The stream is in
- * the byte order of its first event with a known magic.  When that is
- * the other byte order, every event with a known magic is converted: one
- * that was in host order then reads KMEMTRACE_MAGIC_SWAPPED, as an event
- * in the other order does in a host-order stream, and validation rejects
- * both.  Return the number of events converted.
- */
-static size_t stream_to_host_order(struct kmemtrace_event *ev, size_t nr)
+int kmt_stream_open(struct kmt_stream *s, const char *path)
 {
-	size_t i, swapped = 0;
-	bool other = false;
-
-	for (i = 0; i < nr; i++) {
-		if (ev[i].magic == KMEMTRACE_MAGIC ||
-		    ev[i].magic == KMEMTRACE_MAGIC_SWAPPED) {
-			other = ev[i].magic == KMEMTRACE_MAGIC_SWAPPED;
-			break;
-		}
-	}
-	if (!other)
-		return 0;
-	for (; i < nr; i++) {
-		if (ev[i].magic != KMEMTRACE_MAGIC &&
-		    ev[i].magic != KMEMTRACE_MAGIC_SWAPPED)
-			continue;
-		kmt_event_swab(&ev[i]);
-		swapped++;
-	}
-	return swapped;
-}
-
-int kmt_stream_load(struct kmt_stream *s, const char *path)
-{
-	size_t len;
-	char *buf;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	ret = read_file(path, &buf, &len);
-	if (ret) {
+	s->fd = -1;
+	/* Reading a FIFO would wait for a writer, a device would not end. */
+	ret = is_regular(path);
+	if (ret <= 0) {
+		err_msg("%s: %s", path, ret ? strerror(-ret) :
+			"not a regular file, streams must be regular files");
+		return ret ? ret : -EINVAL;
+	}
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0) {
+		ret = -errno;
 		err_msg("%s: %s", path, strerror(-ret));
 		return ret;
 	}
 	s->path = xstrdup(path);
 	s->cpu = kmt_cpu_from_name(path);
-	s->nr = len / KMEMTRACE_EVENT_SIZE;
-	s->tail = len % KMEMTRACE_EVENT_SIZE;
-	s->ev = xmalloc(s->nr * KMEMTRACE_EVENT_SIZE);
-	s->valid = xcalloc(s->nr, sizeof(*s->valid));
-	memcpy(s->ev, buf, s->nr * KMEMTRACE_EVENT_SIZE);
-	free(buf);
-	s->swapped = stream_to_host_order(s->ev, s->nr);
 	return 0;
 }
 
-static void stream_problem(const struct kmt_stream *s, struct kmt_stats *st,
+/* Report a problem of @s now, or keep it for kmt_stream_flush(). */
+static __printf(2, 3) void stream_msg(struct kmt_stream *s, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	if (!s->defer) {
+		fputs("kmemtrace: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+		va_end(ap);
+		return;
+	}
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	s->msgs = xrealloc(s->msgs, s->msgs_len + n + 1);
+	va_start(ap, fmt);
+	vsnprintf(s->msgs + s->msgs_len, n + 1, fmt, ap);
+	va_end(ap);
+	s->msgs_len += n + 1;
+}
+
+void kmt_stream_flush(struct kmt_stream *s)
+{
+	size_t off;
+
+	for (off = 0; off < s->msgs_len; off += strlen(s->msgs + off) + 1)
+		err_msg("%s", s->msgs + off);
+	free(s->msgs);
+	s->msgs = NULL;
+	s->msgs_len = 0;
+}
+
+static void stream_problem(struct kmt_stream *s, struct kmt_stats *st,
 			   size_t i, const char *what)
 {
 	if (++st->errors > KMT_MAX_ERRORS)
 		return;
-	err_msg("%s: event %zu (offset %zu): %s", s->path, i,
-		i * KMEMTRACE_EVENT_SIZE, what);
+	stream_msg(s, "%s: event %zu (offset %zu): %s", s->path, i,
+		   i * KMEMTRACE_EVENT_SIZE, what);
 }
-
 /* Return NULL for a well-formed event, else what is wrong with it in @buf. */
 static const char *event_problem(const struct kmt_stream *s,
 				 const struct kmemtrace_event *ev,
@@ -225,39 +231,175 @@ static bool stream_account_seq(struct kmt_stats *st,
 	return true;
 }
 
-size_t kmt_stream_validate(struct kmt_stream *s, struct kmt_stats *st)
+/*
+ * Check the whole events of a chunk: convert those of the other byte
+ * order, report the invalid ones and move the valid ones to the front.
+ */
+static void stream_check_chunk(struct kmt_stream *s, struct kmt_stats *st)
 {
+	size_t i, n = s->whole / KMEMTRACE_EVENT_SIZE;
+	struct kmemtrace_event *ev;
 	char why[128];
-	size_t i;
 
-	memset(st, 0, sizeof(*st));
-	for (i = 0; i < s->nr; i++) {
-		s->valid[i] = false;
-		if (event_problem(s, &s->ev[i], why, sizeof(why)) ||
-		    !stream_account_seq(st, &s->ev[i], why, sizeof(why))) {
-			stream_problem(s, st, i, why);
+	s->valid = 0;
+	for (i = 0; i < n; i++) {
+		ev = (struct kmemtrace_event *)(s->buf + i * KMEMTRACE_EVENT_SIZE);
+		/*
+		 * The first event with a known magic tells the byte order of
+		 * the stream.  In a stream of the other order, an event that
+		 * was in host order then reads KMEMTRACE_MAGIC_SWAPPED, as an
+		 * event of the other order does in a host order stream, and
+		 * event_problem() rejects both.
+		 */
+		if (ev->magic == KMEMTRACE_MAGIC ||
+		    ev->magic == KMEMTRACE_MAGIC_SWAPPED) {
+			if (s->order == KMT_ORDER_UNKNOWN)
+				s->order = ev->magic == KMEMTRACE_MAGIC ?
+					   KMT_ORDER_HOST : KMT_ORDER_OTHER;
+			if (s->order == KMT_ORDER_OTHER) {
+				kmt_event_swab(ev);
+				s->swapped++;
+			}
+		}
+		if (event_problem(s, ev, why, sizeof(why)) ||
+		    !stream_account_seq(st, ev, why, sizeof(why))) {
+			stream_problem(s, st, s->nr + i, why);
 			continue;
 		}
-		s->valid[i] = true;
+		if (s->valid != i)
+			memcpy(s->buf + s->valid * KMEMTRACE_EVENT_SIZE, ev,
+			       KMEMTRACE_EVENT_SIZE);
+		s->valid++;
 	}
-	if (s->tail) {
-		if (++st->errors <= KMT_MAX_ERRORS)
-			err_msg("%s: truncated event at offset %zu (%zu bytes, file size not a multiple of %d)",
-				s->path, s->nr * KMEMTRACE_EVENT_SIZE, s->tail,
-				KMEMTRACE_EVENT_SIZE);
-	}
+	s->nr += n;
+}
+
+/* The stream is read: account for a truncated last event and close it. */
+static void stream_end(struct kmt_stream *s, struct kmt_stats *st)
+{
+	s->tail = s->len - s->whole;
+	if (s->tail && ++st->errors <= KMT_MAX_ERRORS)
+		stream_msg(s, "%s: truncated event at offset %zu (%zu bytes, file size not a multiple of %d)",
+			   s->path, s->nr * KMEMTRACE_EVENT_SIZE, s->tail,
+			   KMEMTRACE_EVENT_SIZE);
 	if (st->errors > KMT_MAX_ERRORS)
-		err_msg("%s: %zu more problems not shown", s->path,
-			st->errors - KMT_MAX_ERRORS);
+		stream_msg(s, "%s: %zu more problems not shown", s->path,
+			   st->errors - KMT_MAX_ERRORS);
+	close(s->fd);
+	s->fd = -1;
+	free(s->buf);
+	s->buf = NULL;
+	s->len = 0;
+	s->whole = 0;
+}
+
+/*
+ * Read the next chunk of @s after the bytes of a partial event left in
+ * its buffer, and check it; return false at the end of the file (or on a
+ * read error), when the stream is closed.  A chunk may have no valid
+ * event.
+ */
+static bool stream_fill(struct kmt_stream *s, struct kmt_stats *st)
+{
+	size_t cap = KMT_READ_EVENTS * KMEMTRACE_EVENT_SIZE;
+	size_t keep = s->len - s->whole;
+	ssize_t n;
+
+	s->pos = 0;
+	s->valid = 0;
+	if (s->fd < 0)
+		return false;
+	if (!s->buf)
+		s->buf = xmalloc(cap);
+	memmove(s->buf, s->buf + s->whole, keep);
+	s->len = keep;
+	s->whole = 0;
+	while (s->len < cap) {
+		n = read(s->fd, s->buf + s->len, cap - s->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			st->errors++;
+			stream_msg(s, "%s: %s", s->path, strerror(errno));
+			break;
+		}
+		if (!n)
+			break;
+		s->len += n;
+	}
+	s->whole = s->len - s->len % KMEMTRACE_EVENT_SIZE;
+	if (!s->whole) {
+		stream_end(s, st);
+		return false;
+	}
+	stream_check_chunk(s, st);
+	return true;
+}
+
+/* The next valid event of @s, reading chunks as needed. */
+static struct kmemtrace_event *stream_head(struct kmt_stream *s,
+					   struct kmt_stats *st)
+{
+	while (s->pos == s->valid)
+		if (!stream_fill(s, st))
+			return NULL;
+	return (struct kmemtrace_event *)(s->buf + s->pos * KMEMTRACE_EVENT_SIZE);
+}
+
+const struct kmemtrace_event *kmt_stream_next(struct kmt_stream *s,
+					      struct kmt_stats *st)
+{
+	const struct kmemtrace_event *ev = stream_head(s, st);
+
+	if (ev)
+		s->pos++;
+	return ev;
+}
+
+int kmt_stream_order(struct kmt_stream *s)
+{
+	struct kmemtrace_event ev[64];
+	off_t off = 0;
+	ssize_t n, i;
+
+	/* Look ahead, from the start: the chunks read leave the file offset. */
+	while (s->order == KMT_ORDER_UNKNOWN && s->fd >= 0 && !s->nr) {
+		n = pread(s->fd, ev, sizeof(ev), off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < (ssize_t)KMEMTRACE_EVENT_SIZE)
+			break;
+		for (i = 0; i < n / KMEMTRACE_EVENT_SIZE; i++) {
+			if (ev[i].magic == KMEMTRACE_MAGIC)
+				s->order = KMT_ORDER_HOST;
+			else if (ev[i].magic == KMEMTRACE_MAGIC_SWAPPED)
+				s->order = KMT_ORDER_OTHER;
+			else
+				continue;
+			break;
+		}
+		off += n - n % KMEMTRACE_EVENT_SIZE;
+	}
+	return s->order;
+}
+
+size_t kmt_stream_validate(struct kmt_stream *s, struct kmt_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	while (stream_fill(s, st))
+		;
 	return st->errors;
 }
 
 void kmt_stream_free(struct kmt_stream *s)
 {
+	if (s->fd >= 0)
+		close(s->fd);
 	free(s->path);
-	free(s->ev);
-	free(s->valid);
+	free(s->buf);
+	free(s->msgs);
 	memset(s, 0, sizeof(*s));
+	s->fd = -1;
 }
 
 int kmt_trace_add_file(struct kmt_trace *t, const char *path)
@@ -265,14 +407,7 @@ int kmt_trace_add_file(struct kmt_trace *t, const char *path)
 	struct kmt_stream s;
 	int ret;
 
-	/* Reading a FIFO would wait for a writer, a device would not end. */
-	ret = is_regular(path);
-	if (ret <= 0) {
-		err_msg("%s: %s", path, ret ? strerror(-ret) :
-			"not a regular file, streams must be regular files");
-		return ret ? ret : -EINVAL;
-	}
-	ret = kmt_stream_load(&s, path);
+	ret = kmt_stream_open(&s, path);
 	if (ret)
 		return ret;
 	t->streams = xrealloc(t->streams, (t->nr + 1) * sizeof(*t->streams));
@@ -621,51 +756,160 @@ size_t kmt_trace_validate(struct kmt_trace *t, struct kmt_stats *st)
 	return errors;
 }
 
-static int cmp_u64(uint64_t a, uint64_t b)
+/* Whether the next event of stream @a comes before that of stream @b. */
+static inline bool merge_before(const struct kmt_merge *m, size_t a, size_t b)
 {
-	return a < b ? -1 : a > b;
+	const struct kmemtrace_event *x = m->head[a], *y = m->head[b];
+
+	if (x->timestamp != y->timestamp)
+		return x->timestamp < y->timestamp;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu;
+	if (x->seq != y->seq)
+		return x->seq < y->seq;
+	return a < b;
 }
 
-static int ref_cmp(const void *a, const void *b)
+static void merge_sift_down(struct kmt_merge *m, size_t i)
 {
-	const struct kmt_ref *x = a, *y = b;
-	int c;
+	size_t child, top = m->heap[i];
 
-	c = cmp_u64(x->ev->timestamp, y->ev->timestamp);
-	if (!c)
-		c = cmp_u64(x->ev->cpu, y->ev->cpu);
-	if (!c)
-		c = cmp_u64(x->ev->seq, y->ev->seq);
-	if (!c)
-		c = cmp_u64(x->stream, y->stream);
-	if (!c)
-		c = cmp_u64(x->index, y->index);
-	return c;
-}
-
-struct kmt_ref *kmt_trace_timeline(const struct kmt_trace *t, size_t *nr)
-{
-	size_t i, j, n = 0;
-	struct kmt_ref *refs;
-
-	for (i = 0; i < t->nr; i++)
-		for (j = 0; j < t->streams[i].nr; j++)
-			n += t->streams[i].valid[j];
-	refs = xcalloc(n, sizeof(*refs));
-	n = 0;
-	for (i = 0; i < t->nr; i++) {
-		for (j = 0; j < t->streams[i].nr; j++) {
-			if (!t->streams[i].valid[j])
-				continue;
-			refs[n].ev = &t->streams[i].ev[j];
-			refs[n].stream = i;
-			refs[n].index = j;
-			n++;
-		}
+	for (;;) {
+		child = 2 * i + 1;
+		if (child >= m->nr)
+			break;
+		if (child + 1 < m->nr &&
+		    merge_before(m, m->heap[child + 1], m->heap[child]))
+			child++;
+		if (!merge_before(m, m->heap[child], top))
+			break;
+		m->heap[i] = m->heap[child];
+		i = child;
 	}
-	qsort(refs, n, sizeof(*refs), ref_cmp);
-	*nr = n;
-	return refs;
+	m->heap[i] = top;
+}
+
+void kmt_merge_start(struct kmt_merge *m, struct kmt_trace *t,
+		     struct kmt_stats *st)
+{
+	size_t i;
+
+	memset(m, 0, sizeof(*m));
+	m->t = t;
+	m->st = st;
+	m->heap = xcalloc(t->nr, sizeof(*m->heap));
+	m->head = xcalloc(t->nr, sizeof(*m->head));
+	for (i = 0; i < t->nr; i++) {
+		memset(&st[i], 0, sizeof(st[i]));
+		t->streams[i].defer = true;
+		m->head[i] = stream_head(&t->streams[i], &st[i]);
+		if (m->head[i])
+			m->heap[m->nr++] = i;
+	}
+	for (i = m->nr / 2; i-- > 0;)
+		merge_sift_down(m, i);
+}
+
+/*
+ * kmt_merge_batch() of two streams, the common case, from its @n-th
+ * event on.  Which stream goes on is a coin toss that would mispredict
+ * a branch every other event: it is computed without one.
+ */
+static size_t merge_batch2(struct kmt_merge *m,
+			   const struct kmemtrace_event **ev, size_t n,
+			   size_t max)
+{
+	size_t a = m->heap[0], b = m->heap[1], swap, x;
+	const struct kmemtrace_event *ha = m->head[a], *hb = m->head[b];
+	const struct kmemtrace_event *hx;
+	struct kmt_stream *s;
+	bool later;
+
+	while (n < max) {
+		s = &m->t->streams[a];
+		ev[n++] = ha;
+		if (++s->pos == s->valid) {
+			m->refill = true;
+			break;
+		}
+		ha = (const struct kmemtrace_event *)
+			(s->buf + s->pos * KMEMTRACE_EVENT_SIZE);
+		if (ha->timestamp != hb->timestamp) {
+			later = ha->timestamp > hb->timestamp;
+		} else {
+			m->head[a] = ha;
+			m->head[b] = hb;
+			later = merge_before(m, b, a);
+		}
+		swap = -(size_t)later;
+		x = (a ^ b) & swap;
+		a ^= x;
+		b ^= x;
+		hx = (const struct kmemtrace_event *)
+			(((uintptr_t)ha ^ (uintptr_t)hb) & swap);
+		ha = (const struct kmemtrace_event *)((uintptr_t)ha ^ (uintptr_t)hx);
+		hb = (const struct kmemtrace_event *)((uintptr_t)hb ^ (uintptr_t)hx);
+	}
+	m->heap[0] = a;
+	m->heap[1] = b;
+	m->head[a] = ha;
+	m->head[b] = hb;
+	return n;
+}
+
+size_t kmt_merge_batch(struct kmt_merge *m,
+		       const struct kmemtrace_event **ev, size_t max)
+{
+	struct kmt_stream *s;
+	size_t n = 0, i;
+
+	/* Refill the stream whose chunk the last batch used up. */
+	if (m->refill) {
+		i = m->heap[0];
+		m->refill = false;
+		m->head[i] = stream_head(&m->t->streams[i], &m->st[i]);
+		if (!m->head[i])
+			m->heap[0] = m->heap[--m->nr];
+		if (m->nr)
+			merge_sift_down(m, 0);
+	}
+	while (n < max && m->nr) {
+		i = m->heap[0];
+		s = &m->t->streams[i];
+		ev[n++] = m->head[i];
+		if (++s->pos == s->valid) {
+			/* Reading on would overwrite the events returned. */
+			m->refill = true;
+			break;
+		}
+		m->head[i] = (const struct kmemtrace_event *)
+			(s->buf + s->pos * KMEMTRACE_EVENT_SIZE);
+		if (m->nr > 1)
+			merge_sift_down(m, 0);
+		if (m->nr == 2)
+			return merge_batch2(m, ev, n, max);
+	}
+	return n;
+}
+
+size_t kmt_merge_end(struct kmt_merge *m)
+{
+	const struct kmemtrace_event *ev[KMT_MERGE_BATCH];
+	size_t i, errors = 0;
+
+	/* Read what is left, if the caller stopped early. */
+	while (kmt_merge_batch(m, ev, KMT_MERGE_BATCH))
+		;
+	for (i = 0; i < m->t->nr; i++) {
+		m->t->streams[i].defer = false;
+		kmt_stream_flush(&m->t->streams[i]);
+		errors += m->st[i].errors;
+	}
+	free(m->heap);
+	free(m->head);
+	m->heap = NULL;
+	m->head = NULL;
+	return errors;
 }
 
 void kmt_trace_free(struct kmt_trace *t)

@@ -19,24 +19,51 @@
 #define KMT_KNOWN_FLAGS	(KMEMTRACE_FLAG_INTERRUPT | KMEMTRACE_FLAG_BACKING | \
 			 KMEMTRACE_FLAG_UNPAIRED)
 
+/* The byte order of a stream. */
+#define KMT_ORDER_UNKNOWN	0
+#define KMT_ORDER_HOST		1
+#define KMT_ORDER_OTHER		2
+
+/* Events a stream reads at once: 256 KiB, which stays in the CPU caches. */
+#define KMT_READ_EVENTS	3277
+
 /**
- * struct kmt_stream - the events of one cpuN file
- * @path: file the events were read from
+ * struct kmt_stream - the events of one cpuN file, read a chunk at a time
+ * @path: file the events are read from
  * @cpu: N of a file named "cpuN", -1 for any other name
- * @ev: the whole events of the file, converted to host byte order
- * @valid: per event, whether kmt_stream_validate() accepted it
- * @nr: number of whole events in @ev
- * @tail: bytes after the last whole event (a truncated event)
+ * @fd: the open file, -1 once it is read to its end
+ * @nr: number of whole events read so far: all of them at the end
+ * @tail: bytes after the last whole event (a truncated event), known at
+ *	the end
  * @swapped: number of events converted from the other byte order
+ * @order: byte order of the stream, that of its first event with a known
+ *	magic: KMT_ORDER_UNKNOWN until then, KMT_ORDER_HOST or KMT_ORDER_OTHER
+ * @buf: the chunk being read: its valid events, converted to host byte
+ *	order, then the bytes of a partial event
+ * @len: number of bytes read into @buf
+ * @whole: number of bytes of the whole events read into @buf
+ * @valid: number of valid events at the start of @buf
+ * @pos: index in @buf of the next valid event
+ * @defer: keep the problems found in @msgs instead of printing them
+ * @msgs: the problems kept, printed by kmt_stream_flush()
+ * @msgs_len: length of @msgs
  */
 struct kmt_stream {
 	char *path;
 	int cpu;
-	struct kmemtrace_event *ev;
-	bool *valid;
+	int fd;
 	size_t nr;
 	size_t tail;
 	size_t swapped;
+	int order;
+	unsigned char *buf;
+	size_t len;
+	size_t whole;
+	size_t valid;
+	size_t pos;
+	bool defer;
+	char *msgs;
+	size_t msgs_len;
 };
 
 /**
@@ -124,18 +151,6 @@ struct kmt_caches {
 };
 
 /**
- * struct kmt_ref - one valid event of a trace, in a timeline
- * @ev: the event
- * @stream: index of its stream in &struct kmt_trace.streams
- * @index: index of the event in its stream
- */
-struct kmt_ref {
-	const struct kmemtrace_event *ev;
-	size_t stream;
-	size_t index;
-};
-
-/**
  * kmt_kind_name() - name of an enum kmemtrace_kind value
  * @kind: the value
  *
@@ -200,40 +215,69 @@ int kmt_cpu_from_name(const char *path);
 void kmt_event_swab(struct kmemtrace_event *ev);
 
 /**
- * kmt_stream_load() - read a stream file into memory
+ * kmt_stream_open() - open a stream file for reading
  * @s: the stream to fill; release it with kmt_stream_free()
- * @path: the file
- *
- * The stream is in the byte order of its first event with a known magic.
- * When that is not the host's, its events with a known magic are converted
- * to host byte order; other events are kept as read.  An event in another
- * byte order than the first one then has magic KMEMTRACE_MAGIC_SWAPPED,
- * which kmt_stream_validate() rejects.
+ * @path: the file, which must be a regular file (not a FIFO or a device)
  *
  * Return: 0 on success, -errno on failure (reported with err_msg()).
  */
-int kmt_stream_load(struct kmt_stream *s, const char *path);
+int kmt_stream_open(struct kmt_stream *s, const char *path);
 
 /**
- * kmt_stream_validate() - check every event of a loaded stream
- * @s: the stream; its @valid array is filled in
- * @st: the statistics of the stream
+ * kmt_stream_next() - read and check the next valid event of a stream
+ * @s: the stream
+ * @st: the statistics of the stream, zeroed before the first call
  *
- * Reports each problem on stderr as "kmemtrace: PATH: event I (offset O):
- * WHAT", at most KMT_MAX_ERRORS of them.
+ * Reads the events in file order, a chunk at a time.  The stream is in
+ * the byte order of its first event with a known magic.  When that is not
+ * the host's, its events with a known magic are converted to host byte
+ * order; other events are kept as read.  An event in another byte order
+ * than the first one then has magic KMEMTRACE_MAGIC_SWAPPED, and is
+ * invalid (mixed byte orders).  Invalid events are counted in @st and skipped; each problem is reported
+ * on stderr as "kmemtrace: PATH: event I (offset O): WHAT", at most
+ * KMT_MAX_ERRORS of them, or kept for kmt_stream_flush() when @s->defer
+ * is set.  At the end, a truncated last event is a problem too.
+ *
+ * Return: the event, valid until the next call, or NULL at the end.
+ */
+const struct kmemtrace_event *kmt_stream_next(struct kmt_stream *s,
+					      struct kmt_stats *st);
+
+/**
+ * kmt_stream_order() - the byte order of a stream
+ * @s: the stream
+ *
+ * Looks for the first event with a known magic if the stream has not
+ * been read yet.
+ *
+ * Return: KMT_ORDER_HOST, KMT_ORDER_OTHER, or KMT_ORDER_UNKNOWN when no
+ * event has a known magic (or the events were read and none had).
+ */
+int kmt_stream_order(struct kmt_stream *s);
+
+/**
+ * kmt_stream_validate() - read a whole stream, checking every event
+ * @s: the stream, not read yet
+ * @st: the statistics of the stream
  *
  * Return: the number of problems found (@st->errors).
  */
 size_t kmt_stream_validate(struct kmt_stream *s, struct kmt_stats *st);
 
 /**
- * kmt_stream_free() - release what kmt_stream_load() allocated
+ * kmt_stream_flush() - print the problems kept while @s->defer was set
+ * @s: the stream
+ */
+void kmt_stream_flush(struct kmt_stream *s);
+
+/**
+ * kmt_stream_free() - close a stream and release what it holds
  * @s: the stream
  */
 void kmt_stream_free(struct kmt_stream *s);
 
 /**
- * kmt_trace_load_dir() - load every cpuN file of a directory
+ * kmt_trace_load_dir() - open every cpuN file of a directory
  * @t: the trace to fill; release it with kmt_trace_free()
  * @dir: the directory, as written by "kmemtrace record"
  *
@@ -245,7 +289,7 @@ void kmt_stream_free(struct kmt_stream *s);
 int kmt_trace_load_dir(struct kmt_trace *t, const char *dir);
 
 /**
- * kmt_trace_add_file() - load one more stream file into a trace
+ * kmt_trace_add_file() - open one more stream file of a trace
  * @t: the trace, zero-initialised or loaded before
  * @path: the file, which must be a regular file (not a FIFO or a device)
  *
@@ -318,17 +362,64 @@ void kmt_caches_free(struct kmt_caches *c);
  */
 size_t kmt_trace_validate(struct kmt_trace *t, struct kmt_stats *st);
 
+/* A good number of events to ask kmt_merge_batch() for. */
+#define KMT_MERGE_BATCH	256
+
 /**
- * kmt_trace_timeline() - the valid events of a trace in time order
- * @t: the trace, validated
- * @nr: on return, the number of events
- *
- * Events are sorted by timestamp, then CPU, then seq, then position, so
- * the order is the same on every run.
- *
- * Return: array of @nr references, to be freed by the caller.
+ * struct kmt_merge - the valid events of a trace in time order
+ * @t: the trace
+ * @st: the statistics of its streams, one per stream
+ * @heap: indices of the streams that have events left, a min-heap on
+ *	their next event
+ * @head: per stream, its next event
+ * @nr: number of streams in @heap
+ * @refill: the stream at the top of @heap used up its chunk
  */
-struct kmt_ref *kmt_trace_timeline(const struct kmt_trace *t, size_t *nr);
+struct kmt_merge {
+	struct kmt_trace *t;
+	struct kmt_stats *st;
+	size_t *heap;
+	const struct kmemtrace_event **head;
+	size_t nr;
+	bool refill;
+};
+
+/**
+ * kmt_merge_start() - start reading the events of a trace in time order
+ * @m: the merge to set up
+ * @t: the trace, its streams not read yet
+ * @st: array of @t->nr statistics, one per stream, filled in as the
+ *	streams are read
+ *
+ * Each stream is read in file order (each CPU's events stay in their
+ * order) and the streams are merged by timestamp, then CPU, then seq,
+ * then stream, so the order is the same on every run.  The problems
+ * found are printed by kmt_merge_end(), stream after stream.
+ */
+void kmt_merge_start(struct kmt_merge *m, struct kmt_trace *t,
+		     struct kmt_stats *st);
+
+/**
+ * kmt_merge_batch() - the next valid events of a trace in time order
+ * @m: the merge
+ * @ev: where to store the events
+ * @max: the most events to store, at least 1
+ *
+ * The events stay valid until the next call.  A batch ends early where
+ * a stream has to read on.
+ *
+ * Return: the number of events stored, 0 at the end.
+ */
+size_t kmt_merge_batch(struct kmt_merge *m,
+		       const struct kmemtrace_event **ev, size_t max);
+
+/**
+ * kmt_merge_end() - finish a merge and print the problems found
+ * @m: the merge, read to its end
+ *
+ * Return: the total number of problems found.
+ */
+size_t kmt_merge_end(struct kmt_merge *m);
 
 /**
  * kmt_trace_free() - release what a trace holds

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,6 +66,47 @@ void *xrealloc(void *ptr, size_t size)
 	if (!p)
 		out_of_memory(size);
 	return p;
+}
+
+#define HUGE_PAGE_SIZE	(2UL << 20)
+
+/* Round @size up to whole huge pages. */
+static size_t table_size(size_t size)
+{
+	return (size + HUGE_PAGE_SIZE - 1) & ~(HUGE_PAGE_SIZE - 1);
+}
+
+void *xalloc_table(size_t size)
+{
+	uintptr_t start, aligned;
+	size_t len;
+	void *p;
+
+	if (size < HUGE_PAGE_SIZE)
+		return xcalloc(1, size);
+	/* Map one huge page more, to align the table on one. */
+	len = table_size(size);
+	p = mmap(NULL, len + HUGE_PAGE_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		out_of_memory(size);
+	start = (uintptr_t)p;
+	aligned = (start + HUGE_PAGE_SIZE - 1) & ~(HUGE_PAGE_SIZE - 1);
+	if (aligned > start)
+		munmap(p, aligned - start);
+	munmap((void *)(aligned + len), start + HUGE_PAGE_SIZE - aligned);
+#ifdef MADV_HUGEPAGE
+	madvise((void *)aligned, len, MADV_HUGEPAGE);
+#endif
+	return (void *)aligned;
+}
+
+void xfree_table(void *p, size_t size)
+{
+	if (size < HUGE_PAGE_SIZE)
+		free(p);
+	else if (p)
+		munmap(p, table_size(size));
 }
 
 char *xstrdup(const char *s)

@@ -82,6 +82,25 @@ void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *ptr, size_t size);
 
 /**
+ * xalloc_table() - allocate zeroed memory for a big, randomly accessed table
+ * @size: bytes to allocate
+ *
+ * Tables of 2 MiB or more get transparent huge pages where the kernel
+ * gives them on request, which saves most of the TLB misses of random
+ * lookups.
+ *
+ * Return: the new zeroed memory, never NULL; free it with xfree_table().
+ */
+void *xalloc_table(size_t size);
+
+/**
+ * xfree_table() - release what xalloc_table() allocated
+ * @p: the table, or NULL
+ * @size: the size it was allocated with
+ */
+void xfree_table(void *p, size_t size);
+
+/**
  * xstrdup() - strdup() that exits on failure
  * @s: string to copy
  *

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build tools/kmemtrace twice: for the host (with libdw symbolization) and
-# statically for the busybox guest.
+# statically for the busybox guest, with the kallsyms parser of the kernel
+# source's tools/lib/symbol.
 
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -13,7 +14,8 @@ for v in host static; do
 	flags=
 	[ $v = static ] && flags=STATIC=1
 	# shellcheck disable=SC2086
-	make -s -C "$KMT_REPO/tools/kmemtrace" O="$out" $flags >"$out/build.log" 2>&1 || {
+	make -s -C "$KMT_REPO/tools/kmemtrace" O="$out" KERNEL_SRC="$(kmt_src)" \
+		$flags >"$out/build.log" 2>&1 || {
 		cat "$out/build.log"
 		kmt_die "tools/kmemtrace ($v) failed to build; log: $out/build.log"
 	}

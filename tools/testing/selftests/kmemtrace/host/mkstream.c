@@ -3,6 +3,7 @@
  * mkstream - write crafted kmemtrace event streams for the host tests
  *
  * usage: mkstream [-s] [-t BYTES] FILE [EVENT...]
+ *        mkstream -w EVENTS [-c CPUS] [-u] [-S SITES] DIR
  *
  * Each EVENT is a comma-separated list of KEY=VALUE pairs; every key has a
  * default, so "" is a valid event.  Keys: kind (alloc, free, realloc or a
@@ -17,8 +18,19 @@
  *
  * -s writes the events in the other byte order; -t BYTES keeps only the
  * first BYTES bytes of the last event, to make a truncated stream.
+ *
+ * -w writes a synthetic workload of EVENTS events over CPUS CPUs (2 by
+ * default) into DIR, for benchmarks: DIR/cpuN, kallsyms, caches and
+ * dropped.  Allocations and frees of every type come from 4096 call
+ * sites (SITES with -S).  Three frees in four pick one of the 1024
+ * youngest live objects, as most kernel objects die young, the others
+ * (all of them with -u, the worst case for the tools' caches) any live
+ * object; about half of the frees are on another CPU than the alloc, and
+ * freed addresses are reused as slab freelists do.  The output only
+ * depends on the arguments.
  */
 #include <byteswap.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,24 +184,273 @@ static void init_event(struct kmemtrace_event *ev,
 	ev->timestamp = prev ? prev->timestamp + 1000 : 1000;
 }
 
+/* ---------------------------------------------------------- workload */
+
+#define W_SITES		4096
+#define W_FREE_SITES	1024
+#define W_CACHES	64
+#define W_TEXT		0xffffffff81000000ULL
+#define W_FUNC_SIZE	0x100
+#define W_FUNCS		100000
+#define W_YOUNG		1024
+
+/* Free random live objects rather than mostly young ones. */
+static int w_uniform;
+/* Call sites that allocate. */
+static unsigned long long w_sites = W_SITES;
+
+struct w_obj {
+	uint64_t ptr;
+	uint64_t size;
+	uint8_t type;
+	uint8_t order;
+	uint16_t flags;
+	uint32_t cache;
+};
+
+struct w_cpu {
+	FILE *f;
+	uint64_t seq;
+};
+
+static uint64_t w_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t w_rand(void)
+{
+	w_state ^= w_state << 13;
+	w_state ^= w_state >> 7;
+	w_state ^= w_state << 17;
+	return w_state;
+}
+
+/* Per type, a LIFO of freed addresses and the next new one. */
+static uint64_t *w_free_ptrs[KMEMTRACE_TYPE_VMALLOC + 1];
+static size_t w_nr_free[KMEMTRACE_TYPE_VMALLOC + 1];
+static uint64_t w_next[KMEMTRACE_TYPE_VMALLOC + 1] = {
+	0, 0xffff888000000000ULL, 0xffff888000000000ULL, 0xffffea0000000000ULL,
+	0x0000607000000000ULL, 0xffffc90000000000ULL,
+};
+
+static unsigned int w_ptr_type(unsigned int type)
+{
+	return type == KMEMTRACE_TYPE_CACHE ? KMEMTRACE_TYPE_KMALLOC : type;
+}
+
+static uint64_t w_get_ptr(unsigned int type, uint64_t size)
+{
+	unsigned int t = w_ptr_type(type);
+
+	if (w_nr_free[t] && (w_rand() & 3))
+		return w_free_ptrs[t][--w_nr_free[t]];
+	w_next[t] += (size + 4095) & ~4095ULL;
+	return w_next[t];
+}
+
+static void w_put_ptr(unsigned int type, uint64_t ptr, size_t max)
+{
+	unsigned int t = w_ptr_type(type);
+
+	if (!w_free_ptrs[t])
+		w_free_ptrs[t] = calloc(max, sizeof(uint64_t));
+	if (!w_free_ptrs[t])
+		die("out of memory", "workload");
+	w_free_ptrs[t][w_nr_free[t]++] = ptr;
+}
+
+static void w_emit(struct w_cpu *cpus, unsigned int cpu, struct kmemtrace_event *ev,
+		   uint64_t ts)
+{
+	ev->magic = KMEMTRACE_MAGIC;
+	ev->abi_version = KMEMTRACE_ABI_VERSION;
+	ev->cpu = cpu;
+	ev->seq = cpus[cpu].seq++;
+	ev->timestamp = ts;
+	if (fwrite(ev, sizeof(*ev), 1, cpus[cpu].f) != 1)
+		die("write failed", "workload");
+}
+
+static void w_write_side_files(const char *dir)
+{
+	char path[4096];
+	unsigned int i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	f = fopen(path, "w");
+	if (!f)
+		die("cannot create", path);
+	fprintf(f, "%016llx T _text\n", (unsigned long long)W_TEXT);
+	for (i = 0; i < W_FUNCS; i++)
+		fprintf(f, "%016llx %c func_%u\n",
+			(unsigned long long)(W_TEXT + 0x1000 + i * W_FUNC_SIZE),
+			i & 1 ? 't' : 'T', i);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/caches", dir);
+	f = fopen(path, "w");
+	if (!f)
+		die("cannot create", path);
+	fprintf(f, "# kmemtrace caches v1\n# id name object_size size\n");
+	for (i = 1; i <= W_CACHES; i++)
+		fprintf(f, "%u cache_%u %u %u\n", i, i, i * 32, i * 32 + 8);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/dropped", dir);
+	f = fopen(path, "w");
+	if (!f)
+		die("cannot create", path);
+	fprintf(f, "0\n");
+	fclose(f);
+}
+
+static int workload(const char *dir, uint64_t events, unsigned int nr_cpus)
+{
+	static const uint32_t gfps[] = { 0xcc0, 0xdc0, 0x820, 0x800, 0x140cca };
+	size_t nr_live = 0, max_live = events + 1;
+	struct w_obj *live, obj;
+	struct kmemtrace_event ev;
+	struct w_cpu *cpus;
+	char path[4096];
+	uint64_t i, ts = 1000000, r, site;
+	unsigned int cpu;
+	size_t k;
+
+	live = calloc(max_live, sizeof(*live));
+	cpus = calloc(nr_cpus, sizeof(*cpus));
+	if (!live || !cpus)
+		die("out of memory", "workload");
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		snprintf(path, sizeof(path), "%s/cpu%u", dir, cpu);
+		cpus[cpu].f = fopen(path, "w");
+		if (!cpus[cpu].f)
+			die("cannot create", path);
+		setvbuf(cpus[cpu].f, NULL, _IOFBF, 1 << 20);
+	}
+	for (i = 0; i < events; i++) {
+		r = w_rand();
+		cpu = r % nr_cpus;
+		ts += 1 + (r >> 8) % 200;
+		memset(&ev, 0, sizeof(ev));
+		ev.pid = 1 + (r >> 16) % 64;
+		ev.node = KMEMTRACE_NO_NODE;
+		r = w_rand();
+		if (nr_live && r % 1000 < 10) {
+			/* A realloc in place of a live kmalloc object. */
+			k = (r >> 10) % nr_live;
+			if (live[k].type != KMEMTRACE_TYPE_KMALLOC) {
+				i--;	/* draw again */
+				continue;
+			}
+			ev.kind = KMEMTRACE_KIND_REALLOC;
+			ev.type = KMEMTRACE_TYPE_KMALLOC;
+			ev.call_site = W_TEXT + 0x1000 + ((r >> 32) % w_sites) * W_FUNC_SIZE + 0x40;
+			ev.ptr = live[k].ptr;
+			ev.bytes_req = live[k].size + 8;
+			ev.bytes_alloc = live[k].size + 16;
+			live[k].size = ev.bytes_alloc;
+		} else if (nr_live && r % 1000 >= 510) {
+			/* Most objects die young: free a recent one. */
+			k = (r >> 10) % nr_live;
+			if (!w_uniform && (r >> 40) % 4 && nr_live > W_YOUNG)
+				k = nr_live - 1 - (r >> 10) % W_YOUNG;
+			obj = live[k];
+			live[k] = live[--nr_live];
+			ev.kind = KMEMTRACE_KIND_FREE;
+			ev.type = obj.type;
+			/* The free of backing store is flagged as its alloc. */
+			ev.flags = obj.flags & KMEMTRACE_FLAG_BACKING;
+			ev.cache_id = obj.cache;
+			ev.ptr = obj.ptr;
+			ev.call_site = W_TEXT + 0x1000 +
+				(W_SITES + (r >> 32) % W_FREE_SITES) * W_FUNC_SIZE + 0x20;
+			if (obj.type == KMEMTRACE_TYPE_PAGES) {
+				ev.order = obj.order;
+				ev.bytes_req = ev.bytes_alloc = obj.size;
+			}
+			w_put_ptr(obj.type, obj.ptr, max_live);
+		} else {
+			site = (r >> 10) % w_sites;
+			ev.kind = KMEMTRACE_KIND_ALLOC;
+			ev.call_site = W_TEXT + 0x1000 + site * W_FUNC_SIZE + 0x10 + (site & 7);
+			ev.gfp_flags = gfps[site % 5];
+			switch (site % 20) {
+			case 0 ... 11:
+				ev.type = KMEMTRACE_TYPE_KMALLOC;
+				ev.bytes_req = 8 + site % 1000;
+				ev.bytes_alloc = 1ULL << (64 - __builtin_clzll(ev.bytes_req - 1));
+				break;
+			case 12 ... 16:
+				ev.type = KMEMTRACE_TYPE_CACHE;
+				ev.cache_id = 1 + site % W_CACHES;
+				ev.bytes_req = ev.cache_id * 32;
+				ev.bytes_alloc = ev.bytes_req + 8;
+				break;
+			case 17 ... 18:
+				ev.type = KMEMTRACE_TYPE_PAGES;
+				ev.order = site % 4;
+				ev.migratetype = site % 3;
+				ev.node = 0;
+				ev.bytes_req = ev.bytes_alloc = 4096ULL << ev.order;
+				if (!(site % 7))
+					ev.flags = KMEMTRACE_FLAG_BACKING;
+				break;
+			default:
+				ev.type = site & 1 ? KMEMTRACE_TYPE_VMALLOC :
+						     KMEMTRACE_TYPE_PERCPU;
+				ev.bytes_req = 100 + site * 4;
+				ev.bytes_alloc = (ev.bytes_req + 4095) & ~4095ULL;
+				break;
+			}
+			ev.ptr = w_get_ptr(ev.type, ev.bytes_alloc);
+			live[nr_live].ptr = ev.ptr;
+			live[nr_live].size = ev.bytes_alloc;
+			live[nr_live].type = ev.type;
+			live[nr_live].order = ev.order;
+			live[nr_live].cache = ev.cache_id;
+			if (ev.flags)
+				ev.flags |= r & 0x100 ? KMEMTRACE_FLAG_INTERRUPT : 0;
+			live[nr_live].flags = ev.flags;
+			nr_live++;
+		}
+		w_emit(cpus, cpu, &ev, ts);
+	}
+	for (cpu = 0; cpu < nr_cpus; cpu++)
+		if (fclose(cpus[cpu].f))
+			die("write failed", dir);
+	w_write_side_files(dir);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct kmemtrace_event ev, prev;
+	unsigned long long work = 0, nr_cpus = 2;
 	long truncate = -1;
 	int c, i, swab, swapped = 0;
 	size_t len;
 	FILE *f;
 
-	while ((c = getopt(argc, argv, "st:")) != -1) {
+	while ((c = getopt(argc, argv, "st:w:c:uS:")) != -1) {
 		if (c == 's')
 			swapped = 1;
 		else if (c == 't')
 			truncate = strtol(optarg, NULL, 0);
+		else if (c == 'w')
+			work = parse_value(optarg);
+		else if (c == 'c')
+			nr_cpus = parse_value(optarg);
+		else if (c == 'u')
+			w_uniform = 1;
+		else if (c == 'S')
+			w_sites = parse_value(optarg);
 		else
 			die("usage", "mkstream [-s] [-t BYTES] FILE [EVENT...]");
 	}
 	if (optind >= argc)
 		die("usage", "mkstream [-s] [-t BYTES] FILE [EVENT...]");
+	if (work && (!w_sites || w_sites > W_SITES))
+		die("-S takes 1 to 4096", "-S");
+	if (work)
+		return nr_cpus && nr_cpus <= 1024 ? workload(argv[optind], work, nr_cpus) :
+			(die("bad CPU count", "-c"), 2);
 	f = fopen(argv[optind], "w");
 	if (!f)
 		die("cannot create", argv[optind]);

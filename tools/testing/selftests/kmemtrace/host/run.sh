@@ -155,7 +155,7 @@ basic_trace() {
 t_cli_help_and_version() {
 	run --help
 	expect_rc 0 && expect_has out "usage: kmemtrace COMMAND" || return 1
-	for c in record report check dump; do
+	for c in record report check dump plot; do
 		expect_has out "$c " || return 1
 	done
 	run --version
@@ -263,6 +263,28 @@ t_report_symfile_and_unresolved() {
 	         1            0          200  100.0%  map_fn+0xa0
 	         1          192          192    0.0%  map_fn+0x120
 	         1            0          100  100.0%  0xffffffff80000000
+	END
+}
+
+# The lines of /proc/kallsyms and System.map, as tools/lib/symbol reads
+# them: only text symbols with an address, modules after a tab, CRLF ends.
+t_report_kallsyms_lines() {
+	mktrace t || return 1
+	printf '%s\r\n' 'ffffffff81000000 T _text' 'ffffffff81000100 W weak_fn' \
+		'0000000000000000 T hidden_fn' 'ffffffff81000200 D data_sym' \
+		'ffffffff81000300 t' 'not a symbol line' > t/kallsyms &&
+		printf 'ffffffffc0002000 t mod2_fn\t[mod2]\n' >> t/kallsyms || return 1
+	mk t/cpu0 site=0xffffffff81000110,alloc=40 site=0xffffffff81000210,alloc=30 \
+		site=0xffffffffc0002008,alloc=20 site=0x10,alloc=10 || return 1
+	run report t
+	section out '^top .* call sites' > sites
+	expect_rc 0 && expect_err < /dev/null && expect_file sites <<-'END'
+	top 10 call sites by bytes allocated:
+	     count    bytes_req  bytes_alloc   waste  call_site
+	         1            0           40  100.0%  weak_fn+0x10
+	         1            0           30  100.0%  weak_fn+0x110
+	         1            0           20  100.0%  mod2_fn+0x8 [mod2]
+	         1            0           10  100.0%  0x10
 	END
 }
 
@@ -506,6 +528,412 @@ t_report_top_caches_named() {
 	expect_err <<-'END'
 	kmemtrace: t/caches: line 6: not "ID NAME OBJECT_SIZE SIZE", skipped
 	END
+}
+
+# analysis_trace DIR: allocations of every kind whose analyses are known:
+# 0x1000 freed on cpu1 after 3us, 0x2000 freed on cpu0 after 3us, a cache
+# object freed to another cache after 6us on cpu1, a vmalloc() freed by
+# kfree() (a mismatch: it stays live), pages, a free of memory the trace
+# did not see allocated, and a last kmalloc on cpu1.  The trace ends at
+# 9500: still live are the vmalloc (3.5us old), the pages (2.5us) and
+# the last kmalloc (0ns).
+analysis_trace() {
+	mktrace "$1" && echo "$KALLSYMS" > "$1/kallsyms" &&
+	printf '%s\n' '# kmemtrace caches v1' '# id name object_size size' \
+		'3 my_cache 192 192' '4 other_cache 100 128' > "$1/caches" &&
+	printf '%s\n' '# kmemtrace comms v1' '10	worker' '11	other' \
+		'12	worker' > "$1/comms" &&
+	mk "$1/cpu0" \
+		ts=1000,site=0xffffffff81000110,ptr=0x1000,req=100,alloc=128,gfp=0xcc0,pid=10 \
+		ts=2000,site=0xffffffff81000110,ptr=0x2000,req=60,alloc=64,gfp=0xdc0,pid=10 \
+		ts=3000,type=cache,cache=3,site=0xffffffff81000220,ptr=0x3000,req=192,alloc=192,gfp=0xcc0,pid=11,node=0 \
+		ts=5000,kind=free,site=0xffffffff81000210,ptr=0x2000 \
+		ts=6000,type=vmalloc,site=0xffffffffc0001010,ptr=0xffffc90000001000,req=5000,alloc=8192,pid=12 \
+		ts=7000,type=pages,order=1,mt=1,site=0xffffffffc0001010,ptr=0xffffea0000001000,req=8192,alloc=8192,node=0,gfp=0x140cca \
+		ts=8000,kind=free,site=0xffffffff81000210,ptr=0x9000 &&
+	mk "$1/cpu1" \
+		ts=4000,kind=free,site=0xffffffff81000210,ptr=0x1000 \
+		ts=6500,kind=free,site=0xffffffff81000210,ptr=0xffffc90000001000 \
+		ts=9000,kind=free,type=cache,cache=4,site=0xffffffff81000210,ptr=0x3000 \
+		ts=9500,site=0xffffffff81000120,ptr=0x4000,req=8,alloc=8,pid=13
+}
+
+t_report_view_sites() {
+	analysis_trace t || return 1
+	run report -v sites,caches t
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END'
+	kmemtrace report v1
+
+	call sites by bytes allocated (top 10 of 4):
+	allocs bytes_req bytes_alloc waste frees xcpu live live_bytes lifetime mismatch            address  call_site
+	     2     13192       16384 19.5%     0    0    2      16384        -        1 0xffffffffc0001010  mod_fn+0x10 [mymod]
+	     2       160         192 16.7%     2    1    0          0   3.00us        0 0xffffffff81000110  foo_alloc+0x10
+	     1       192         192  0.0%     1    1    0          0   6.00us        1 0xffffffff81000220  bar_create+0x20
+	     1         8           8  0.0%     0    0    1          8        -        0 0xffffffff81000120  foo_alloc+0x20
+
+	caches by bytes allocated (top 10 of 1):
+	allocs bytes_req bytes_alloc waste frees xcpu live live_bytes lifetime mismatch id  cache
+	     1       192         192  0.0%     1    1    0          0   6.00us        1  3  my_cache
+	END
+	run report -v sites --sort pingpong,hits -n 2 t
+	expect_rc 0 && sed -n '3,$p' out > sites && expect_file sites <<-'END'
+	call sites by cross-CPU frees, then allocations (top 2 of 4):
+	allocs bytes_req bytes_alloc waste frees xcpu live live_bytes lifetime mismatch            address  call_site
+	     2       160         192 16.7%     2    1    0          0   3.00us        0 0xffffffff81000110  foo_alloc+0x10
+	     1       192         192  0.0%     1    1    0          0   6.00us        1 0xffffffff81000220  bar_create+0x20
+	END
+}
+
+t_report_view_live() {
+	analysis_trace t || return 1
+	run report -v live t
+	expect_rc 0 && expect_out <<-'END' || return 1
+	kmemtrace report v1
+
+	live allocations by call site, by bytes allocated (top 10 of 2):
+	count bytes oldest median  type           cache  group
+	    2 16384 3.50us 2.50us  pages,vmalloc  -      mod_fn+0x10 [mymod]
+	    1     8    0ns    0ns  kmalloc        -      foo_alloc+0x20
+	END
+	run report -v live --by type --min-age 1us t
+	expect_rc 0 && sed -n '3,$p' out > live && expect_file live <<-'END' || return 1
+	live allocations by type, by bytes allocated (top 10 of 2):
+	count bytes oldest median  type     cache  group
+	    1  8192 2.50us 2.50us  pages    -      pages
+	    1  8192 3.50us 3.50us  vmalloc  -      vmalloc
+	END
+	run report -v live --by pid --sort age t
+	expect_rc 0 && sed -n '3,$p' out > live && expect_file live <<-'END' || return 1
+	live allocations by pid, by age (top 10 of 3):
+	count bytes oldest median  type     cache  group
+	    1  8192 3.50us 3.50us  vmalloc  -      12 worker
+	    1  8192 2.50us 2.50us  pages    -      0
+	    1     8    0ns    0ns  kmalloc  -      13
+	END
+	run report -v live --list t
+	expect_rc 0 && sed -n '3,$p' out > list && expect_file list <<-'END'
+	live allocations by age (top 10 of 3):
+	   age bytes  type    cpu pid  comm                  ptr  cache            address  call_site
+	3.50us  8192  vmalloc   0  12  worker 0xffffc90000001000  -     0xffffffffc0001010  mod_fn+0x10 [mymod]
+	2.50us  8192  pages     0   0  -      0xffffea0000001000  -     0xffffffffc0001010  mod_fn+0x10 [mymod]
+	   0ns     8  kmalloc   1  13  -                  0x4000  -     0xffffffff81000120  foo_alloc+0x20
+	END
+}
+
+# Lifetimes of 100, 200, 400, 800 and 1600 ns at one site: percentiles
+# are nearest-rank, buckets powers of two.
+t_report_view_lifetimes() {
+	mktrace t || return 1
+	mk t/cpu0 ts=1000,ptr=0x1,site=0x10,alloc=8 ts=1100,kind=free,ptr=0x1 \
+		ts=2000,ptr=0x2,site=0x10,alloc=8 ts=2200,kind=free,ptr=0x2 \
+		ts=3000,ptr=0x3,site=0x10,alloc=8 ts=3400,kind=free,ptr=0x3 \
+		ts=4000,ptr=0x4,site=0x10,alloc=8 ts=4800,kind=free,ptr=0x4 \
+		ts=5000,ptr=0x5,site=0x10,alloc=8 ts=6600,kind=free,ptr=0x5 \
+		ts=7000,ptr=0x6,site=0x20,alloc=8 ts=9000,kind=free,ptr=0x6 || return 1
+	run report -v lifetimes t
+	expect_rc 0 && expect_out <<-'END' || return 1
+	kmemtrace report v1
+
+	lifetimes (alloc to free) by call site, by frees (top 10 of 2):
+	frees    min    p50    p90    p99    max   mean address  call_site
+	    5  100ns  400ns 1.60us 1.60us 1.60us  620ns    0x10  0x10
+	    1 2.00us 2.00us 2.00us 2.00us 2.00us 2.00us    0x20  0x20
+
+	lifetimes of 0x10:
+	    from       to      count distribution
+	    64ns    128ns          1 |****************************************|
+	   128ns    256ns          1 |****************************************|
+	   256ns    512ns          1 |****************************************|
+	   512ns   1.02us          1 |****************************************|
+	  1.02us   2.05us          1 |****************************************|
+
+	lifetimes of 0x20:
+	    from       to      count distribution
+	  1.02us   2.05us          1 |****************************************|
+	END
+	run report -v lifetimes --sort lifetime --csv t
+	expect_rc 0 && expect_out <<-'END'
+	# lifetimes
+	frees,min,p50,p90,p99,max,mean,address,call_site
+	1,2000,2000,2000,2000,2000,2000,0x20,0x20
+	5,100,400,1600,1600,1600,620,0x10,0x10
+
+	# histograms
+	address,call_site,from,to,count
+	0x20,0x20,1024,2048,1
+	0x10,0x10,64,128,1
+	0x10,0x10,128,256,1
+	0x10,0x10,256,512,1
+	0x10,0x10,512,1024,1
+	0x10,0x10,1024,2048,1
+	END
+}
+
+t_report_view_frees() {
+	analysis_trace t || return 1
+	run report -v frees t
+	expect_rc 0 && expect_out <<-'END' || return 1
+	kmemtrace report v1
+
+	frees of the allocations in the trace, and others:
+	frees xcpu share mismatched without_alloc unpaired allocs_of_live
+	    3    2 66.7%          2             1        0              0
+
+	frees on another CPU than the alloc, by call site of the alloc, by cross-CPU frees (top 10 of 2):
+	frees xcpu  share            address  call_site
+	    2    1  50.0% 0xffffffff81000110  foo_alloc+0x10
+	    1    1 100.0% 0xffffffff81000220  bar_create+0x20
+
+	frees on another CPU than the alloc, by cache, by cross-CPU frees (top 10 of 1):
+	frees xcpu  share id  cache
+	    1    1 100.0%  3  my_cache
+
+	frees by another API or cache than the alloc (top 10 of 2):
+	count  alloc_type  free_type  alloc_cache  free_cache       alloc_address       free_address  alloc_site           free_site
+	    1  cache       cache      my_cache     other_cache 0xffffffff81000220 0xffffffff81000210  bar_create+0x20      bar_create+0x10
+	    1  vmalloc     kmalloc    -            -           0xffffffffc0001010 0xffffffff81000210  mod_fn+0x10 [mymod]  bar_create+0x10
+
+	frees of memory not allocated in the trace, by call site (top 10 of 1):
+	frees  types              address  call_site
+	    1  kmalloc 0xffffffff81000210  bar_create+0x10
+	END
+	# An alloc of memory still live (its free was lost), an unpaired
+	# page free, and a kfree() of a kmem_cache object of a merged cache.
+	mktrace u && mk u/cpu0 ptr=0x1,alloc=8 ptr=0x1,alloc=16 \
+		kind=free,type=pages,flags=4,ptr=0x5000,req=4096,alloc=4096 \
+		type=cache,cache=7,ptr=0x2,alloc=32 kind=free,ptr=0x2 || return 1
+	run report -v frees u
+	expect_rc 0 && { sed -n '3,5p' out; section out '^frees by another'; } > frees &&
+		expect_file frees <<-'END'
+	frees of the allocations in the trace, and others:
+	frees xcpu share mismatched without_alloc unpaired allocs_of_live
+	    1    0  0.0%          1             0        1              1
+	frees by another API or cache than the alloc (top 10 of 1):
+	count  alloc_type  free_type  alloc_cache  free_cache alloc_address free_address  alloc_site  free_site
+	    1  cache       kmalloc    cache#7      -                    0x0          0x0  0x0         0x0
+	END
+}
+
+t_report_view_pages_gfp_nodes() {
+	analysis_trace t || return 1
+	run report -v pages,gfp,nodes t
+	expect_rc 0 && expect_out <<-'END'
+	kmemtrace report v1
+
+	page allocations by order and migrate type, backing pages included:
+	order unmovable movable reclaimable highatomic other allocs frees bytes
+	    1         0       1           0          0     0      1     0  8192
+
+	allocations by gfp flags, by bytes allocated (top 10 of 4):
+	allocs bytes      gfp  flags
+	     2  8200      0x0  none
+	     1  8192 0x140cca  GFP_HIGHUSER_MOVABLE|__GFP_COMP
+	     2   320    0xcc0  GFP_KERNEL
+	     1    64    0xdc0  GFP_KERNEL|__GFP_ZERO
+
+	allocations by node asked for (-1: any), by bytes allocated (top 10 of 2):
+	allocs bytes node
+	     4  8392   -1
+	     2  8384    0
+	END
+}
+
+# report_filter ARGS... EXPECTED: the filter line and the call sites
+report_filter() {
+	expected=$(eval echo \${$#})
+	args=
+	while [ $# -gt 1 ]; do
+		args="$args $1"
+		shift
+	done
+	# shellcheck disable=SC2086
+	run report $args -v sites t
+	[ "$rc" -eq 0 ] || fail "report$args: exit status $rc" || return 1
+	got=$(sed -n '2s/^filter: //p; /^ *[0-9]/s/.*  //p' out | paste -sd'|' -)
+	[ "$got" = "$expected" ] || fail "report$args: got '$got', expected '$expected'"
+}
+
+t_report_filters() {
+	analysis_trace t || return 1
+	report_filter --cpu 1 '--cpu 1 (1 allocations)|foo_alloc+0x20' &&
+	report_filter --pid 10 '--pid 10 (2 allocations)|foo_alloc+0x10' &&
+	report_filter --pid 11-12 '--pid 11-12 (2 allocations)|mod_fn+0x10 [mymod]|bar_create+0x20' &&
+	report_filter --type vmalloc,pages '--type vmalloc,pages (2 allocations)|mod_fn+0x10 [mymod]' &&
+	report_filter --site foo_alloc '--site foo_alloc (3 allocations)|foo_alloc+0x10|foo_alloc+0x20' &&
+	report_filter --site foo_alloc+0x20 '--site foo_alloc+0x20 (1 allocations)|foo_alloc+0x20' &&
+	report_filter --site 0xffffffff81000220 '--site 0xffffffff81000220 (1 allocations)|bar_create+0x20' &&
+	report_filter --cache my_cache '--cache my_cache (1 allocations)|bar_create+0x20' &&
+	report_filter --cache 3 '--cache 3 (1 allocations)|bar_create+0x20' &&
+	report_filter --comm worker '--comm worker (3 allocations)|mod_fn+0x10 [mymod]|foo_alloc+0x10' &&
+	report_filter --cpu 0 --pid 10,12 '--cpu 0 --pid 10,12 (3 allocations)|mod_fn+0x10 [mymod]|foo_alloc+0x10' &&
+	report_filter --time 2.5us,6us '--time 2.5us,6us (2 allocations)|mod_fn+0x10 [mymod]|bar_create+0x20' ||
+		return 1
+	# The window cuts the frees after it: allocations are live at its end,
+	# and frees in it of allocations before it have no alloc.
+	run report --time ,3000 t
+	expect_rc 0 && expect_has out "events: 3 (alloc 3, free 0, realloc 0)" &&
+		expect_has out "still allocated at end: 3 allocations, 384 bytes" || return 1
+	run report --time 4000, -v frees t
+	expect_rc 0 && sed -n '/^frees xcpu share mismatched/{n;p;}' out > totals &&
+		expect_file totals <<-'END'
+	    0    0  0.0%          1             4        0              0
+	END
+}
+
+t_report_json_csv() {
+	analysis_trace t || return 1
+	run report -v sites,live -n 2 --json t
+	expect_rc 0 && expect_out <<-'END' || return 1
+	{
+	  "version": 1,
+	  "events": 11,
+	  "invalid": 0,
+	  "first_ts": 1000,
+	  "last_ts": 9500,
+	  "filter": null,
+	  "selected": 6,
+	  "sites": {
+	    "sites": [
+	      {"allocs": 2, "bytes_req": 13192, "bytes_alloc": 16384, "waste": 19.48, "frees": 0, "xcpu": 0, "live": 2, "live_bytes": 16384, "lifetime": null, "mismatch": 1, "address": "0xffffffffc0001010", "call_site": "mod_fn+0x10 [mymod]"},
+	      {"allocs": 2, "bytes_req": 160, "bytes_alloc": 192, "waste": 16.67, "frees": 2, "xcpu": 1, "live": 0, "live_bytes": 0, "lifetime": 3000, "mismatch": 0, "address": "0xffffffff81000110", "call_site": "foo_alloc+0x10"}
+	    ]
+	  },
+	  "live": {
+	    "live": [
+	      {"count": 2, "bytes": 16384, "oldest": 3500, "median": 2500, "type": "pages,vmalloc", "cache": null, "group": "mod_fn+0x10 [mymod]"},
+	      {"count": 1, "bytes": 8, "oldest": 0, "median": 0, "type": "kmalloc", "cache": null, "group": "foo_alloc+0x20"}
+	    ]
+	  }
+	}
+	END
+	if command -v python3 > /dev/null; then
+		run report -v all --json --cpu 0 t
+		expect_rc 0 && python3 -m json.tool out > /dev/null ||
+			fail "report -v all --json is not valid JSON" || return 1
+	fi
+	# Strings with commas and quotes are quoted.
+	printf '%s\n' '# kmemtrace caches v1' '5 odd,"name" 8 8' > t/caches &&
+		mk t/cpu2 type=cache,cache=5,alloc=8 || return 1
+	run report -v caches --csv t
+	expect_rc 0 && expect_out <<-'END'
+	# caches
+	allocs,bytes_req,bytes_alloc,waste,frees,xcpu,live,live_bytes,lifetime,mismatch,id,cache
+	1,192,192,0.00,1,1,0,0,6000,1,3,cache#3
+	1,0,8,100.00,0,0,1,8,,0,5,"odd,""name"""
+	END
+}
+
+t_report_bad_options() {
+	analysis_trace t || return 1
+	for args in "-v bogus|unknown view 'bogus'" \
+		"--sort nope|unknown sort key 'nope'" \
+		"--sort age|no view asked for sorts by these --sort keys" \
+		"-v sites --sort age|no view asked for sorts by these --sort keys" \
+		"--list|--list and --min-age are for --view live" \
+		"--by cache|--by is for --view live" \
+		"-v live --by what|unknown --by group 'what'" \
+		"--time 5|--time takes START,END: '5'" \
+		"--time 5,3|bad --time '5,3'" \
+		"--time 1.5,|bad --time '1.5,'" \
+		"--time 3parsecs,|bad --time '3parsecs,'" \
+		"--cpu 3-1|bad range in --cpu '3-1'" \
+		"--pid x|bad number in --pid 'x'" \
+		"--type slab|unknown type 'slab'" \
+		"-v live --min-age soon|bad --min-age 'soon'"; do
+		# shellcheck disable=SC2086
+		run report ${args%%|*} t
+		expect_rc 2 && expect_has err "kmemtrace: report: ${args#*|}" &&
+			expect_out < /dev/null || return 1
+	done
+}
+
+# svg_series FILE: the series of an SVG of kmemtrace plot, one per line
+svg_series() {
+	grep -o 'data-name="[^"]*" data-\(values\|buckets\)="[^"]*"\|data-ts="[^"]*"' "$1"
+}
+
+# well_formed FILE: xmllint's word on FILE, when it is there
+well_formed() {
+	if command -v xmllint > /dev/null; then
+		xmllint --noout "$1" || fail "$1 is not well-formed XML"
+	elif command -v python3 > /dev/null; then
+		python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$1" ||
+			fail "$1 is not well-formed XML"
+	fi
+}
+
+t_plot_live() {
+	analysis_trace t || return 1
+	run plot -n 2 -o live.svg t
+	expect_rc 0 && expect_out < /dev/null && expect_err < /dev/null &&
+		well_formed live.svg && grep -q '^<svg xmlns="http://www.w3.org/2000/svg"' live.svg ||
+		return 1
+	# Snapshots each microsecond, before the events at that time, then
+	# the end: the vmalloc kfree()d stays live, the last cache free and
+	# kmalloc show at the end only.
+	svg_series live.svg > series && expect_file series <<-'END' || return 1
+	data-name="mod_fn+0x10 [mymod]" data-values="0,0,0,0,0,0,8192,16384,16384,16384"
+	data-name="foo_alloc+0x10" data-values="0,128,192,192,64,0,0,0,0,0"
+	data-name="other call sites" data-values="0,0,0,192,192,192,192,192,192,8"
+	data-ts="0,1000,2000,3000,4000,5000,6000,7000,8000,8500"
+	data-name="total" data-values="0,128,192,384,256,192,8384,16576,16576,16392"
+	END
+	# Filters are report's; the picture goes to stdout without -o.
+	run plot -n 1 --type pages t
+	expect_rc 0 && svg_series out > series && expect_file series <<-'END' || return 1
+	data-name="mod_fn+0x10 [mymod]" data-values="0,0,0,0,0,0,0,8192,8192,8192"
+	data-name="other call sites" data-values="0,0,0,0,0,0,0,0,0,0"
+	data-ts="0,1000,2000,3000,4000,5000,6000,7000,8000,8500"
+	data-name="total" data-values="0,0,0,0,0,0,0,8192,8192,8192"
+	END
+	# Two seconds: the snapshots get further apart, at most 256 of them.
+	mktrace long && mk long/cpu0 ts=1000,ptr=0x1,alloc=8 \
+		ts=1000001000,ptr=0x2,alloc=16 ts=2000001000,kind=free,ptr=0x1 ||
+		return 1
+	run plot -o long.svg long
+	expect_rc 0 && well_formed long.svg || return 1
+	sed -n 's/.*data-name="total" data-values="\([^"]*\)".*/\1/p' long.svg |
+		tr , '\n' > totals
+	n=$(wc -l < totals)
+	[ "$n" -ge 100 ] && [ "$n" -le 258 ] || fail "$n points" || return 1
+	[ "$(tail -n 1 totals)" = 16 ] && [ "$(sort -n totals | tail -n 1)" = 24 ] &&
+		grep -q 'data-ts="0,.*,2000000000"' long.svg ||
+		fail "wrong totals: $(tr '\n' ' ' < totals)"
+}
+
+t_plot_sizes_lifetimes() {
+	analysis_trace t || return 1
+	run plot -c sizes -n 3 -o sizes.svg t
+	expect_rc 0 && well_formed sizes.svg && svg_series sizes.svg > series &&
+		expect_file series <<-'END' || return 1
+	data-name="mod_fn+0x10 [mymod]" data-buckets="13:2"
+	data-name="foo_alloc+0x10" data-buckets="6:1,7:1"
+	data-name="bar_create+0x20" data-buckets="7:1"
+	END
+	run plot -c lifetimes -n 3 -o life.svg t
+	expect_rc 0 && well_formed life.svg && svg_series life.svg > series &&
+		expect_file series <<-'END' || return 1
+	data-name="all call sites" data-buckets="11:2,12:1"
+	data-name="foo_alloc+0x10" data-buckets="11:2"
+	data-name="bar_create+0x20" data-buckets="12:1"
+	END
+	run plot -c pie t
+	expect_rc 2 && expect_has err "kmemtrace: plot: unknown chart 'pie'" || return 1
+	run plot -o no/such/dir.svg t
+	expect_rc 1 && expect_has err "kmemtrace: plot: no/such/dir.svg: No such file or directory"
+}
+
+# Every option --help lists is in the manual page.
+t_cli_help_documented() {
+	rst=$HERE/../../../../kmemtrace/Documentation/kmemtrace.rst
+	[ -f "$rst" ] || fail "no $rst" || return 1
+	for c in report plot; do
+		run $c --help
+		for opt in $(grep -o -- '--[a-z-]*' out | sort -u); do
+			grep -q -- "\*\*$opt\*\*" "$rst" ||
+				fail "$c $opt is not in kmemtrace.rst" || return 1
+		done
+	done
 }
 
 # stats DIR LINE...: write DIR/stats with the kernel's header lines
@@ -850,6 +1278,51 @@ t_dump_sorted_by_timestamp() {
 	cpu=0 seq=2 ts=3000 free kmalloc site=0xffffffff81000210 ptr=0xffff888000001000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 sym=bar_create+0x10
 	cpu=0 seq=3 ts=4000 alloc pages site=0xffffffffc0001010 ptr=0xffffea0000001000 req=8192 alloc=8192 gfp=0x0 node=-1 pid=0 order=1 cache_id=0 migratetype=2 sym=mod_fn+0x10 [mymod]
 	END
+}
+
+# Each CPU's events keep their recorded (seq) order, even where the clock
+# went back; streams are merged by timestamp.
+t_dump_keeps_cpu_order() {
+	mktrace t || return 1
+	mk t/cpu0 ts=300 ts=100 && mk t/cpu1 ts=200 || return 1
+	run dump t
+	expect_rc 0 && cut -d' ' -f1-3 out > order && expect_file order <<-'END'
+	cpu=1 seq=0 ts=200
+	cpu=0 seq=0 ts=300
+	cpu=0 seq=1 ts=100
+	END
+}
+
+t_dump_write_error() {
+	if [ ! -w /dev/full ]; then
+		echo "# SKIP no /dev/full"
+		return 4
+	fi
+	basic_trace t || return 1
+	"$KMT" dump t > /dev/full 2> err
+	rc=$?
+	expect_rc 1 && expect_err <<-'END'
+	kmemtrace: dump: writing the output: No space left on device
+	END
+}
+
+# report, check and dump read the streams a chunk at a time: a trace of
+# 2 x 40 MB takes far less memory than its size.
+t_streams_memory_bounded() {
+	if ! /usr/bin/time -f %M true > /dev/null 2>&1; then
+		echo "# SKIP no /usr/bin/time"
+		return 4
+	fi
+	mktrace t && "$MKSTREAM" -w 1000000 t || return 1
+	size=$(cat t/cpu0 t/cpu1 | wc -c)
+	for cmd in report check dump; do
+		/usr/bin/time -f %M -o rss "$KMT" $cmd t > /dev/null 2> err ||
+			fail "$cmd failed" || return 1
+		kb=$(tail -n 1 rss)
+		[ $((kb * 1024)) -le $((size / 4)) ] ||
+			fail "$cmd: peak RSS $kb KiB, trace $((size / 1024)) KiB" ||
+			return 1
+	done
 }
 
 # flag_trace DIR [-s]: events with flags, realloc, migratetype and caches
@@ -1360,6 +1833,7 @@ cli_bad_args
 report_counts_by_kind_type_cpu
 report_top_sites_symbolized
 report_symfile_and_unresolved
+report_kallsyms_lines
 report_top_n_ties_by_address
 report_still_allocated
 report_pairs_slab_types_skips_unpaired
@@ -1372,6 +1846,17 @@ report_byte_totals_do_not_wrap
 report_vmlinux_libdw
 header_missing_or_malformed
 header_symbols_mismatch
+report_view_sites
+report_view_live
+report_view_lifetimes
+report_view_frees
+report_view_pages_gfp_nodes
+report_filters
+report_json_csv
+report_bad_options
+plot_live
+plot_sizes_lifetimes
+cli_help_documented
 check_valid_trace
 check_gap_counts
 check_gaps_exceed_dropped
@@ -1391,7 +1876,10 @@ check_totals_do_not_wrap
 swapped_endian_reads_same_as_native
 swapped_endian_new_fields
 dump_sorted_by_timestamp
+dump_keeps_cpu_order
+dump_write_error
 dump_flags_and_caches
+streams_memory_bounded
 record_fake_debugfs
 record_without_stats_and_caches
 record_writes_header

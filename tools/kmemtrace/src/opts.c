@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace - command line options described once, for getopt_long() and
+ * for the help text
+ */
+#include <string.h>
+
+#include "opts.h"
+#include "utils.h"
+
+struct kmt_opt *kmt_opts_join(const struct kmt_opt *a, size_t na,
+			      const struct kmt_opt *b, size_t nb, size_t *n)
+{
+	struct kmt_opt *opts = xcalloc(na + nb, sizeof(*opts));
+
+	memcpy(opts, a, na * sizeof(*a));
+	memcpy(opts + na, b, nb * sizeof(*b));
+	*n = na + nb;
+	return opts;
+}
+
+void kmt_opts_getopt(const struct kmt_opt *opts, size_t nr, struct option *lo,
+		     char *so)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		lo[i].name = opts[i].name;
+		lo[i].has_arg = opts[i].arg ? required_argument : no_argument;
+		lo[i].flag = NULL;
+		lo[i].val = opts[i].val;
+		if (opts[i].val >= 256)
+			continue;
+		*so++ = opts[i].val;
+		if (opts[i].arg)
+			*so++ = ':';
+	}
+	memset(&lo[nr], 0, sizeof(lo[nr]));
+	*so = '\0';
+}
+
+/* Column of the help text, as in the other commands' help. */
+#define HELP_COLUMN	27
+
+void kmt_opts_usage(FILE *f, const struct kmt_opt *opts, size_t nr)
+{
+	const char *s, *nl;
+	size_t i;
+	int n;
+
+	for (i = 0; i < nr; i++) {
+		if (opts[i].val < 256)
+			n = fprintf(f, "     -%c/--%s", opts[i].val, opts[i].name);
+		else
+			n = fprintf(f, "     --%s", opts[i].name);
+		if (opts[i].arg)
+			n += fprintf(f, " %s", opts[i].arg);
+		for (s = opts[i].help; s; s = nl ? nl + 1 : NULL) {
+			nl = strchr(s, '\n');
+			if (n > HELP_COLUMN - 2) {
+				fputc('\n', f);
+				n = 0;
+			}
+			fprintf(f, "%*s%.*s\n", HELP_COLUMN - n, "",
+				nl ? (int)(nl - s) : (int)strlen(s), s);
+			n = 0;
+		}
+	}
+}

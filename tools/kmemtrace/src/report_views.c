@@ -1,0 +1,1315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace report - the views: what report_main() prints of its pass
+ *
+ * The summary keeps the text layout of "kmemtrace report v1"; the other
+ * views, and the summary in JSON and CSV, are tables (table.c).  Rows are
+ * sorted by the --sort keys a view has, largest first, ties going to the
+ * lower address, id or name, so that the output only depends on the trace.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gfp.h"
+#include "kmemtrace.h"
+#include "report.h"
+#include "utils.h"
+
+/* The sort keys of each view, its default first. */
+static const enum report_key view_keys[NR_VIEWS][8] = {
+	[VIEW_SITES]	 = { KEY_BYTES, KEY_REQ, KEY_HITS, KEY_WASTE, KEY_FREES,
+			     KEY_LIVE, KEY_PINGPONG, KEY_LIFETIME },
+	[VIEW_CACHES]	 = { KEY_BYTES, KEY_REQ, KEY_HITS, KEY_WASTE, KEY_FREES,
+			     KEY_LIVE, KEY_PINGPONG, KEY_LIFETIME },
+	[VIEW_LIVE]	 = { KEY_BYTES, KEY_HITS, KEY_AGE },
+	[VIEW_LIFETIMES] = { KEY_FREES, KEY_LIFETIME },
+	[VIEW_FREES]	 = { KEY_PINGPONG, KEY_FREES, KEY_MISMATCH },
+	[VIEW_GFP]	 = { KEY_BYTES, KEY_HITS },
+	[VIEW_NODES]	 = { KEY_BYTES, KEY_HITS },
+};
+
+static bool view_has_key(enum report_view v, enum report_key k)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(view_keys[v]) && view_keys[v][i]; i++)
+		if (view_keys[v][i] == k)
+			return true;
+	return false;
+}
+
+bool report_sort_applies(unsigned int views, const enum report_key *keys)
+{
+	unsigned int v;
+	size_t i;
+
+	for (v = 0; v < NR_VIEWS; v++)
+		for (i = 0; (views & (1u << v)) && i < REPORT_MAX_KEYS && keys[i]; i++)
+			if (view_has_key(v, keys[i]))
+				return true;
+	return false;
+}
+
+/*
+ * The keys @v sorts by: those of --sort it has, else @def (its default,
+ * or the one of its table), then nothing.
+ */
+static void view_sort(const struct report *r, enum report_view v,
+		      enum report_key def, enum report_key *keys)
+{
+	size_t i, n = 0;
+
+	memset(keys, 0, REPORT_MAX_KEYS * sizeof(*keys));
+	for (i = 0; i < REPORT_MAX_KEYS && r->p->sort[i]; i++)
+		if (view_has_key(v, r->p->sort[i]))
+			keys[n++] = r->p->sort[i];
+	if (!n)
+		keys[0] = def;
+}
+
+static const char *key_title(enum report_key k)
+{
+	static const char * const titles[NR_KEYS] = {
+		[KEY_BYTES]	= "bytes allocated",
+		[KEY_REQ]	= "bytes requested",
+		[KEY_HITS]	= "allocations",
+		[KEY_WASTE]	= "bytes wasted",
+		[KEY_FREES]	= "frees",
+		[KEY_LIVE]	= "bytes live",
+		[KEY_PINGPONG]	= "cross-CPU frees",
+		[KEY_LIFETIME]	= "lifetime",
+		[KEY_AGE]	= "age",
+		[KEY_MISMATCH]	= "mismatched frees",
+	};
+
+	return titles[k];
+}
+
+/* "bytes allocated" or "bytes live, then allocations" */
+static void keys_title(const enum report_key *keys, char *buf, size_t len)
+{
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < REPORT_MAX_KEYS && keys[i] && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%s",
+				 i ? ", then " : "", key_title(keys[i]));
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* ---------------------------------------------------------- sites, caches */
+
+static uint64_t site_value(const struct site *s, enum report_key k)
+{
+	switch (k) {
+	case KEY_BYTES:
+		return s->alloc;
+	case KEY_REQ:
+		return s->req;
+	case KEY_HITS:
+		return s->allocs;
+	case KEY_WASTE:
+		if (s->alloc == UINT64_MAX || s->req == UINT64_MAX)
+			return UINT64_MAX;
+		return s->alloc > s->req ? s->alloc - s->req : 0;
+	case KEY_FREES:
+		return s->frees;
+	case KEY_LIVE:
+		return s->live_bytes;
+	case KEY_PINGPONG:
+		return s->xcpu;
+	case KEY_LIFETIME:
+		return s->frees ? s->life / s->frees : 0;
+	case KEY_MISMATCH:
+		return s->mismatched;
+	default:
+		return 0;
+	}
+}
+
+/* qsort() has no argument for the comparison: the keys of this sort. */
+static enum report_key sort_keys[REPORT_MAX_KEYS];
+
+static int site_cmp(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+	size_t i;
+	int c;
+
+	for (i = 0; i < REPORT_MAX_KEYS && sort_keys[i]; i++) {
+		c = cmp_u64(site_value(y, sort_keys[i]), site_value(x, sort_keys[i]));
+		if (c)
+			return c;
+	}
+	return cmp_u64(x->key, y->key);
+}
+
+/* The sites of @tab that pass @keep, sorted by @keys. */
+static struct site *sort_sites(const struct site_table *tab,
+			       const enum report_key *keys,
+			       bool (*keep)(const struct site *s), size_t *nr)
+{
+	struct site *sites = xcalloc(tab->nr, sizeof(*sites));
+	size_t i, n = 0;
+
+	for (i = 0; i < tab->nr; i++)
+		if (keep(&tab->sites[i]))
+			sites[n++] = tab->sites[i];
+	memcpy(sort_keys, keys, sizeof(sort_keys));
+	qsort(sites, n, sizeof(*sites), site_cmp);
+	*nr = n;
+	return sites;
+}
+
+static bool site_allocated(const struct site *s)
+{
+	return s->allocs;
+}
+
+static bool site_freed(const struct site *s)
+{
+	return s->frees;
+}
+
+static bool site_unknown(const struct site *s)
+{
+	return s->unknown;
+}
+
+/* A share in percent; -1, unknown, when a total saturated. */
+static double pct(uint64_t part, uint64_t whole)
+{
+	if (part == UINT64_MAX || whole == UINT64_MAX)
+		return -1;
+	return whole ? part * 100.0 / whole : 0;
+}
+
+static const char *site_name(struct report *r, uint64_t addr)
+{
+	return kmt_symcache_name(&r->names, addr, NULL);
+}
+
+/* ------------------------------------------------------------- summary */
+
+/* A byte total, "overflow" if it saturated. */
+static const char *total_text(uint64_t v, char *buf, size_t len)
+{
+	if (v == UINT64_MAX)
+		snprintf(buf, len, "overflow");
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+static void summary_text(struct report *r, const struct kmt_trace *t,
+			 const struct kmt_stats *st, size_t errors,
+			 uint64_t live, uint64_t live_bytes)
+{
+	const enum report_key keys[REPORT_MAX_KEYS] = { KEY_BYTES };
+	unsigned int kind, type;
+	char buf[32], buf2[32], buf3[32];
+	struct site *sites;
+	uint64_t gaps = 0;
+	const char *name;
+	double waste;
+	size_t i, n;
+	int pass;
+
+	printf("events: %zu (alloc %llu, free %llu, realloc %llu)\n", r->events,
+	       (unsigned long long)r->count[KMEMTRACE_KIND_ALLOC][0],
+	       (unsigned long long)r->count[KMEMTRACE_KIND_FREE][0],
+	       (unsigned long long)r->count[KMEMTRACE_KIND_REALLOC][0]);
+	if (errors)
+		printf("invalid: %zu problems, events skipped (see kmemtrace check)\n",
+		       errors);
+	printf("\n%-8s %12s %12s %12s\n", "type", "alloc", "free", "realloc");
+	for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++)
+		printf("%-8s %12llu %12llu %12llu\n", kmt_type_name(type),
+		       (unsigned long long)r->count[KMEMTRACE_KIND_ALLOC][type],
+		       (unsigned long long)r->count[KMEMTRACE_KIND_FREE][type],
+		       (unsigned long long)r->count[KMEMTRACE_KIND_REALLOC][type]);
+	(void)kind;
+
+	printf("\n%-8s %12s\n", "cpu", "events");
+	for (i = 0; i < t->nr; i++) {
+		printf("%-8s %12zu\n", path_basename(t->streams[i].path),
+		       st[i].events);
+		gaps += st[i].gaps;
+	}
+	if (t->has_dropped)
+		printf("\ndropped: %llu (kernel counter), %llu seen as seq gaps\n",
+		       (unsigned long long)t->dropped, (unsigned long long)gaps);
+	else
+		printf("\ndropped: unknown (no dropped file), %llu seen as seq gaps\n",
+		       (unsigned long long)gaps);
+
+	printf("\nstill allocated at end: %llu allocations, %s bytes\n",
+	       (unsigned long long)live, total_text(live_bytes, buf, sizeof(buf)));
+	printf("backing pages: %llu allocs (%s bytes), %llu frees\n",
+	       (unsigned long long)r->backing_allocs,
+	       total_text(r->backing_bytes, buf2, sizeof(buf2)),
+	       (unsigned long long)r->backing_frees);
+
+	for (pass = 0; pass < 2; pass++) {
+		sites = sort_sites(pass ? &r->caches : &r->sites, keys,
+				   site_allocated, &n);
+		printf("\ntop %llu %s by bytes allocated:\n",
+		       (unsigned long long)r->p->top, pass ? "caches" : "call sites");
+		printf("%10s %12s %12s %7s  %s\n", "count", "bytes_req",
+		       "bytes_alloc", "waste", pass ? "cache" : "call_site");
+		for (i = 0; i < n && i < r->p->top; i++) {
+			name = pass ? report_cache_name(r, sites[i].key, buf,
+							sizeof(buf)) :
+				      site_name(r, sites[i].key);
+			if (sites[i].req == UINT64_MAX ||
+			    sites[i].alloc == UINT64_MAX) {
+				printf("%10llu %12s %12s %7s  %s\n",
+				       (unsigned long long)sites[i].allocs,
+				       total_text(sites[i].req, buf2, sizeof(buf2)),
+				       total_text(sites[i].alloc, buf3, sizeof(buf3)),
+				       "?", name);
+				continue;
+			}
+			waste = 0;
+			if (sites[i].alloc > sites[i].req)
+				waste = (sites[i].alloc - sites[i].req) * 100.0 /
+					sites[i].alloc;
+			printf("%10llu %12llu %12llu %6.1f%%  %s\n",
+			       (unsigned long long)sites[i].allocs,
+			       (unsigned long long)sites[i].req,
+			       (unsigned long long)sites[i].alloc, waste, name);
+		}
+		free(sites);
+	}
+}
+
+static const struct kmt_col kinds_cols[] = {
+	KMT_COL("type", KMT_STR), KMT_COL("alloc", KMT_U64), KMT_COL("free", KMT_U64),
+	KMT_COL("realloc", KMT_U64),
+};
+
+static const struct kmt_col cpus_cols[] = {
+	KMT_COL("stream", KMT_STR), KMT_COL("events", KMT_U64), KMT_COL("gaps", KMT_U64),
+};
+
+static const struct kmt_col top_cols[2][6] = {
+	{
+		KMT_COL("allocs", KMT_U64), KMT_COL("bytes_req", KMT_U64),
+		KMT_COL("bytes_alloc", KMT_U64), KMT_COL("waste", KMT_PCT),
+		KMT_COL("address", KMT_HEX), KMT_COL("call_site", KMT_STR),
+	}, {
+		KMT_COL("allocs", KMT_U64), KMT_COL("bytes_req", KMT_U64),
+		KMT_COL("bytes_alloc", KMT_U64), KMT_COL("waste", KMT_PCT),
+		KMT_COL("id", KMT_U64), KMT_COL("cache", KMT_STR),
+	},
+};
+
+static void summary_tables(struct report *r, const struct kmt_trace *t,
+			   const struct kmt_stats *st, uint64_t live,
+			   uint64_t live_bytes, struct kmt_out *o)
+{
+	const enum report_key keys[REPORT_MAX_KEYS] = { KEY_BYTES };
+	struct kmt_table tab;
+	union kmt_cell *row;
+	unsigned int type;
+	struct site *sites;
+	uint64_t gaps = 0;
+	char buf[32];
+	size_t i, n;
+	int pass;
+
+	kmt_table_init(&tab, "kinds", kinds_cols, ARRAY_SIZE(kinds_cols));
+	for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++) {
+		row = kmt_table_row(&tab);
+		kmt_cell_str(&row[0], kmt_type_name(type));
+		row[1].u = r->count[KMEMTRACE_KIND_ALLOC][type];
+		row[2].u = r->count[KMEMTRACE_KIND_FREE][type];
+		row[3].u = r->count[KMEMTRACE_KIND_REALLOC][type];
+	}
+	kmt_out_table(o, &tab);
+	kmt_table_free(&tab);
+
+	kmt_table_init(&tab, "cpus", cpus_cols, ARRAY_SIZE(cpus_cols));
+	for (i = 0; i < t->nr; i++) {
+		row = kmt_table_row(&tab);
+		kmt_cell_str(&row[0], path_basename(t->streams[i].path));
+		row[1].u = st[i].events;
+		row[2].u = st[i].gaps;
+		gaps += st[i].gaps;
+	}
+	kmt_out_table(o, &tab);
+	kmt_table_free(&tab);
+
+	if (t->has_dropped)
+		kmt_out_u64(o, "dropped", t->dropped);
+	else
+		kmt_out_str(o, "dropped", NULL);
+	kmt_out_u64(o, "seq_gaps", gaps);
+	kmt_out_u64(o, "live_allocations", live);
+	kmt_out_u64(o, "live_bytes", live_bytes);
+	kmt_out_u64(o, "backing_allocs", r->backing_allocs);
+	kmt_out_u64(o, "backing_bytes", r->backing_bytes);
+	kmt_out_u64(o, "backing_frees", r->backing_frees);
+
+	for (pass = 0; pass < 2; pass++) {
+		sites = sort_sites(pass ? &r->caches : &r->sites, keys,
+				   site_allocated, &n);
+		kmt_table_init(&tab, pass ? "top_caches" : "top_sites",
+			       top_cols[pass], ARRAY_SIZE(top_cols[pass]));
+		for (i = 0; i < n && i < r->p->top; i++) {
+			row = kmt_table_row(&tab);
+			row[0].u = sites[i].allocs;
+			row[1].u = sites[i].req;
+			row[2].u = sites[i].alloc;
+			row[3].d = pct(site_value(&sites[i], KEY_WASTE), sites[i].alloc);
+			row[4].u = sites[i].key;
+			kmt_cell_str(&row[5], pass ?
+				     report_cache_name(r, sites[i].key, buf, sizeof(buf)) :
+				     site_name(r, sites[i].key));
+		}
+		kmt_out_table(o, &tab);
+		kmt_table_free(&tab);
+		free(sites);
+	}
+}
+
+static void view_summary(struct report *r, const struct kmt_trace *t,
+			 const struct kmt_stats *st, size_t errors,
+			 struct kmt_out *o)
+{
+	uint64_t live = 0, live_bytes = 0;
+	const struct live_obj *obj;
+	unsigned int kind, type;
+	size_t i;
+
+	for (kind = KMEMTRACE_KIND_ALLOC; kind <= KMEMTRACE_KIND_REALLOC; kind++) {
+		r->count[kind][0] = 0;
+		for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++)
+			r->count[kind][0] += r->count[kind][type];
+	}
+	for (i = 0; r->live.nr && i < (size_t)1 << r->live.bits; i++) {
+		if (!r->live.slots[i].family)
+			continue;
+		obj = &r->live.objs[r->live.slots[i].obj];
+		if (!obj->selected)
+			continue;
+		live++;
+		add_u64_sat(&live_bytes, obj->bytes);
+	}
+	if (o->format == KMT_TEXT)
+		summary_text(r, t, st, errors, live, live_bytes);
+	else
+		summary_tables(r, t, st, live, live_bytes, o);
+}
+
+/* ----------------------------------------------------------- sites view */
+
+static const struct kmt_col sites_cols[] = {
+	KMT_COL("allocs", KMT_U64), KMT_COL("bytes_req", KMT_U64),
+	KMT_COL("bytes_alloc", KMT_U64), KMT_COL("waste", KMT_PCT), KMT_COL("frees", KMT_U64),
+	KMT_COL("xcpu", KMT_U64), KMT_COL("live", KMT_U64), KMT_COL("live_bytes", KMT_U64),
+	KMT_COL("lifetime", KMT_NS), KMT_COL("mismatch", KMT_U64),
+	KMT_COL("address", KMT_HEX), KMT_COL("call_site", KMT_STR),
+};
+
+static const struct kmt_col caches_cols[] = {
+	KMT_COL("allocs", KMT_U64), KMT_COL("bytes_req", KMT_U64),
+	KMT_COL("bytes_alloc", KMT_U64), KMT_COL("waste", KMT_PCT), KMT_COL("frees", KMT_U64),
+	KMT_COL("xcpu", KMT_U64), KMT_COL("live", KMT_U64), KMT_COL("live_bytes", KMT_U64),
+	KMT_COL("lifetime", KMT_NS), KMT_COL("mismatch", KMT_U64),
+	KMT_COL("id", KMT_U64), KMT_COL("cache", KMT_STR),
+};
+
+static void view_sites(struct report *r, enum report_view v, struct kmt_out *o)
+{
+	bool caches = v == VIEW_CACHES;
+	enum report_key keys[REPORT_MAX_KEYS];
+	struct kmt_table tab;
+	union kmt_cell *row;
+	struct site *sites;
+	char title[128], buf[32];
+	size_t i, n;
+
+	view_sort(r, v, KEY_BYTES, keys);
+	sites = sort_sites(caches ? &r->caches : &r->sites, keys, site_allocated,
+			   &n);
+	keys_title(keys, title, sizeof(title));
+	if (caches)
+		kmt_table_init(&tab, "caches", caches_cols, ARRAY_SIZE(caches_cols));
+	else
+		kmt_table_init(&tab, "sites", sites_cols, ARRAY_SIZE(sites_cols));
+	kmt_table_title(&tab, "%s by %s (top %llu of %zu):",
+			caches ? "caches" : "call sites", title,
+			(unsigned long long)r->p->top, n);
+	for (i = 0; i < n && i < r->p->top; i++) {
+		row = kmt_table_row(&tab);
+		row[0].u = sites[i].allocs;
+		row[1].u = sites[i].req;
+		row[2].u = sites[i].alloc;
+		row[3].d = pct(site_value(&sites[i], KEY_WASTE), sites[i].alloc);
+		row[4].u = sites[i].frees;
+		row[5].u = sites[i].xcpu;
+		row[6].u = sites[i].live;
+		row[7].u = sites[i].live_bytes;
+		row[8].u = sites[i].frees ? site_value(&sites[i], KEY_LIFETIME) :
+					    KMT_NONE;
+		row[9].u = sites[i].mismatched;
+		row[10].u = sites[i].key;
+		kmt_cell_str(&row[11], caches ?
+			     report_cache_name(r, sites[i].key, buf, sizeof(buf)) :
+			     site_name(r, sites[i].key));
+	}
+	kmt_out_table(o, &tab);
+	kmt_table_free(&tab);
+	free(sites);
+}
+
+/* ------------------------------------------------------------ live view */
+
+/* A live allocation the live view shows. */
+struct live_ref {
+	uint64_t group;		/* what it is grouped by */
+	uint64_t age;
+	const struct live_obj *obj;
+};
+
+/* A group of live allocations. */
+struct live_group {
+	uint64_t group;
+	uint64_t count;
+	uint64_t bytes;
+	uint64_t oldest;
+	uint64_t median;
+	unsigned int types;	/* bit per type */
+	uint32_t cache_id;	/* the cache of the first cache allocation */
+	bool cache;		/* @cache_id is set */
+	bool caches;		/* of more than one cache */
+	const struct live_obj *first;
+};
+
+static int ref_group_cmp(const void *a, const void *b)
+{
+	const struct live_ref *x = a, *y = b;
+	int c = cmp_u64(x->group, y->group);
+
+	if (!c)
+		c = cmp_u64(x->age, y->age);
+	if (!c)
+		c = cmp_u64(x->obj->ptr, y->obj->ptr);
+	return c;
+}
+
+static uint64_t group_value(const struct live_group *g, enum report_key k)
+{
+	switch (k) {
+	case KEY_BYTES:
+		return g->bytes;
+	case KEY_HITS:
+		return g->count;
+	case KEY_AGE:
+		return g->oldest;
+	default:
+		return 0;
+	}
+}
+
+static int group_cmp(const void *a, const void *b)
+{
+	const struct live_group *x = a, *y = b;
+	size_t i;
+	int c;
+
+	for (i = 0; i < REPORT_MAX_KEYS && sort_keys[i]; i++) {
+		c = cmp_u64(group_value(y, sort_keys[i]), group_value(x, sort_keys[i]));
+		if (c)
+			return c;
+	}
+	return cmp_u64(x->group, y->group);
+}
+
+static uint64_t ref_value(const struct live_ref *x, enum report_key k)
+{
+	return k == KEY_AGE ? x->age : k == KEY_BYTES ? x->obj->bytes : 0;
+}
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct live_ref *x = a, *y = b;
+	size_t i;
+	int c;
+
+	for (i = 0; i < REPORT_MAX_KEYS && sort_keys[i]; i++) {
+		c = cmp_u64(ref_value(y, sort_keys[i]), ref_value(x, sort_keys[i]));
+		if (c)
+			return c;
+	}
+	c = cmp_u64(x->obj->ptr, y->obj->ptr);
+	return c ? c : cmp_u64(x->obj->family, y->obj->family);
+}
+
+/* The function of a call site name: "func" of "func+0x10 [mod]". */
+static size_t func_len(const char *name)
+{
+	return strcspn(name, "+ ");
+}
+
+struct func_ref {
+	const char *name;
+	uint32_t site;
+};
+
+static int func_cmp(const void *a, const void *b)
+{
+	const struct func_ref *x = a, *y = b;
+	size_t lx = func_len(x->name), ly = func_len(y->name);
+	int c = strncmp(x->name, y->name, lx < ly ? lx : ly);
+
+	if (!c)
+		c = cmp_u64(lx, ly);
+	return c ? c : cmp_u64(x->site, y->site);
+}
+
+/* Per site, the number of its function in name order, for --by func. */
+static uint32_t *number_funcs(struct report *r)
+{
+	struct func_ref *refs = xcalloc(r->sites.nr, sizeof(*refs));
+	uint32_t *func = xcalloc(r->sites.nr, sizeof(*func));
+	size_t i, n = 0;
+
+	for (i = 0; i < r->sites.nr; i++) {
+		if (!r->sites.sites[i].live)
+			continue;
+		refs[n].name = site_name(r, r->sites.sites[i].key);
+		refs[n++].site = i;
+	}
+	qsort(refs, n, sizeof(*refs), func_cmp);
+	for (i = 0; i < n; i++) {
+		func[refs[i].site] = i;
+		if (i && func_len(refs[i].name) == func_len(refs[i - 1].name) &&
+		    !strncmp(refs[i].name, refs[i - 1].name, func_len(refs[i].name)))
+			func[refs[i].site] = func[refs[i - 1].site];
+	}
+	free(refs);
+	return func;
+}
+
+static uint64_t live_group_key(const struct report *r, const uint32_t *func,
+			       const struct live_obj *o)
+{
+	switch (r->p->by) {
+	case BY_SITE:
+		return r->sites.sites[o->site].key;
+	case BY_FUNC:
+		return func[o->site];
+	case BY_CACHE:
+		/* Not a cache: grouped by type, before the caches. */
+		return o->type == KMEMTRACE_TYPE_CACHE ? (1ULL << 32) + o->cache_id :
+		       o->type;
+	case BY_TYPE:
+		return o->type;
+	case BY_PID:
+		return o->pid;
+	default:
+		return 0;
+	}
+}
+
+static const struct kmt_col live_cols[] = {
+	KMT_COL("count", KMT_U64), KMT_COL("bytes", KMT_U64), KMT_COL("oldest", KMT_NS),
+	KMT_COL("median", KMT_NS), KMT_COL("type", KMT_STR), KMT_COL("cache", KMT_STR),
+	KMT_COL("group", KMT_STR),
+};
+
+static const struct kmt_col live_list_cols[] = {
+	KMT_COL("age", KMT_NS), KMT_COL("bytes", KMT_U64), KMT_COL("type", KMT_STR),
+	KMT_COL("cpu", KMT_U64), KMT_COL("pid", KMT_U64), KMT_COL("comm", KMT_STR),
+	KMT_COL("ptr", KMT_HEX), KMT_COL("cache", KMT_STR), KMT_COL("address", KMT_HEX),
+	KMT_COL("call_site", KMT_STR),
+};
+
+static void types_text(unsigned int types, char *buf, size_t len)
+{
+	unsigned int type;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++)
+		if (types & (1u << type) && used < len)
+			used += snprintf(buf + used, len - used, "%s%s",
+					 used ? "," : "", kmt_type_name(type));
+}
+
+/* The name of the group of @g. */
+static const char *group_name(struct report *r, const struct live_group *g,
+			      char *buf, size_t len)
+{
+	const struct live_obj *o = g->first;
+	const char *name;
+
+	switch (r->p->by) {
+	case BY_SITE:
+		return site_name(r, g->group);
+	case BY_FUNC:
+		name = site_name(r, r->sites.sites[o->site].key);
+		snprintf(buf, len, "%.*s", (int)func_len(name), name);
+		return buf;
+	case BY_CACHE:
+		if (o->type != KMEMTRACE_TYPE_CACHE) {
+			snprintf(buf, len, "(%s)", kmt_type_name(o->type));
+			return buf;
+		}
+		return report_cache_name(r, o->cache_id, buf, len);
+	case BY_TYPE:
+		return kmt_type_name(o->type);
+	case BY_PID:
+		name = kmt_comms_lookup(r->comms, o->pid);
+		if (name)
+			snprintf(buf, len, "%u %s", o->pid, name);
+		else
+			snprintf(buf, len, "%u", o->pid);
+		return buf;
+	default:
+		return "?";
+	}
+}
+
+static void live_list(struct report *r, struct live_ref *refs, size_t n,
+		      struct kmt_out *o)
+{
+	enum report_key keys[REPORT_MAX_KEYS];
+	const struct live_obj *obj;
+	struct kmt_table tab;
+	union kmt_cell *row;
+	char title[128], buf[32];
+	size_t i;
+
+	view_sort(r, VIEW_LIVE, KEY_AGE, keys);
+	memcpy(sort_keys, keys, sizeof(sort_keys));
+	qsort(refs, n, sizeof(*refs), ref_cmp);
+	keys_title(keys, title, sizeof(title));
+	kmt_table_init(&tab, "live_list", live_list_cols,
+		       ARRAY_SIZE(live_list_cols));
+	kmt_table_title(&tab, "live allocations by %s (top %llu of %zu):", title,
+			(unsigned long long)r->p->top, n);
+	for (i = 0; i < n && i < r->p->top; i++) {
+		obj = refs[i].obj;
+		row = kmt_table_row(&tab);
+		row[0].u = refs[i].age;
+		row[1].u = obj->bytes;
+		kmt_cell_str(&row[2], kmt_type_name(obj->type));
+		row[3].u = obj->cpu;
+		row[4].u = obj->pid;
+		kmt_cell_str(&row[5], kmt_comms_lookup(r->comms, obj->pid));
+		row[6].u = obj->ptr;
+		if (obj->type == KMEMTRACE_TYPE_CACHE)
+			kmt_cell_str(&row[7], report_cache_name(r, obj->cache_id,
+								buf, sizeof(buf)));
+		row[8].u = r->sites.sites[obj->site].key;
+		kmt_cell_str(&row[9], site_name(r, row[8].u));
+	}
+	kmt_out_table(o, &tab);
+	kmt_table_free(&tab);
+}
+
+static void live_groups(struct report *r, struct live_ref *refs, size_t n,
+			struct kmt_out *o)
+{
+	struct live_group *groups = xcalloc(n, sizeof(*groups)), *g = NULL;
+	enum report_key keys[REPORT_MAX_KEYS];
+	const struct live_obj *obj;
+	struct kmt_table tab;
+	union kmt_cell *row;
+	char title[128], buf[512], types[64];
+	size_t i, j, nr = 0;
+
+	/* By group, each group youngest first. */
+	qsort(refs, n, sizeof(*refs), ref_group_cmp);
+	for (i = 0; i < n; i = j) {
+		g = &groups[nr++];
+		g->group = refs[i].group;
+		g->first = refs[i].obj;
+		for (j = i; j < n && refs[j].group == g->group; j++) {
+			obj = refs[j].obj;
+			g->count++;
+			add_u64_sat(&g->bytes, obj->bytes);
+			g->types |= 1u << obj->type;
+			if (obj->type != KMEMTRACE_TYPE_CACHE)
+				continue;
+			if (!g->cache)
+				g->cache_id = obj->cache_id;
+			else if (g->cache_id != obj->cache_id)
+				g->caches = true;
+			g->cache = true;
+		}
+		g->oldest = refs[j - 1].age;
+		/* The lower median, an age the group has. */
+		g->median = refs[i + (j - i - 1) / 2].age;
+	}
+	view_sort(r, VIEW_LIVE, KEY_BYTES, keys);
+	memcpy(sort_keys, keys, sizeof(sort_keys));
+	qsort(groups, nr, sizeof(*groups), group_cmp);
+	keys_title(keys, title, sizeof(title));
+	kmt_table_init(&tab, "live", live_cols, ARRAY_SIZE(live_cols));
+	kmt_table_title(&tab, "live allocations by %s, by %s (top %llu of %zu):",
+			((const char * const []){ "call site", "function",
+			  "cache", "type", "pid" })[r->p->by], title,
+			(unsigned long long)r->p->top, nr);
+	for (i = 0; i < nr && i < r->p->top; i++) {
+		g = &groups[i];
+		row = kmt_table_row(&tab);
+		row[0].u = g->count;
+		row[1].u = g->bytes;
+		row[2].u = g->oldest;
+		row[3].u = g->median;
+		types_text(g->types, types, sizeof(types));
+		kmt_cell_str(&row[4], types);
+		if (g->caches)
+			kmt_cell_str(&row[5], "*");
+		else if (g->cache)
+			kmt_cell_str(&row[5], report_cache_name(r, g->cache_id, buf,
+								sizeof(buf)));
+		kmt_cell_str(&row[6], group_name(r, g, buf, sizeof(buf)));
+	}
+	kmt_out_table(o, &tab);
+	kmt_table_free(&tab);
+	free(groups);
+}
+
+static void view_live(struct report *r, struct kmt_out *o)
+{
+	struct live_ref *refs = xcalloc(r->live.nr, sizeof(*refs));
+	uint32_t *func = NULL;
+	struct live_obj *obj;
+	size_t i, n = 0;
+	uint64_t age;
+
+	if (r->p->by == BY_FUNC)
+		func = number_funcs(r);
+	for (i = 0; r->live.nr && i < (size_t)1 << r->live.bits; i++) {
+		if (!r->live.slots[i].family)
+			continue;
+		obj = &r->live.objs[r->live.slots[i].obj];
+		if (!obj->selected)
+			continue;
+		age = r->last_ts - obj->ts;
+		if (age < r->p->min_age)
+			continue;
+		refs[n].obj = obj;
+		refs[n].age = age;
+		refs[n++].group = live_group_key(r, func, obj);
+	}
+	if (r->p->list)
+		live_list(r, refs, n, o);
+	else
+		live_groups(r, refs, n, o);
+	free(func);
+	free(refs);
+}
+
+/* ------------------------------------------------------- lifetimes view */
+
+/* Log2 buckets: bucket B holds [2^B, 2^(B+1)) ns, bucket 0 also 0. */
+#define LIFE_BUCKETS	64
+
+static unsigned int life_bucket(uint64_t ns)
+{
+	return ns < 2 ? 0 : 63 - __builtin_clzll(ns);
+}
+
+/* Nearest rank: the smallest value with at least @p percent at or below. */
+static uint64_t percentile(const uint64_t *sorted, size_t n, unsigned int p)
+{
+	size_t rank = (n * p + 99) / 100;
+
+	return sorted[rank ? rank - 1 : 0];
+}
+
+struct life_site {
+	uint32_t site;
+	uint64_t key;
+	uint64_t frees;
+	uint64_t p50;
+};
+
+static enum report_key life_keys[REPORT_MAX_KEYS];
+
+static int life_cmp(const void *a, const void *b)
+{
+	const struct life_site *x = a, *y = b;
+	size_t i;
+	int c;
+
+	for (i = 0; i < REPORT_MAX_KEYS && life_keys[i]; i++) {
+		c = life_keys[i] == KEY_LIFETIME ? cmp_u64(y->p50, x->p50) :
+						   cmp_u64(y->frees, x->frees);
+		if (c)
+			return c;
+	}
+	return cmp_u64(x->key, y->key);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	return cmp_u64(*(const uint64_t *)a, *(const uint64_t *)b);
+}
+
+static const struct kmt_col life_cols[] = {
+	KMT_COL("frees", KMT_U64), KMT_COL("min", KMT_NS), KMT_COL("p50", KMT_NS),
+	KMT_COL("p90", KMT_NS), KMT_COL("p99", KMT_NS), KMT_COL("max", KMT_NS),
+	KMT_COL("mean", KMT_NS), KMT_COL("address", KMT_HEX), KMT_COL("call_site", KMT_STR),
+};
+
+static const struct kmt_col hist_cols[] = {
+	KMT_COL("address", KMT_HEX), KMT_COL("call_site", KMT_STR), KMT_COL("from", KMT_NS),
+	KMT_COL("to", KMT_NS), KMT_COL("count", KMT_U64), KMT_COL("distribution", KMT_BAR),
+};
+
+/* Text shows one histogram per site, without the site's columns. */
+static const struct kmt_col hist_text_cols[] = {
+	KMT_COLW("from", KMT_NS, 8), KMT_COLW("to", KMT_NS, 8), KMT_COLW("count", KMT_U64, 10),
+	KMT_COL("distribution", KMT_BAR),
+};
+
+static void life_histogram(struct report *r, const struct u64_vec *v,
+			   uint64_t key, struct kmt_table *all,
+			   struct kmt_out *o)
+{
+	uint64_t hist[LIFE_BUCKETS] = { 0 }, max = 0;
+	unsigned int b, lo = LIFE_BUCKETS, hi = 0;
+	struct kmt_table tab;
+	union kmt_cell *row;
+	size_t i;
+
+	for (i = 0; i < v->nr; i++)
+		hist[life_bucket(v->v[i])]++;
+	for (b = 0; b < LIFE_BUCKETS; b++) {
+		if (!hist[b])
+			continue;
+		lo = b < lo ? b : lo;
+		hi = b;
+		max = hist[b] > max ? hist[b] : max;
+	}
+	kmt_table_init(&tab, "histogram", hist_text_cols,
+		       ARRAY_SIZE(hist_text_cols));
+	kmt_table_title(&tab, "lifetimes of %s:", site_name(r, key));
+	for (b = lo; b <= hi && lo < LIFE_BUCKETS; b++) {
+		row = all ? kmt_table_row(all) : kmt_table_row(&tab);
+		if (all) {
+			row[0].u = key;
+			kmt_cell_str(&row[1], site_name(r, key));
+			row += 2;
+		}
+		/* [from, to): to is the next bucket's from. */
+		row[0].u = b ? 1ULL << b : 0;
+		row[1].u = b < 63 ? 1ULL << (b + 1) : UINT64_MAX;
+		row[2].u = hist[b];
+		row[3].d = max ? (double)hist[b] / max : 0;
+	}
+	if (!all)
+		kmt_out_table(o, &tab);
+	kmt_table_free(&tab);
+}
+
+static void view_lifetimes(struct report *r, struct kmt_out *o)
+{
+	struct life_site *sites = xcalloc(r->nr_lifetimes + 1, sizeof(*sites));
+	struct kmt_table tab, hist;
+	char title[128];
+	union kmt_cell *row;
+	struct u64_vec *v;
+	size_t i, n = 0;
+	uint64_t sum;
+
+	for (i = 0; i < r->nr_lifetimes; i++) {
+		v = &r->lifetimes[i];
+		if (!v->nr)
+			continue;
+		qsort(v->v, v->nr, sizeof(*v->v), u64_cmp);
+		sites[n].site = i;
+		sites[n].key = r->sites.sites[i].key;
+		sites[n].frees = v->nr;
+		sites[n++].p50 = percentile(v->v, v->nr, 50);
+	}
+	view_sort(r, VIEW_LIFETIMES, KEY_FREES, life_keys);
+	qsort(sites, n, sizeof(*sites), life_cmp);
+	keys_title(life_keys, title, sizeof(title));
+	kmt_table_init(&tab, "lifetimes", life_cols, ARRAY_SIZE(life_cols));
+	kmt_table_title(&tab, "lifetimes (alloc to free) by call site, by %s (top %llu of %zu):",
+			title, (unsigned long long)r->p->top, n);
+	for (i = 0; i < n && i < r->p->top; i++) {
+		v = &r->lifetimes[sites[i].site];
+		sum = r->sites.sites[sites[i].site].life;
+		row = kmt_table_row(&tab);
+		row[0].u = v->nr;
+		row[1].u = v->v[0];
+		row[2].u = sites[i].p50;
+		row[3].u = percentile(v->v, v->nr, 90);
+		row[4].u = percentile(v->v, v->nr, 99);
+		row[5].u = v->v[v->nr - 1];
+		row[6].u = sum / v->nr;
+		row[7].u = sites[i].key;
+		kmt_cell_str(&row[8], site_name(r, sites[i].key));
+	}
+	kmt_out_table(o, &tab);
+	kmt_table_free(&tab);
+
+	kmt_table_init(&hist, "histograms", hist_cols, ARRAY_SIZE(hist_cols));
+	for (i = 0; i < n && i < r->p->top; i++)
+		life_histogram(r, &r->lifetimes[sites[i].site], sites[i].key,
+			       o->format == KMT_TEXT ? NULL : &hist, o);
+	if (o->format != KMT_TEXT)
+		kmt_out_table(o, &hist);
+	kmt_table_free(&hist);
+	free(sites);
+}
+
+/* ----------------------------------------------------------- frees view */
+
+static const struct kmt_col xcpu_cols[] = {
+	KMT_COL("frees", KMT_U64), KMT_COL("xcpu", KMT_U64), KMT_COL("share", KMT_PCT),
+	KMT_COL("address", KMT_HEX), KMT_COL("call_site", KMT_STR),
+};
+
+static const struct kmt_col xcpu_cache_cols[] = {
+	KMT_COL("frees", KMT_U64), KMT_COL("xcpu", KMT_U64), KMT_COL("share", KMT_PCT),
+	KMT_COL("id", KMT_U64), KMT_COL("cache", KMT_STR),
+};
+
+static const struct kmt_col mismatch_cols[] = {
+	KMT_COL("count", KMT_U64), KMT_COL("alloc_type", KMT_STR), KMT_COL("free_type", KMT_STR),
+	KMT_COL("alloc_cache", KMT_STR), KMT_COL("free_cache", KMT_STR),
+	KMT_COL("alloc_address", KMT_HEX), KMT_COL("free_address", KMT_HEX),
+	KMT_COL("alloc_site", KMT_STR), KMT_COL("free_site", KMT_STR),
+};
+
+static const struct kmt_col unknown_cols[] = {
+	KMT_COL("frees", KMT_U64), KMT_COL("types", KMT_STR), KMT_COL("address", KMT_HEX),
+	KMT_COL("call_site", KMT_STR),
+};
+
+static const struct kmt_col free_totals_cols[] = {
+	KMT_COL("frees", KMT_U64), KMT_COL("xcpu", KMT_U64), KMT_COL("share", KMT_PCT),
+	KMT_COL("mismatched", KMT_U64), KMT_COL("without_alloc", KMT_U64),
+	KMT_COL("unpaired", KMT_U64), KMT_COL("allocs_of_live", KMT_U64),
+};
+
+static int mismatch_cmp(const void *a, const void *b)
+{
+	const struct mismatch *x = a, *y = b;
+	int c;
+
+	c = cmp_u64(x->alloc_site, y->alloc_site);
+	if (!c)
+		c = cmp_u64(x->free_site, y->free_site);
+	if (!c)
+		c = cmp_u64(x->alloc_type, y->alloc_type);
+	if (!c)
+		c = cmp_u64(x->free_type, y->free_type);
+	if (!c)
+		c = cmp_u64(x->alloc_cache, y->alloc_cache);
+	if (!c)
+		c = cmp_u64(x->free_cache, y->free_cache);
+	return c;
+}
+
+static const struct report *mismatch_report;
+
+static int mismatch_count_cmp(const void *a, const void *b)
+{
+	const struct mismatch *x = a, *y = b;
+	const struct site *s = mismatch_report->sites.sites;
+	int c = cmp_u64(y->count, x->count);
+
+	if (!c)
+		c = cmp_u64(s[x->alloc_site].key, s[y->alloc_site].key);
+	if (!c)
+		c = cmp_u64(s[x->free_site].key, s[y->free_site].key);
+	return c ? c : mismatch_cmp(a, b);
+}
+
+/* Group the mismatched frees; return the number of groups. */
+static size_t group_mismatches(struct report *r)
+{
+	struct mismatch *m = r->mismatches;
+	size_t i, n = 0;
+
+	if (!m)
+		return 0;
+	qsort(m, r->nr_mismatches, sizeof(*m), mismatch_cmp);
+	for (i = 0; i < r->nr_mismatches; i++) {
+		if (n && !mismatch_cmp(&m[n - 1], &m[i])) {
+			m[n - 1].count += m[i].count;
+			continue;
+		}
+		m[n++] = m[i];
+	}
+	mismatch_report = r;
+	qsort(m, n, sizeof(*m), mismatch_count_cmp);
+	return n;
+}
+
+static void xcpu_table(struct report *r, bool caches, struct kmt_out *o)
+{
+	enum report_key keys[REPORT_MAX_KEYS];
+	struct kmt_table tab;
+	union kmt_cell *row;
+	struct site *sites;
+	char title[128], buf[32];
+	size_t i, n;
+
+	view_sort(r, VIEW_FREES, KEY_PINGPONG, keys);
+	if (keys[0] == KEY_MISMATCH)
+		keys[0] = KEY_PINGPONG;
+	sites = sort_sites(caches ? &r->caches : &r->sites, keys, site_freed, &n);
+	keys_title(keys, title, sizeof(title));
+	if (caches)
+		kmt_table_init(&tab, "cross_cpu_caches", xcpu_cache_cols,
+			       ARRAY_SIZE(xcpu_cache_cols));
+	else
+		kmt_table_init(&tab, "cross_cpu_sites", xcpu_cols,
+			       ARRAY_SIZE(xcpu_cols));
+	kmt_table_title(&tab, "frees on another CPU than the alloc, by %s, by %s (top %llu of %zu):",
+			caches ? "cache" : "call site of the alloc", title,
+			(unsigned long long)r->p->top, n);
+	for (i = 0; i < n && i < r->p->top; i++) {
+		row = kmt_table_row(&tab);
+		row[0].u = sites[i].frees;
+		row[1].u = sites[i].xcpu;
+		row[2].d = pct(sites[i].xcpu, sites[i].frees);
+		row[3].u = sites[i].key;
+		kmt_cell_str(&row[4], caches ?
+			     report_cache_name(r, sites[i].key, buf, sizeof(buf)) :
+			     site_name(r, sites[i].key));
+	}
+	kmt_out_table(o, &tab);
+	kmt_table_free(&tab);
+	free(sites);
+}
+
+static void view_frees(struct report *r, struct kmt_out *o)
+{
+	const enum report_key by_unknown[REPORT_MAX_KEYS] = { KEY_FREES };
+	uint64_t frees = 0, xcpu = 0, mismatched = 0, unknown = 0;
+	struct kmt_table tab;
+	union kmt_cell *row;
+	struct site *sites;
+	struct mismatch *m;
+	char buf[32], buf2[32], types[64];
+	size_t i, n;
+
+	for (i = 0; i < r->sites.nr; i++) {
+		frees += r->sites.sites[i].frees;
+		xcpu += r->sites.sites[i].xcpu;
+		mismatched += r->sites.sites[i].mismatched;
+		unknown += r->sites.sites[i].unknown;
+	}
+	kmt_table_init(&tab, "free_totals", free_totals_cols,
+		       ARRAY_SIZE(free_totals_cols));
+	kmt_table_title(&tab, "frees of the allocations in the trace, and others:");
+	row = kmt_table_row(&tab);
+	row[0].u = frees;
+	row[1].u = xcpu;
+	row[2].d = pct(xcpu, frees);
+	row[3].u = mismatched;
+	row[4].u = unknown;
+	row[5].u = r->unpaired;
+	row[6].u = r->double_allocs;
+	kmt_out_table(o, &tab);
+	kmt_table_free(&tab);
+
+	xcpu_table(r, false, o);
+	xcpu_table(r, true, o);
+
+	n = group_mismatches(r);
+	kmt_table_init(&tab, "mismatched", mismatch_cols, ARRAY_SIZE(mismatch_cols));
+	kmt_table_title(&tab, "frees by another API or cache than the alloc (top %llu of %zu):",
+			(unsigned long long)r->p->top, n);
+	for (i = 0; i < n && i < r->p->top; i++) {
+		m = &r->mismatches[i];
+		row = kmt_table_row(&tab);
+		row[0].u = m->count;
+		kmt_cell_str(&row[1], kmt_type_name(m->alloc_type));
+		kmt_cell_str(&row[2], kmt_type_name(m->free_type));
+		if (m->alloc_type == KMEMTRACE_TYPE_CACHE)
+			kmt_cell_str(&row[3], report_cache_name(r, m->alloc_cache,
+								buf, sizeof(buf)));
+		if (m->free_type == KMEMTRACE_TYPE_CACHE)
+			kmt_cell_str(&row[4], report_cache_name(r, m->free_cache,
+								buf2, sizeof(buf2)));
+		row[5].u = r->sites.sites[m->alloc_site].key;
+		row[6].u = r->sites.sites[m->free_site].key;
+		kmt_cell_str(&row[7], site_name(r, row[5].u));
+		kmt_cell_str(&row[8], site_name(r, row[6].u));
+	}
+	kmt_out_table(o, &tab);
+	kmt_table_free(&tab);
+
+	sites = sort_sites(&r->sites, by_unknown, site_unknown, &n);
+	/* site_value() of KEY_FREES is the paired frees: sort by these. */
+	for (i = 0; i < n; i++)
+		sites[i].frees = sites[i].unknown;
+	memcpy(sort_keys, by_unknown, sizeof(sort_keys));
+	qsort(sites, n, sizeof(*sites), site_cmp);
+	kmt_table_init(&tab, "without_alloc", unknown_cols,
+		       ARRAY_SIZE(unknown_cols));
+	kmt_table_title(&tab, "frees of memory not allocated in the trace, by call site (top %llu of %zu):",
+			(unsigned long long)r->p->top, n);
+	for (i = 0; i < n && i < r->p->top; i++) {
+		row = kmt_table_row(&tab);
+		row[0].u = sites[i].unknown;
+		types_text(sites[i].unknown_types, types, sizeof(types));
+		kmt_cell_str(&row[1], types);
+		row[2].u = sites[i].key;
+		kmt_cell_str(&row[3], site_name(r, sites[i].key));
+	}
+	kmt_out_table(o, &tab);
+	kmt_table_free(&tab);
+	free(sites);
+}
+
+/* ----------------------------------------------------------- pages view */
+
+static const struct kmt_col pages_cols[] = {
+	KMT_COL("order", KMT_U64), KMT_COL("unmovable", KMT_U64), KMT_COL("movable", KMT_U64),
+	KMT_COL("reclaimable", KMT_U64), KMT_COL("highatomic", KMT_U64),
+	KMT_COL("other", KMT_U64), KMT_COL("allocs", KMT_U64), KMT_COL("frees", KMT_U64),
+	KMT_COL("bytes", KMT_U64),
+};
+
+static void view_pages(struct report *r, struct kmt_out *o)
+{
+	struct kmt_table tab;
+	union kmt_cell *row;
+	unsigned int order, mt;
+	uint64_t allocs;
+
+	kmt_table_init(&tab, "pages", pages_cols, ARRAY_SIZE(pages_cols));
+	kmt_table_title(&tab, "page allocations by order and migrate type, backing pages included:");
+	for (order = 0; order < REPORT_MAX_ORDER; order++) {
+		allocs = 0;
+		for (mt = 0; mt < REPORT_MAX_MT; mt++)
+			allocs += r->page_allocs[order][mt];
+		if (!allocs && !r->page_frees[order])
+			continue;
+		row = kmt_table_row(&tab);
+		row[0].u = order;
+		for (mt = 0; mt < REPORT_MAX_MT; mt++)
+			row[1 + (mt < 4 ? mt : 4)].u += r->page_allocs[order][mt];
+		row[6].u = allocs;
+		row[7].u = r->page_frees[order];
+		row[8].u = r->page_bytes[order];
+	}
+	kmt_out_table(o, &tab);
+	kmt_table_free(&tab);
+}
+
+/* ------------------------------------------------------ gfp, nodes views */
+
+static const struct kmt_col gfp_cols[] = {
+	KMT_COL("allocs", KMT_U64), KMT_COL("bytes", KMT_U64), KMT_COL("gfp", KMT_HEX),
+	KMT_COL("flags", KMT_STR),
+};
+
+static const struct kmt_col nodes_cols[] = {
+	KMT_COL("allocs", KMT_U64), KMT_COL("bytes", KMT_U64), KMT_COL("node", KMT_S64),
+};
+
+static void view_keyed(struct report *r, enum report_view v, struct kmt_out *o)
+{
+	bool gfp = v == VIEW_GFP;
+	enum report_key keys[REPORT_MAX_KEYS];
+	struct kmt_table tab;
+	union kmt_cell *row;
+	struct site *sites;
+	char title[128], flags[512];
+	size_t i, n;
+
+	view_sort(r, v, KEY_BYTES, keys);
+	sites = sort_sites(gfp ? &r->gfps : &r->nodes, keys, site_allocated, &n);
+	keys_title(keys, title, sizeof(title));
+	if (gfp)
+		kmt_table_init(&tab, "gfp", gfp_cols, ARRAY_SIZE(gfp_cols));
+	else
+		kmt_table_init(&tab, "nodes", nodes_cols, ARRAY_SIZE(nodes_cols));
+	kmt_table_title(&tab, "allocations by %s, by %s (top %llu of %zu):",
+			gfp ? "gfp flags" : "node asked for (-1: any)", title,
+			(unsigned long long)r->p->top, n);
+	for (i = 0; i < n && i < r->p->top; i++) {
+		row = kmt_table_row(&tab);
+		row[0].u = sites[i].allocs;
+		row[1].u = sites[i].alloc;
+		if (gfp) {
+			row[2].u = sites[i].key;
+			kmt_gfp_format(sites[i].key, flags, sizeof(flags));
+			kmt_cell_str(&row[3], flags);
+		} else {
+			row[2].s = (int32_t)sites[i].key;
+		}
+	}
+	kmt_out_table(o, &tab);
+	kmt_table_free(&tab);
+	free(sites);
+}
+
+/* ---------------------------------------------------------------- views */
+
+void report_views(struct report *r, const struct kmt_trace *t,
+		  const struct kmt_stats *st, size_t errors, struct kmt_out *o)
+{
+	static const char * const names[NR_VIEWS] = {
+		"summary", "sites", "caches", "live", "lifetimes", "frees",
+		"pages", "gfp", "nodes",
+	};
+	unsigned int v;
+
+	if (o->format == KMT_TEXT) {
+		printf("kmemtrace report v%d\n", KMT_REPORT_VERSION);
+		if (r->p->filter_text)
+			printf("filter: %s (%llu allocations)\n", r->p->filter_text,
+			       (unsigned long long)r->selected);
+	} else {
+		kmt_out_u64(o, "version", KMT_REPORT_VERSION);
+		kmt_out_u64(o, "events", r->events);
+		kmt_out_u64(o, "invalid", errors);
+		kmt_out_u64(o, "first_ts", r->first_ts);
+		kmt_out_u64(o, "last_ts", r->last_ts);
+		kmt_out_str(o, "filter", r->p->filter_text);
+		kmt_out_u64(o, "selected", r->selected);
+	}
+	for (v = 0; v < NR_VIEWS; v++) {
+		if (!(r->p->views & (1u << v)))
+			continue;
+		kmt_out_object(o, names[v]);
+		switch (v) {
+		case VIEW_SUMMARY:
+			view_summary(r, t, st, errors, o);
+			break;
+		case VIEW_SITES:
+		case VIEW_CACHES:
+			view_sites(r, v, o);
+			break;
+		case VIEW_LIVE:
+			view_live(r, o);
+			break;
+		case VIEW_LIFETIMES:
+			view_lifetimes(r, o);
+			break;
+		case VIEW_FREES:
+			view_frees(r, o);
+			break;
+		case VIEW_PAGES:
+			view_pages(r, o);
+			break;
+		case VIEW_GFP:
+		case VIEW_NODES:
+			view_keyed(r, v, o);
+			break;
+		}
+		kmt_out_close(o);
+	}
+}
