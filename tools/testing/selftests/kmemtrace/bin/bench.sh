@@ -112,6 +112,7 @@ tool_bench() {
 	${CC:-cc} -O2 -I"$KMT_REPO/include/uapi" -o "$OUT/mkstream" \
 		"$KMT_SELFTESTS/host/mkstream.c" || kmt_die "cannot build mkstream"
 	rm -rf "$dir"
+	mkdir -p "$dir"
 	"$OUT/mkstream" -w "$events" -c 2 "$dir" || kmt_die "mkstream -w failed"
 	echo "KMT-BENCH-TOOL-TRACE $events $(cat "$dir"/cpu* | wc -c)"
 	"$kmt" dump "$dir" >"$OUT/dump.txt" || kmt_die "kmemtrace dump failed"

@@ -142,11 +142,14 @@ END {
 			t = tools[i]
 			if (!(t in tool_secs))
 				continue
-			floor = t == "dump" ? tool_secs["cat-dump"] : tool_secs["cat"]
-			printf "  %-9s %7.2f s %8.1f M events/s  peak RSS %7.1f MiB (%.2fx the trace)%s\n",
-				t, tool_secs[t], tool_secs[t] > 0 ? tool_events / tool_secs[t] / 1e6 : 0,
-				tool_kib[t] / 1024, tool_kib[t] * 1024 / tool_bytes,
-				t ~ /^cat/ ? "" : sprintf("  %.2fx its floor", floor > 0 ? tool_secs[t] / floor : 0)
+			fl = (t == "dump") ? tool_secs["cat-dump"] : tool_secs["cat"]
+			rate = (tool_secs[t] > 0) ? tool_events / tool_secs[t] / 1e6 : 0
+			vs = ""
+			if (t !~ /^cat/ && fl > 0)
+				vs = sprintf("  %.2fx its floor", tool_secs[t] / fl)
+			printf("  %-9s %7.2f s %8.1f M events/s  peak RSS %7.1f MiB (%.2fx the trace)%s\n",
+			       t, tool_secs[t], rate, tool_kib[t] / 1024,
+			       tool_kib[t] * 1024 / tool_bytes, vs)
 		}
 	}
 
