@@ -52,6 +52,44 @@ struct kmemtrace_scope __kmemtrace_scope_enter(unsigned long caller,
 					       unsigned int flags);
 struct kmemtrace_scope __kmemtrace_scope_reset(void);
 void __kmemtrace_scope_exit(struct kmemtrace_scope old);
+bool __kmemtrace_scope_unnamed(void);
+
+/**
+ * kmemtrace_api_reenter() - name this API function's caller in the events
+ *                           below it, at no cost while kmemtrace is off
+ * @call: a call of this very function, with its own arguments
+ *
+ * The first statement of an API function whose events come from deeper
+ * down (the page allocator's) or that calls other APIs.  While kmemtrace
+ * records and no outer API call named a caller yet, it opens a scope that
+ * names this function's caller and runs @call, the function again, inside
+ * it; the inner call finds the caller named and runs as usual.  While
+ * kmemtrace is off it is one no-op instruction and leaves the function's
+ * code as it was: unlike kmemtrace_api(), nothing is kept for an exit.
+ */
+#define kmemtrace_api_reenter(call)					\
+do {									\
+	if (static_branch_unlikely(&kmemtrace_scope_key) &&		\
+	    __kmemtrace_scope_unnamed()) {				\
+		scoped_class(kmemtrace_scope, __kmt, _RET_IP_, 0)	\
+			return call;					\
+	}								\
+} while (0)
+
+/**
+ * kmemtrace_api_reenter_void() - kmemtrace_api_reenter() for a function
+ *                                that returns nothing
+ * @call: a call of this very function, with its own arguments
+ */
+#define kmemtrace_api_reenter_void(call)				\
+do {									\
+	if (static_branch_unlikely(&kmemtrace_scope_key) &&		\
+	    __kmemtrace_scope_unnamed()) {				\
+		scoped_class(kmemtrace_scope, __kmt, _RET_IP_, 0)	\
+			call;						\
+		return;							\
+	}								\
+} while (0)
 
 /**
  * kmemtrace_scope_enter() - enter an allocator API call
@@ -182,6 +220,9 @@ static inline struct kmemtrace_scope kmemtrace_scope_reset(void)
 }
 
 static inline void kmemtrace_scope_exit(struct kmemtrace_scope old) { }
+
+#define kmemtrace_api_reenter(call)		do { } while (0)
+#define kmemtrace_api_reenter_void(call)	do { } while (0)
 
 static inline int kmemtrace_enable(void) { return -ENODEV; }
 static inline void kmemtrace_disable(void) { }

@@ -76,6 +76,13 @@ struct kmemtrace_scope __kmemtrace_scope_reset(void)
 }
 EXPORT_SYMBOL_IF_KUNIT(__kmemtrace_scope_reset);
 
+/* For kmemtrace_api_reenter(): true if no API call named a caller yet. */
+bool __kmemtrace_scope_unnamed(void)
+{
+	return !kmemtrace_scope_current()->caller;
+}
+EXPORT_SYMBOL_IF_KUNIT(__kmemtrace_scope_unnamed);
+
 void __kmemtrace_scope_exit(struct kmemtrace_scope old)
 {
 	old.flags &= ~KMEMTRACE_SCOPE_ENTERED;
