@@ -78,7 +78,7 @@ boot() {	# boot KERNEL MODES [EXTRA_CMDLINE]
 
 boot bench-a n
 boot bench-b off,relay,drain,tracer,events,relay+tracer,relay+function kmt.ramp=$ramp
-boot bench-c profiling,profiling+relay
+boot bench-c c-off,profiling,profiling+relay
 
 # Kernel text and data, (a) against (b).
 for k in bench-a bench-b; do

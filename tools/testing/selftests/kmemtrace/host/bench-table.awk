@@ -36,14 +36,15 @@ $1 == "KMT-BENCH-TOOL-TRACE" { tool_events = $2; tool_bytes = $3; next }
 $1 == "KMT-BENCH-TOOL" { tool_secs[$2] = $3; tool_kib[$2] = $4; next }
 
 END {
-	nm = split("n off relay drain tracer events relay+tracer relay+function profiling profiling+relay", modes, " ")
-	split("(a)n (b)off relay relay+rd tracer events rel+trc rel+fn (c)prof prof+rel", label, " ")
+	nm = split("n off relay drain tracer events relay+tracer relay+function c-off profiling profiling+relay", modes, " ")
+	split("(a)n (b)off relay relay+rd tracer events rel+trc rel+fn (c)off (c)prof prof+rel", label, " ")
 
 	print "Instructions per alloc+free pair, and overhead vs (a) (kernel (a): no kmemtrace)"
 	print "  relay: record on CPU 1 stopped during the timed loop (the allocating CPU's cost);"
 	print "  relay+rd: record draining meanwhile (the guest clock also counts the reader's"
 	print "  instructions); tracer: kmemtrace tracer; events: upstream events/kmem/*;"
-	print "  rel+fn: relay + tracer with kmem_function; (c)prof: vm.mem_profiling=1 on (c)."
+	print "  rel+fn: relay + tracer with kmem_function; (c)off: kernel (c), nothing on;"
+	print "  (c)prof: vm.mem_profiling=1 on (c)."
 	printf "%-14s", "operation"
 	for (m = 1; m <= nm; m++)
 		if (modes[m] in seen_mode)
@@ -72,7 +73,7 @@ END {
 	print "  (events per pair in brackets; (c)prof: per allocation counted)"
 	printf "%-14s", "operation"
 	for (m = 3; m <= nm; m++)
-		if (modes[m] in seen_mode)
+		if (modes[m] in seen_mode && modes[m] != "c-off")
 			printf " %14s", label[m]
 	printf "\n"
 	for (i = 0; i < nops; i++) {
@@ -81,7 +82,7 @@ END {
 		printf "%-14s", op
 		for (m = 3; m <= nm; m++) {
 			mode = modes[m]
-			if (!(mode in seen_mode))
+			if (!(mode in seen_mode) || mode == "c-off")
 				continue
 			n = evpp[mode, op]
 			if (mode == "profiling")
@@ -142,7 +143,8 @@ END {
 			t = tools[i]
 			if (!(t in tool_secs))
 				continue
-			fl = (t == "dump") ? tool_secs["cat-dump"] : tool_secs["cat"]
+			# dump's floor: reading the streams and writing its text
+			fl = (t == "dump") ? tool_secs["cat"] + tool_secs["cat-dump"] : tool_secs["cat"]
 			rate = (tool_secs[t] > 0) ? tool_events / tool_secs[t] / 1e6 : 0
 			vs = ""
 			if (t !~ /^cat/ && fl > 0)
@@ -196,6 +198,9 @@ END {
 		goal(worst_tr <= 1, sprintf("tracer on: <= the upstream event's cost per event: worst %.2fx (%s)", worst_tr, worst_tr_op))
 	if (worst_prof)
 		goal(worst_prof <= 3, sprintf("relay on: <= 3x allocation profiling's cost per allocation: worst %.2fx (%s)", worst_prof, worst_prof_op))
+	if (tool_secs["dump"] > 0 && tool_secs["cat-dump"] > 0)
+		goal(tool_secs["dump"] <= 1.5 * (tool_secs["cat"] + tool_secs["cat-dump"]),
+			sprintf("dump within 1.5x of its floor: %.2fx", tool_secs["dump"] / (tool_secs["cat"] + tool_secs["cat-dump"])))
 	if (tool_secs["report"] > 0) {
 		rate = tool_events / tool_secs["report"] / 1e6
 		goal(rate >= 25, sprintf("report >= 25 M events/s on one core: %.1f", rate))
