@@ -395,7 +395,7 @@ static void view_summary(struct report *r, const struct kmt_trace *t,
 	for (i = 0; r->live.nr && i < (size_t)1 << r->live.bits; i++) {
 		if (!r->live.slots[i].family)
 			continue;
-		obj = &r->live.objs[r->live.slots[i].obj];
+		obj = &r->live.slots[i];
 		if (!obj->selected)
 			continue;
 		live++;
@@ -793,7 +793,7 @@ static void view_live(struct report *r, struct kmt_out *o)
 	for (i = 0; r->live.nr && i < (size_t)1 << r->live.bits; i++) {
 		if (!r->live.slots[i].family)
 			continue;
-		obj = &r->live.objs[r->live.slots[i].obj];
+		obj = &r->live.slots[i];
 		if (!obj->selected)
 			continue;
 		age = r->last_ts - obj->ts;
