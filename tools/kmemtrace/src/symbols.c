@@ -24,6 +24,33 @@ struct symtab_load {
 	size_t lines;
 };
 
+/* Bytes of the blocks symtab_strndup() takes names from. */
+#define SYMTAB_BLOCK	(64 * 1024)
+
+/*
+ * A copy of the @len bytes of @s, in a block of @st: kallsyms has some
+ * hundred thousand names, which a malloc() each would take as long to
+ * allocate, and to free, as to read.
+ */
+static char *symtab_strndup(struct kmt_symtab *st, const char *s, size_t len)
+{
+	size_t size = len + 1 > SYMTAB_BLOCK ? len + 1 : SYMTAB_BLOCK;
+	char *p;
+
+	if (len + 1 > st->left) {
+		st->blocks = xrealloc(st->blocks, (st->nr_blocks + 1) *
+				      sizeof(*st->blocks));
+		st->blocks[st->nr_blocks++] = st->room = xmalloc(size);
+		st->left = size;
+	}
+	p = st->room;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	st->room += len + 1;
+	st->left -= len + 1;
+	return p;
+}
+
 /*
  * Keep a text symbol (type t, T, w or W) with an address; @name is the
  * rest of the line, maybe with a "\t[MODULE]" and spaces after the name.
@@ -49,17 +76,15 @@ static int kallsyms_symbol(void *arg, const char *name, char type,
 	sym = &l->st->syms[l->st->nr++];
 	sym->addr = start;
 	sym->order = l->lines;
-	sym->name = strndup(name, len);
+	sym->name = symtab_strndup(l->st, name, len);
 	sym->module = NULL;
-	if (!sym->name)
-		sym->name = xstrdup("?");
-	mod = name + len + strspn(name + len, " \t\r");
+	mod = name + len;
+	if (!*mod)
+		return 0;
+	mod += strspn(mod, " \t\r");
 	len = strcspn(mod, " \t\r");
-	if (len > 2 && mod[0] == '[' && mod[len - 1] == ']') {
-		sym->module = strndup(mod + 1, len - 2);
-		if (!sym->module)
-			sym->module = xstrdup("?");
-	}
+	if (len > 2 && mod[0] == '[' && mod[len - 1] == ']')
+		sym->module = symtab_strndup(l->st, mod + 1, len - 2);
 	return 0;
 }
 
@@ -72,23 +97,23 @@ static int sym_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static void sym_free(struct kmt_sym *sym)
-{
-	free(sym->name);
-	free(sym->module);
-}
-
-/* Sort by address and keep only the first symbol of each address. */
+/*
+ * Sort by address and keep only the first symbol of each address.  The
+ * symbols of kallsyms and System.map mostly come sorted already: check
+ * first, which is quicker than sorting them again.
+ */
 static void symtab_sort(struct kmt_symtab *st)
 {
 	size_t i, n = 0;
 
-	qsort(st->syms, st->nr, sizeof(*st->syms), sym_cmp);
+	for (i = 1; i < st->nr; i++)
+		if (sym_cmp(&st->syms[i - 1], &st->syms[i]) > 0)
+			break;
+	if (i < st->nr)
+		qsort(st->syms, st->nr, sizeof(*st->syms), sym_cmp);
 	for (i = 0; i < st->nr; i++) {
-		if (n && st->syms[n - 1].addr == st->syms[i].addr) {
-			sym_free(&st->syms[i]);
+		if (n && st->syms[n - 1].addr == st->syms[i].addr)
 			continue;
-		}
 		st->syms[n++] = st->syms[i];
 	}
 	st->nr = n;
@@ -303,8 +328,9 @@ void kmt_symtab_free(struct kmt_symtab *st)
 {
 	size_t i;
 
-	for (i = 0; i < st->nr; i++)
-		sym_free(&st->syms[i]);
+	for (i = 0; i < st->nr_blocks; i++)
+		free(st->blocks[i]);
+	free(st->blocks);
 	free(st->syms);
 	kmt_dw_close(st->dw);
 	memset(st, 0, sizeof(*st));

@@ -37,12 +37,20 @@ struct kmt_dw;
  * @dw: vmlinux opened with libdw, NULL when none
  * @bias: what to subtract from a traced address to get a vmlinux address
  *	(the KASLR offset, computed from "_text" when kallsyms is known)
+ * @blocks: the memory the names of @syms are in, a block per 64 KiB or so
+ * @nr_blocks: number of @blocks
+ * @room: where the next name goes in the last block
+ * @left: bytes left there
  */
 struct kmt_symtab {
 	struct kmt_sym *syms;
 	size_t nr;
 	struct kmt_dw *dw;
 	uint64_t bias;
+	char **blocks;
+	size_t nr_blocks;
+	char *room;
+	size_t left;
 };
 
 /**
