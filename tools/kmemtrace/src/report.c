@@ -55,6 +55,7 @@ static const struct {
 static const char * const by_names[NR_BY] = {
 	[BY_SITE]	= "site",
 	[BY_FUNC]	= "func",
+	[BY_LINE]	= "line",
 	[BY_CACHE]	= "cache",
 	[BY_TYPE]	= "type",
 	[BY_PID]	= "pid",
@@ -87,7 +88,7 @@ static const struct kmt_opt report_opts[] = {
 	  "lifetime, age, mismatch" },
 	{ "by", OPT_BY, "GROUP",
 	  "group the live view by site (default), func,\n"
-	  "cache, type or pid" },
+	  "line (file:line, with -k), cache, type or pid" },
 	{ "list", OPT_LIST, NULL,
 	  "live view: one line per live allocation" },
 	{ "min-age", OPT_MIN_AGE, "AGE",

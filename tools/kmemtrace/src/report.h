@@ -52,6 +52,7 @@ enum report_key {
 enum report_by {
 	BY_SITE,
 	BY_FUNC,
+	BY_LINE,
 	BY_CACHE,
 	BY_TYPE,
 	BY_PID,

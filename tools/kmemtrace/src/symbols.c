@@ -273,6 +273,14 @@ void kmt_symtab_format(const struct kmt_symtab *st, uint64_t addr,
 			 (unsigned long long)off);
 }
 
+int kmt_symtab_line(const struct kmt_symtab *st, uint64_t addr, char *buf,
+		    size_t len)
+{
+	if (!st->dw)
+		return -ENOENT;
+	return kmt_dw_line(st->dw, addr - st->bias, buf, len);
+}
+
 void kmt_symcache_init(struct kmt_symcache *c, const struct kmt_symtab *st)
 {
 	memset(c, 0, sizeof(*c));

@@ -112,6 +112,19 @@ void kmt_symtab_format(const struct kmt_symtab *st, uint64_t addr,
 		       char *buf, size_t len);
 
 /**
+ * kmt_symtab_line() - the source line of a call site, as "file:line"
+ * @st: the table
+ * @addr: the call site
+ * @buf: where to write
+ * @len: size of @buf
+ *
+ * Return: 0 on success, -ENOENT when no vmlinux with debug info (-k) has
+ * a line for @addr.
+ */
+int kmt_symtab_line(const struct kmt_symtab *st, uint64_t addr, char *buf,
+		    size_t len);
+
+/**
  * struct kmt_symcache - the names of the call sites seen, formatted once
  * @st: the symbols
  * @map: call site to index in @names
@@ -201,6 +214,19 @@ int kmt_dw_symbol_addr(struct kmt_dw *dw, const char *name, uint64_t *addr);
 int kmt_dw_format(struct kmt_dw *dw, uint64_t addr, char *buf, size_t len);
 
 /**
+ * kmt_dw_line() - write the source line of a vmlinux address as "file:line"
+ * @dw: the handle
+ * @addr: link-time address of a call site (a return address: the line is
+ *	that of the byte before it, the call)
+ * @buf: where to write
+ * @len: size of @buf
+ *
+ * Return: 0 on success, -ENOENT if the vmlinux has no line for @addr (no
+ * debug info).
+ */
+int kmt_dw_line(struct kmt_dw *dw, uint64_t addr, char *buf, size_t len);
+
+/**
  * kmt_dw_close() - release a handle of kmt_dw_open()
  * @dw: the handle
  */
@@ -218,6 +244,16 @@ static inline int kmt_dw_symbol_addr(struct kmt_dw *dw, const char *name,
 
 static inline int kmt_dw_format(struct kmt_dw *dw, uint64_t addr,
 				char *buf, size_t len)
+{
+	(void)dw;
+	(void)addr;
+	(void)buf;
+	(void)len;
+	return -ENOENT;
+}
+
+static inline int kmt_dw_line(struct kmt_dw *dw, uint64_t addr, char *buf,
+			      size_t len)
 {
 	(void)dw;
 	(void)addr;

@@ -118,6 +118,15 @@ char *xstrdup(const char *s)
 	return p;
 }
 
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+
+	if (!p)
+		out_of_memory(n + 1);
+	return p;
+}
+
 char *path_join(const char *dir, const char *name)
 {
 	size_t len = strlen(dir) + strlen(name) + 2;

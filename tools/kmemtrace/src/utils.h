@@ -109,6 +109,15 @@ void xfree_table(void *p, size_t size);
 char *xstrdup(const char *s);
 
 /**
+ * xstrndup() - strndup() that exits on failure
+ * @s: string to copy
+ * @n: the most bytes to copy
+ *
+ * Return: the copy, never NULL.
+ */
+char *xstrndup(const char *s, size_t n);
+
+/**
  * path_join() - build "DIR/NAME"
  * @dir: directory
  * @name: file name inside @dir

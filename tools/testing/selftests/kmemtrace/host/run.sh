@@ -1863,6 +1863,57 @@ t_report_vmlinux_libdw() {
 		expect_has out "         1           60           64    6.2%  foo_alloc+0x4 ($(pwd -P)/fv.c:6)"
 }
 
+# --by line groups live allocations by the source line of their call, from
+# -k VMLINUX with debug info; a call site it has no line for is a group of
+# its own, by name, and so is every call site without -k.
+t_report_live_by_line() {
+	if ! command -v nm > /dev/null; then
+		echo "# SKIP nm not found"
+		return 4
+	fi
+	printf '%s\n' 'void _text(void)' '{' '}' '' 'int foo_alloc(int x)' '{' \
+		'	return x * 3;' '}' '' 'int main(void)' '{' \
+		'	return foo_alloc(1);' '}' > fv.c
+	if ! ${CC:-cc} -g -O0 -no-pie -o vmlinux fv.c 2> /dev/null; then
+		echo "# SKIP cannot build a non-PIE test vmlinux"
+		return 4
+	fi
+	text=$(nm vmlinux | awk '$3 == "_text" { print $1 }')
+	foo=$(nm vmlinux | awk '$3 == "foo_alloc" { print $1 }')
+	main=$(nm vmlinux | awk '$3 == "main" { print $1 }')
+	# Pretend KASLR moved the kernel by 16 MiB.  Two calls on line 6,
+	# one on line 11, one outside the vmlinux.
+	kaslr=$((0x$text + 0x1000000))
+	mkdir t && mkheader t build_id text=$kaslr &&
+		printf '%x T _text\n' $kaslr > t/kallsyms &&
+		mk t/cpu0 site=$((0x$foo + 0x1000000 + 4)),ptr=1,alloc=64 \
+			site=$((0x$foo + 0x1000000 + 5)),ptr=2,alloc=32 \
+			site=$((0x$main + 0x1000000 + 4)),ptr=3,alloc=16 \
+			site=16,ptr=4,alloc=8 || return 1
+	foo=$((0x$foo - 0x$text))
+	main=$((0x$main - 0x$text))
+	run report -v live --by line --csv t
+	expect_rc 0 && expect_err <<-'END' && expect_out <<-END || return 1
+	kmemtrace: note: --by line: no call site has a source line (-k VMLINUX with debug info has them), each is a group
+	END
+	# live
+	count,bytes,oldest,median,type,cache,group
+	1,64,3000,3000,kmalloc,,_text+$(printf 0x%x $((foo + 4)))
+	1,32,2000,2000,kmalloc,,_text+$(printf 0x%x $((foo + 5)))
+	1,16,1000,1000,kmalloc,,_text+$(printf 0x%x $((main + 4)))
+	1,8,0,0,kmalloc,,0x10
+	END
+	run report -v live --by line --csv -k vmlinux t
+	no_libdw && { echo "# SKIP kmemtrace built without libdw"; return 4; }
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-END
+	# live
+	count,bytes,oldest,median,type,cache,group
+	2,96,3000,2000,kmalloc,,$(pwd -P)/fv.c:6
+	1,16,1000,1000,kmalloc,,$(pwd -P)/fv.c:11
+	1,8,0,0,kmalloc,,0x10
+	END
+}
+
 TESTS="
 cli_help_and_version
 cli_unknown_command
@@ -1885,6 +1936,7 @@ header_missing_or_malformed
 header_symbols_mismatch
 report_view_sites
 report_view_live
+report_live_by_line
 report_view_lifetimes
 report_view_frees
 report_view_pages_gfp_nodes
