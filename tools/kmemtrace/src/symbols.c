@@ -24,33 +24,6 @@ struct symtab_load {
 	size_t lines;
 };
 
-/* Bytes of the blocks symtab_strndup() takes names from. */
-#define SYMTAB_BLOCK	(64 * 1024)
-
-/*
- * A copy of the @len bytes of @s, in a block of @st: kallsyms has some
- * hundred thousand names, which a malloc() each would take as long to
- * allocate, and to free, as to read.
- */
-static char *symtab_strndup(struct kmt_symtab *st, const char *s, size_t len)
-{
-	size_t size = len + 1 > SYMTAB_BLOCK ? len + 1 : SYMTAB_BLOCK;
-	char *p;
-
-	if (len + 1 > st->left) {
-		st->blocks = xrealloc(st->blocks, (st->nr_blocks + 1) *
-				      sizeof(*st->blocks));
-		st->blocks[st->nr_blocks++] = st->room = xmalloc(size);
-		st->left = size;
-	}
-	p = st->room;
-	memcpy(p, s, len);
-	p[len] = '\0';
-	st->room += len + 1;
-	st->left -= len + 1;
-	return p;
-}
-
 /*
  * Keep a text symbol (type t, T, w or W) with an address; @name is the
  * rest of the line, maybe with a "\t[MODULE]" and spaces after the name.
@@ -76,7 +49,7 @@ static int kallsyms_symbol(void *arg, const char *name, char type,
 	sym = &l->st->syms[l->st->nr++];
 	sym->addr = start;
 	sym->order = l->lines;
-	sym->name = symtab_strndup(l->st, name, len);
+	sym->name = kmt_strings_add(&l->st->names, name, len, 0);
 	sym->module = NULL;
 	mod = name + len;
 	if (!*mod)
@@ -84,7 +57,7 @@ static int kallsyms_symbol(void *arg, const char *name, char type,
 	mod += strspn(mod, " \t\r");
 	len = strcspn(mod, " \t\r");
 	if (len > 2 && mod[0] == '[' && mod[len - 1] == ']')
-		sym->module = symtab_strndup(l->st, mod + 1, len - 2);
+		sym->module = kmt_strings_add(&l->st->names, mod + 1, len - 2, 0);
 	return 0;
 }
 
@@ -304,8 +277,7 @@ uint32_t kmt_symcache_index(struct kmt_symcache *c, uint64_t addr)
 	kmt_symtab_format(c->st, addr, name, sizeof(name));
 	c->lens[i] = strlen(name);
 	/* Readable 16 bytes at a time, for fmt_blocks(). */
-	c->names[i] = xcalloc(1, c->lens[i] + 16);
-	memcpy(c->names[i], name, c->lens[i]);
+	c->names[i] = kmt_strings_add(&c->strings, name, c->lens[i], 16);
 	c->nr++;
 	return i;
 }
@@ -322,10 +294,7 @@ const char *kmt_symcache_name(struct kmt_symcache *c, uint64_t addr,
 
 void kmt_symcache_free(struct kmt_symcache *c)
 {
-	size_t i;
-
-	for (i = 0; i < c->nr; i++)
-		free(c->names[i]);
+	kmt_strings_free(&c->strings);
 	free(c->names);
 	free(c->lens);
 	kmt_map_free(&c->map);
@@ -334,11 +303,7 @@ void kmt_symcache_free(struct kmt_symcache *c)
 
 void kmt_symtab_free(struct kmt_symtab *st)
 {
-	size_t i;
-
-	for (i = 0; i < st->nr_blocks; i++)
-		free(st->blocks[i]);
-	free(st->blocks);
+	kmt_strings_free(&st->names);
 	free(st->syms);
 	kmt_dw_close(st->dw);
 	memset(st, 0, sizeof(*st));

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "hash.h"
+#include "utils.h"
 
 /* A call site further than this from the symbol before it is not resolved. */
 #define KMT_SYM_MAX_OFFSET	0x100000
@@ -37,20 +38,14 @@ struct kmt_dw;
  * @dw: vmlinux opened with libdw, NULL when none
  * @bias: what to subtract from a traced address to get a vmlinux address
  *	(the KASLR offset, computed from "_text" when kallsyms is known)
- * @blocks: the memory the names of @syms are in, a block per 64 KiB or so
- * @nr_blocks: number of @blocks
- * @room: where the next name goes in the last block
- * @left: bytes left there
+ * @names: the names of @syms
  */
 struct kmt_symtab {
 	struct kmt_sym *syms;
 	size_t nr;
 	struct kmt_dw *dw;
 	uint64_t bias;
-	char **blocks;
-	size_t nr_blocks;
-	char *room;
-	size_t left;
+	struct kmt_strings names;
 };
 
 /**
@@ -140,6 +135,7 @@ struct kmt_symcache {
 	size_t *lens;
 	size_t nr;
 	size_t size;
+	struct kmt_strings strings;
 };
 
 /**
