@@ -80,7 +80,7 @@ static void dump_parse_args(int argc, char **argv, struct dump_params *p)
 
 /* Output of dump: lines built in a buffer, written a buffer at a time. */
 struct dump_out {
-	char buf[1 << 16];
+	char buf[1 << 18];
 	size_t len;
 };
 
@@ -124,6 +124,31 @@ static void out_field(struct dump_out *o, const char *key, size_t klen,
 	o->len = fmt_blocks(p, s, len) - o->buf;
 }
 
+/* The CPUs whose last seq dump_seq() keeps. */
+#define DUMP_CPUS	256
+
+/*
+ * The last seq of a CPU, below 10^8, and its digits.  The next event of
+ * the CPU has seq + 1, unless events were lost, whose digits are these
+ * with the last one counted up, unless it is a 9.
+ */
+struct dump_seq {
+	uint64_t seq;
+	uint64_t digits;	/* fmt_dec8() + FMT_ZEROS: 8 digits, zero-padded */
+	unsigned int len;	/* 0 before the first event */
+};
+
+/*
+ * Time stamps, merged in time order, have the same digits but the last
+ * eight for a tenth of a second at a time: those of the last one, and
+ * where that tenth of a second starts.
+ */
+struct dump_ts {
+	uint64_t base;		/* a multiple of 10^8, 0 before the first */
+	uint64_t digits;	/* base / 10^8, as fmt_dec8_tail() writes it */
+	unsigned int len;
+};
+
 /* What dump_event() prints for every event but the event itself. */
 struct dump_ctx {
 	struct dump_out out;
@@ -138,6 +163,8 @@ struct dump_ctx {
 	/* " KIND TYPE site=0x" of each valid kind and type */
 	char kind_type[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1][32];
 	size_t kind_type_len[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
+	struct dump_seq seqs[DUMP_CPUS];
+	struct dump_ts ts;
 };
 
 /* A copy of @s, readable 16 bytes at a time: for fmt_blocks(). */
@@ -178,25 +205,89 @@ static void out_write(const char *buf, size_t len)
 	}
 }
 
+/* The last digit of fmt_dec8(): in the highest byte of the word. */
+#define DIGIT_LAST	(1ULL << 56)
+
+/* Write the seq of @ev. */
+static inline char *dump_seq(struct dump_ctx *d, char *p,
+			     const struct kmemtrace_event *ev)
+{
+	struct dump_seq *c;
+
+	if (ev->cpu >= DUMP_CPUS || ev->seq >= 100000000)
+		return fmt_u64(p, ev->seq);
+	c = &d->seqs[ev->cpu];
+	if (c->len && ev->seq - 1 == c->seq &&
+	    (c->digits >> 56) != '9') {
+		c->digits += DIGIT_LAST;
+	} else {
+		c->digits = fmt_dec8(ev->seq) + FMT_ZEROS;
+		c->len = fmt_u64_len(ev->seq);
+	}
+	c->seq = ev->seq;
+	fmt_store_le(p, c->digits >> (8 * (8 - c->len)));
+	return p + c->len;
+}
+
+/* Write the time stamp of @ev. */
+static inline char *dump_ts(struct dump_ctx *d, char *p,
+			    const struct kmemtrace_event *ev)
+{
+	struct dump_ts *t = &d->ts;
+	uint64_t ts = ev->timestamp;
+
+	if (ts - t->base >= 100000000 || !t->base) {
+		if (ts < 100000000 || ts >= 10000000000000000ULL)
+			return fmt_u64(p, ts);
+		t->base = ts - ts % 100000000;
+		t->len = fmt_u64_len(ts / 100000000);
+		t->digits = (fmt_dec8(ts / 100000000) + FMT_ZEROS) >>
+			    (8 * (8 - t->len));
+	}
+	fmt_store_le(p, t->digits);
+	fmt_store_le(p + t->len, fmt_dec8(ts - t->base) + FMT_ZEROS);
+	return p + t->len + 8;
+}
+
+/* Names dump_name() copies into the room of the line. */
+#define DUMP_NAME_MAX	256
+
+/* Room for a line: every number at its longest, and three names. */
+#define DUMP_LINE_MAX	(16 * FMT_U64_MAX + 128 + 3 * (DUMP_NAME_MAX + 32))
+
+/*
+ * Write " KEY" and the name @s of @len bytes, readable 16 bytes at a time,
+ * as the key.  A longer name than DUMP_NAME_MAX may be longer than the
+ * whole buffer: it is written apart.
+ */
+static inline char *dump_name(struct dump_ctx *d, char *p, const char *key,
+			      size_t klen, const char *s, size_t len)
+{
+	p = fmt_blocks(p, key, klen);
+	if (len <= DUMP_NAME_MAX)
+		return fmt_blocks(p, s, len);
+	d->out.len = p - d->out.buf;
+	out_field(&d->out, "", 0, s, len);
+	return d->out.buf + d->out.len;
+}
+
 /* @sym: the index of the call site's name in @d->syms */
 static void dump_event(struct dump_ctx *d, const struct kmemtrace_event *ev,
 		       uint32_t sym)
 {
-	size_t len;
 	uint32_t i;
 	char *p;
 
-	/* Every number at its longest, and the names of kind and type. */
-	p = out_reserve(&d->out, 16 * FMT_U64_MAX + 128);
+	p = out_reserve(&d->out, DUMP_LINE_MAX);
 	p = fmt_lit(p, "cpu=");
 	p = fmt_u64(p, ev->cpu);
 	p = fmt_lit(p, " seq=");
-	p = fmt_u64(p, ev->seq);
+	p = dump_seq(d, p, ev);
 	p = fmt_lit(p, " ts=");
-	p = fmt_u64(p, ev->timestamp);
-	/* Valid events have a known kind and type. */
-	p = fmt_blocks(p, d->kind_type[ev->kind][ev->type],
-		       d->kind_type_len[ev->kind][ev->type]);
+	p = dump_ts(d, p, ev);
+	/* Valid events have a known kind and type: 32 bytes at most. */
+	memcpy(p, d->kind_type[ev->kind][ev->type], 32);
+	p += d->kind_type_len[ev->kind][ev->type];
 	p = fmt_x64(p, ev->call_site);
 	p = fmt_lit(p, " ptr=0x");
 	p = fmt_x64(p, ev->ptr);
@@ -218,30 +309,20 @@ static void dump_event(struct dump_ctx *d, const struct kmemtrace_event *ev,
 		p = fmt_lit(p, " migratetype=");
 		p = fmt_u64(p, ev->migratetype);
 	}
-	d->out.len = p - d->out.buf;
 	if (ev->type == KMEMTRACE_TYPE_CACHE &&
 	    kmt_map_find(&d->cache_index, ev->cache_id, &i))
-		out_field(&d->out, key_cache, 7, d->cache_names[i],
-			  d->cache_lens[i]);
+		p = dump_name(d, p, key_cache, 7, d->cache_names[i],
+			      d->cache_lens[i]);
 	/* Valid events have no unknown flag. */
 	if (ev->flags) {
 		i = ev->flags & KMT_KNOWN_FLAGS;
-		out_field(&d->out, key_flags, 7, d->flags[i], d->flags_len[i]);
+		p = dump_name(d, p, key_flags, 7, d->flags[i], d->flags_len[i]);
 	}
-	if (d->symbolize) {
-		len = d->syms.lens[sym];
-		if (len > sizeof(d->out.buf) / 2) {
-			out_field(&d->out, key_sym, 5, d->syms.names[sym], len);
-		} else {
-			p = out_reserve(&d->out, len + 32);
-			p = fmt_lit(p, " sym=");
-			p = fmt_blocks(p, d->syms.names[sym], len);
-			d->out.len = p - d->out.buf;
-		}
-	}
-	p = out_reserve(&d->out, 1);
-	*p = '\n';
-	d->out.len++;
+	if (d->symbolize)
+		p = dump_name(d, p, key_sym, 5, d->syms.names[sym],
+			      d->syms.lens[sym]);
+	*p++ = '\n';
+	d->out.len = p - d->out.buf;
 }
 
 static int dump_load(struct kmt_trace *t, const char *path)
@@ -308,8 +389,12 @@ int dump_main(int argc, char **argv)
 		 * Call sites come in any order: look the names of a batch
 		 * up first, the lookups overlap.
 		 */
-		for (i = 0; d->symbolize && i < n; i++)
-			sym[i] = kmt_symcache_index(&d->syms, ev[i]->call_site);
+		for (i = 0; d->symbolize && i < n; i++) {
+			if (!kmt_map_find(&d->syms.map, ev[i]->call_site, &sym[i]))
+				sym[i] = kmt_symcache_index(&d->syms,
+							    ev[i]->call_site);
+			__builtin_prefetch(d->syms.names[sym[i]]);
+		}
 		for (i = 0; i < n; i++)
 			dump_event(d, ev[i], sym[i]);
 		nr += n;

@@ -55,6 +55,7 @@ static const struct {
 static const char * const by_names[NR_BY] = {
 	[BY_SITE]	= "site",
 	[BY_FUNC]	= "func",
+	[BY_LINE]	= "line",
 	[BY_CACHE]	= "cache",
 	[BY_TYPE]	= "type",
 	[BY_PID]	= "pid",
@@ -87,7 +88,7 @@ static const struct kmt_opt report_opts[] = {
 	  "lifetime, age, mismatch" },
 	{ "by", OPT_BY, "GROUP",
 	  "group the live view by site (default), func,\n"
-	  "cache, type or pid" },
+	  "line (file:line, with -k), cache, type or pid" },
 	{ "list", OPT_LIST, NULL,
 	  "live view: one line per live allocation" },
 	{ "min-age", OPT_MIN_AGE, "AGE",
@@ -506,18 +507,15 @@ static unsigned int pair_type(unsigned int type)
 	return type == KMEMTRACE_TYPE_CACHE ? KMEMTRACE_TYPE_KMALLOC : type;
 }
 
-static size_t live_hash(const struct live_table *lt, unsigned int family,
-			uint64_t ptr)
+static size_t live_hash(unsigned int family, uint64_t ptr, unsigned int bits)
 {
-	return kmt_hash64(ptr ^ family, lt->bits);
+	return kmt_hash64(ptr ^ family, bits);
 }
 
 static void live_free(struct live_table *lt)
 {
 	if (lt->bits)
 		xfree_table(lt->slots, sizeof(*lt->slots) << lt->bits);
-	free(lt->objs);
-	free(lt->free_objs);
 	memset(lt, 0, sizeof(*lt));
 }
 
@@ -525,13 +523,13 @@ static void live_grow(struct live_table *lt)
 {
 	unsigned int bits = lt->bits ? lt->bits + 1 : 12;
 	size_t i, slot, mask = ((size_t)1 << bits) - 1;
-	struct live_slot *slots;
+	struct live_obj *slots;
 
 	slots = xalloc_table((mask + 1) * sizeof(*slots));
 	for (i = 0; lt->bits && i < (size_t)1 << lt->bits; i++) {
 		if (!lt->slots[i].family)
 			continue;
-		slot = kmt_hash64(lt->slots[i].ptr ^ lt->slots[i].family, bits);
+		slot = live_hash(lt->slots[i].family, lt->slots[i].ptr, bits);
 		while (slots[slot].family)
 			slot = (slot + 1) & mask;
 		slots[slot] = lt->slots[i];
@@ -542,89 +540,63 @@ static void live_grow(struct live_table *lt)
 	lt->bits = bits;
 }
 
-/* The slot of memory @family, @ptr: live, or an empty slot to fill in. */
-static struct live_slot *live_lookup(struct live_table *lt,
-				     unsigned int family, uint64_t ptr)
+/*
+ * Make room for @n more allocations, so that the slots stay where they
+ * are while they are added: the table is at most a quarter full, and
+ * the runs after a removed slot are short.
+ */
+static void live_reserve(struct live_table *lt, size_t n)
 {
-	size_t slot, mask = ((size_t)1 << lt->bits) - 1;
-	struct live_slot *s;
-
-	for (slot = live_hash(lt, family, ptr);; slot = (slot + 1) & mask) {
-		s = &lt->slots[slot];
-		if (!s->family || (s->ptr == ptr && s->family == family))
-			return s;
-	}
-}
-
-static struct live_slot *live_find(struct live_table *lt, unsigned int family,
-				   uint64_t ptr)
-{
-	struct live_slot *s;
-
-	if (!lt->nr)
-		return NULL;
-	s = live_lookup(lt, family, ptr);
-	return s->family ? s : NULL;
-}
-
-static struct live_obj *live_obj(const struct live_table *lt,
-				 const struct live_slot *s)
-{
-	return &lt->objs[s->obj];
+	while (!lt->bits || lt->nr + n > (size_t)1 << (lt->bits - 2))
+		live_grow(lt);
 }
 
 /*
- * The allocation of memory @family, @ptr: a new one, or the one of memory
- * already live (@added false).
+ * The slot of memory @family, @ptr, from its home slot @slot on: live, or
+ * the empty slot to fill in.
  */
-static struct live_obj *live_add(struct live_table *lt, unsigned int family,
-				 uint64_t ptr, bool *added)
-{
-	struct live_slot *s;
-
-	/* A quarter full at most: the runs after a removed slot are short. */
-	if (!lt->bits || lt->nr >= (size_t)1 << (lt->bits - 2))
-		live_grow(lt);
-	s = live_lookup(lt, family, ptr);
-	*added = !s->family;
-	if (!*added)
-		return live_obj(lt, s);
-	s->family = family;
-	s->ptr = ptr;
-	lt->nr++;
-	if (lt->nr_free) {
-		s->obj = lt->free_objs[--lt->nr_free];
-	} else {
-		if (lt->nr_objs == lt->size_objs) {
-			lt->size_objs = lt->size_objs ? 2 * lt->size_objs : 4096;
-			lt->objs = xrealloc(lt->objs,
-					    lt->size_objs * sizeof(*lt->objs));
-			lt->free_objs = xrealloc(lt->free_objs, lt->size_objs *
-						 sizeof(*lt->free_objs));
-		}
-		s->obj = lt->nr_objs++;
-	}
-	lt->objs[s->obj].ptr = ptr;
-	lt->objs[s->obj].family = family;
-	return live_obj(lt, s);
-}
-
-static void live_remove(struct live_table *lt, struct live_slot *s)
+static inline struct live_obj *live_probe(struct live_table *lt, size_t slot,
+					  unsigned int family, uint64_t ptr)
 {
 	size_t mask = ((size_t)1 << lt->bits) - 1;
-	size_t hole = s - lt->slots, slot = hole, home;
+	struct live_obj *o;
 
-	/* Leave the object alone: it may not be in the CPU caches. */
-	lt->free_objs[lt->nr_free++] = s->obj;
+	for (;; slot = (slot + 1) & mask) {
+		o = &lt->slots[slot];
+		if (!o->family || (o->ptr == ptr && o->family == family))
+			return o;
+	}
+}
+
+/* The live allocation of memory @family, @ptr, or NULL. */
+static struct live_obj *live_find(struct live_table *lt, unsigned int family,
+				  uint64_t ptr)
+{
+	struct live_obj *o;
+
+	if (!lt->nr)
+		return NULL;
+	o = live_probe(lt, live_hash(family, ptr, lt->bits), family, ptr);
+	return o->family ? o : NULL;
+}
+
+/* End the live allocation in slot @o. */
+static void live_remove(struct live_table *lt, struct live_obj *o)
+{
+	size_t mask = ((size_t)1 << lt->bits) - 1;
+	size_t hole = o - lt->slots, slot = hole, home;
+	struct live_obj *s;
+
 	/* Move back every slot that probed past the hole. */
 	for (;;) {
 		slot = (slot + 1) & mask;
-		if (!lt->slots[slot].family)
+		s = &lt->slots[slot];
+		if (!s->family)
 			break;
-		home = live_hash(lt, lt->slots[slot].family, lt->slots[slot].ptr);
+		home = live_hash(s->family, s->ptr, lt->bits);
 		if (((slot - home) & mask) < ((slot - hole) & mask))
 			continue;
-		lt->slots[hole] = lt->slots[slot];
+		lt->slots[hole] = *s;
 		hole = slot;
 	}
 	lt->slots[hole].family = 0;
@@ -632,9 +604,6 @@ static void live_remove(struct live_table *lt, struct live_slot *s)
 }
 
 /* --------------------------------------------------------------- sites */
-
-/* A call site not looked up yet. */
-#define NO_SITE		UINT32_MAX
 
 /* The index of the site of @key, added if new. */
 static uint32_t site_index(struct site_table *tab, uint64_t key)
@@ -784,6 +753,7 @@ static void count_key(struct report *r, struct site_table *tab, uint64_t key,
 	r->overflow |= add_u64_sat(&s->alloc, bytes);
 }
 
+/* A page event, for the pages view. */
 static void account_pages(struct report *r, const struct kmemtrace_event *ev)
 {
 	unsigned int order = ev->order < REPORT_MAX_ORDER ? ev->order :
@@ -799,24 +769,26 @@ static void account_pages(struct report *r, const struct kmemtrace_event *ev)
 	}
 }
 
-/* @si: the index of the event's call site, or NO_SITE if not known yet */
+/* An allocation: @slot is the home slot of its memory, @si its site. */
 static void account_alloc(struct report *r, const struct kmemtrace_event *ev,
-			  uint32_t si)
+			  size_t slot, uint32_t si)
 {
-	struct site *site, *cache;
+	struct site *site = &r->sites.sites[si], *cache;
+	unsigned int family = pair_type(ev->type);
 	struct live_obj *o;
-	bool added, sel;
+	bool sel;
 
-	if (si == NO_SITE)
-		si = site_index(&r->sites, ev->call_site);
-	site = &r->sites.sites[si];
 	sel = !r->filtering || event_selected(r, ev, site);
-	o = live_add(&r->live, pair_type(ev->type), ev->ptr, &added);
-	/* Memory allocated twice: its free was not seen. */
-	if (!added) {
+	o = live_probe(&r->live, slot, family, ev->ptr);
+	if (o->family) {
+		/* Memory allocated twice: its free was not seen. */
 		r->double_allocs++;
 		if (r->plot && o->selected)
 			plot_resize(r, o, 0);
+	} else {
+		o->ptr = ev->ptr;
+		o->family = family;
+		r->live.nr++;
 	}
 	o->ts = ev->timestamp;
 	o->bytes = ev->bytes_alloc;
@@ -840,9 +812,9 @@ static void account_alloc(struct report *r, const struct kmemtrace_event *ev,
 		r->overflow |= add_u64_sat(&cache->req, ev->bytes_req);
 		r->overflow |= add_u64_sat(&cache->alloc, ev->bytes_alloc);
 	}
-	if (want(r, VIEW_GFP))
+	if (r->gfp)
 		count_key(r, &r->gfps, ev->gfp_flags, ev->bytes_alloc);
-	if (want(r, VIEW_NODES))
+	if (r->nodes_view)
 		count_key(r, &r->nodes, (uint32_t)ev->node, ev->bytes_alloc);
 }
 
@@ -879,7 +851,6 @@ static void account_unknown_free(struct report *r,
 		KMEMTRACE_TYPE_KMALLOC, KMEMTRACE_TYPE_PAGES,
 		KMEMTRACE_TYPE_PERCPU, KMEMTRACE_TYPE_VMALLOC,
 	};
-	struct live_slot *ls;
 	struct live_obj *o;
 	struct site *site;
 	size_t i;
@@ -887,9 +858,8 @@ static void account_unknown_free(struct report *r,
 	for (i = 0; i < ARRAY_SIZE(families); i++) {
 		if (families[i] == pair_type(ev->type))
 			continue;
-		ls = live_find(&r->live, families[i], ev->ptr);
-		if (ls) {
-			o = live_obj(&r->live, ls);
+		o = live_find(&r->live, families[i], ev->ptr);
+		if (o) {
 			if (o->selected)
 				add_mismatch(r, o, ev);
 			return;
@@ -902,142 +872,153 @@ static void account_unknown_free(struct report *r,
 	site->unknown_types |= 1u << ev->type;
 }
 
-static void account_free(struct report *r, const struct kmemtrace_event *ev)
+/* What a free of a selected allocation @o adds up. */
+static void account_free_of(struct report *r, const struct kmemtrace_event *ev,
+			    const struct live_obj *o)
 {
-	struct site *site, *cache = NULL;
-	struct live_slot *ls;
-	struct live_obj *o;
-	uint64_t life;
+	struct site *site = &r->sites.sites[o->site], *cache = NULL;
+	uint64_t life = ev->timestamp - o->ts;
 
-	ls = live_find(&r->live, pair_type(ev->type), ev->ptr);
-	if (!ls) {
-		if (r->p->views & ~(1u << VIEW_SUMMARY))
+	site->frees++;
+	r->overflow |= add_u64_sat(&site->life, life);
+	if (ev->cpu != o->cpu)
+		site->xcpu++;
+	if (r->plot)
+		plot_free(r, o, life);
+	if (r->lifetimes_view) {
+		if (o->site >= r->nr_lifetimes) {
+			size_t n = r->sites.size;
+
+			r->lifetimes = xrealloc(r->lifetimes,
+						n * sizeof(*r->lifetimes));
+			memset(r->lifetimes + r->nr_lifetimes, 0,
+			       (n - r->nr_lifetimes) * sizeof(*r->lifetimes));
+			r->nr_lifetimes = n;
+		}
+		vec_push(&r->lifetimes[o->site], life);
+	}
+	if (o->type == KMEMTRACE_TYPE_CACHE) {
+		cache = site_get(&r->caches, o->cache_id);
+		cache->frees++;
+		r->overflow |= add_u64_sat(&cache->life, life);
+		if (ev->cpu != o->cpu)
+			cache->xcpu++;
+	}
+	/* kmalloc and cache pair, but of one cache only. */
+	if (o->type != ev->type ||
+	    (o->type == KMEMTRACE_TYPE_CACHE && o->cache_id != ev->cache_id)) {
+		add_mismatch(r, o, ev);
+		if (cache)
+			cache->mismatched++;
+	}
+}
+
+/* A free: @slot is the home slot of its memory. */
+static void account_free(struct report *r, const struct kmemtrace_event *ev,
+			 size_t slot)
+{
+	struct live_obj *o;
+
+	o = live_probe(&r->live, slot, pair_type(ev->type), ev->ptr);
+	if (!o->family) {
+		if (!r->summary_only)
 			account_unknown_free(r, ev);
 		return;
 	}
-	o = live_obj(&r->live, ls);
 	/* The summary does not look at frees, nor at their allocation. */
-	if (r->p->views != 1u << VIEW_SUMMARY && o->selected) {
-		site = &r->sites.sites[o->site];
-		life = ev->timestamp - o->ts;
-		site->frees++;
-		r->overflow |= add_u64_sat(&site->life, life);
-		if (ev->cpu != o->cpu)
-			site->xcpu++;
-		if (r->plot)
-			plot_free(r, o, life);
-		if (want(r, VIEW_LIFETIMES)) {
-			if (o->site >= r->nr_lifetimes) {
-				size_t n = r->sites.size;
-
-				r->lifetimes = xrealloc(r->lifetimes,
-							n * sizeof(*r->lifetimes));
-				memset(r->lifetimes + r->nr_lifetimes, 0,
-				       (n - r->nr_lifetimes) * sizeof(*r->lifetimes));
-				r->nr_lifetimes = n;
-			}
-			vec_push(&r->lifetimes[o->site], life);
-		}
-		if (o->type == KMEMTRACE_TYPE_CACHE) {
-			cache = site_get(&r->caches, o->cache_id);
-			cache->frees++;
-			r->overflow |= add_u64_sat(&cache->life, life);
-			if (ev->cpu != o->cpu)
-				cache->xcpu++;
-		}
-		/* kmalloc and cache pair, but of one cache only. */
-		if (o->type != ev->type ||
-		    (o->type == KMEMTRACE_TYPE_CACHE && o->cache_id != ev->cache_id)) {
-			add_mismatch(r, o, ev);
-			if (cache)
-				cache->mismatched++;
-		}
-	}
-	live_remove(&r->live, ls);
+	if (!r->summary_only && o->selected)
+		account_free_of(r, ev, o);
+	live_remove(&r->live, o);
 }
 
-/*
- * Replay one event: an alloc makes its memory (type and pointer) live
- * with its size, a realloc of live memory changes the size, a free ends
- * it.  Memory live at the end is still allocated.  Memory allocated
- * before the trace started is not counted, even when a realloc shows it.
- * Backing store events are only counted, unpaired frees skipped.
- */
-static void account_event(struct report *r, const struct kmemtrace_event *ev,
-			  uint32_t si)
+/* A resize in place: @slot is the home slot of its memory. */
+static void account_realloc(struct report *r, const struct kmemtrace_event *ev,
+			    size_t slot)
 {
-	struct live_slot *ls;
 	struct live_obj *o;
 
-	if (r->plot)
-		plot_time(r, ev->timestamp);
-	r->count[ev->kind][ev->type]++;
-	if (!r->events++)
-		r->first_ts = ev->timestamp;
-	r->last_ts = ev->timestamp;
-	if (ev->type == KMEMTRACE_TYPE_PAGES && want(r, VIEW_PAGES) &&
-	    (!r->p->filter.types || (r->p->filter.types & (1u << ev->type))))
-		account_pages(r, ev);
+	o = live_probe(&r->live, slot, pair_type(ev->type), ev->ptr);
+	if (!o->family)
+		return;
+	if (r->plot && o->selected)
+		plot_resize(r, o, ev->bytes_alloc);
+	o->bytes = ev->bytes_alloc;
+}
+
+/* Backing store events are only counted, unpaired frees skipped. */
+static void account_backing(struct report *r, const struct kmemtrace_event *ev)
+{
 	if (kmt_event_is_unpaired(ev)) {
 		r->unpaired++;
-		return;
-	}
-	if (kmt_event_is_backing(ev)) {
-		if (ev->kind == KMEMTRACE_KIND_ALLOC) {
-			r->backing_allocs++;
-			r->overflow |= add_u64_sat(&r->backing_bytes,
-						   ev->bytes_alloc);
-		} else if (ev->kind == KMEMTRACE_KIND_FREE) {
-			r->backing_frees++;
-		}
-		return;
-	}
-	switch (ev->kind) {
-	case KMEMTRACE_KIND_ALLOC:
-		account_alloc(r, ev, si);
-		break;
-	case KMEMTRACE_KIND_REALLOC:
-		ls = live_find(&r->live, pair_type(ev->type), ev->ptr);
-		if (!ls)
-			break;
-		o = live_obj(&r->live, ls);
-		if (r->plot && o->selected)
-			plot_resize(r, o, ev->bytes_alloc);
-		o->bytes = ev->bytes_alloc;
-		break;
-	default:
-		account_free(r, ev);
-		break;
+	} else if (ev->kind == KMEMTRACE_KIND_ALLOC) {
+		r->backing_allocs++;
+		r->overflow |= add_u64_sat(&r->backing_bytes, ev->bytes_alloc);
+	} else if (ev->kind == KMEMTRACE_KIND_FREE) {
+		r->backing_frees++;
 	}
 }
 
 /*
+ * Replay a batch of events, in order: an alloc makes its memory (type and
+ * pointer) live with its size, a realloc of live memory changes the size,
+ * a free ends it.  Memory live at the end is still allocated.  Memory
+ * allocated before the trace started is not counted, even when a realloc
+ * shows it.
+ *
  * Events come in faster than the tables answer, as memory is freed in
  * another order than it was allocated and call sites come in any order:
- * look a batch of events up first, fetching what they will need, then
- * replay them.  The lookups of a batch overlap; the replay finds what it
- * needs in the CPU caches.
+ * the slots and the sites of a batch are looked up first, so that the
+ * CPU fetches them all at once, then the events are replayed, finding
+ * what they need in the CPU caches.
  */
-static void prefetch_events(struct report *r,
-			    const struct kmemtrace_event **ev, size_t n,
-			    uint32_t *si)
+static void account_batch(struct report *r, const struct kmemtrace_event **ev,
+			  size_t n)
 {
-	size_t i, slot, mask = ((size_t)1 << r->live.bits) - 1;
+	const unsigned int special = KMEMTRACE_FLAG_BACKING | KMEMTRACE_FLAG_UNPAIRED;
+	size_t slot[KMT_MERGE_BATCH], mask;
+	uint32_t si[KMT_MERGE_BATCH];
 	const struct kmemtrace_event *e;
+	struct live_obj *slots;
+	size_t i;
 
+	/* The slots stay where they are during the batch. */
+	live_reserve(&r->live, n);
+	slots = r->live.slots;
+	mask = ((size_t)1 << r->live.bits) - 1;
 	for (i = 0; i < n; i++) {
 		e = ev[i];
-		si[i] = NO_SITE;
-		/* A removal looks at the next slot too, maybe in the next line. */
-		if (r->live.bits) {
-			slot = live_hash(&r->live, pair_type(e->type), e->ptr);
-			__builtin_prefetch(&r->live.slots[slot]);
-			__builtin_prefetch(&r->live.slots[(slot + 1) & mask]);
-		}
-		if (e->kind != KMEMTRACE_KIND_ALLOC ||
-		    !kmt_map_find(&r->sites.map, e->call_site, &si[i]))
+		slot[i] = live_hash(pair_type(e->type), e->ptr, r->live.bits);
+		/* A removal looks at the next slot too. */
+		__builtin_prefetch(&slots[slot[i]], 1);
+		__builtin_prefetch((char *)&slots[slot[i]] + 63, 1);
+		__builtin_prefetch(&slots[(slot[i] + 1) & mask].pad, 1);
+		if (e->kind != KMEMTRACE_KIND_ALLOC || (e->flags & special))
 			continue;
+		if (!kmt_map_find(&r->sites.map, e->call_site, &si[i]))
+			si[i] = site_index(&r->sites, e->call_site);
 		__builtin_prefetch(&r->sites.sites[si[i]], 1);
+	}
+	if (!r->events)
+		r->first_ts = ev[0]->timestamp;
+	r->events += n;
+	r->last_ts = ev[n - 1]->timestamp;
+	for (i = 0; i < n; i++) {
+		e = ev[i];
+		if (r->plot)
+			plot_time(r, e->timestamp);
+		r->count[e->kind][e->type]++;
+		if (r->pages && e->type == KMEMTRACE_TYPE_PAGES)
+			account_pages(r, e);
+		if (e->flags & special) {
+			account_backing(r, e);
+			continue;
+		}
+		if (e->kind == KMEMTRACE_KIND_ALLOC)
+			account_alloc(r, e, slot[i], si[i]);
+		else if (e->kind == KMEMTRACE_KIND_FREE)
+			account_free(r, e, slot[i]);
+		else
+			account_realloc(r, e, slot[i]);
 	}
 }
 
@@ -1046,19 +1027,23 @@ static void account_events(struct report *r, struct kmt_merge *m)
 {
 	const struct report_filter *f = &r->p->filter;
 	const struct kmemtrace_event *ev[KMT_MERGE_BATCH];
-	uint32_t si[KMT_MERGE_BATCH];
-	size_t i, n;
+	bool end = false;
+	size_t i, k, n;
 
-	while ((n = kmt_merge_batch(m, ev, KMT_MERGE_BATCH))) {
-		prefetch_events(r, ev, n, si);
-		for (i = 0; i < n; i++) {
-			if (f->time && ev[i]->timestamp < f->start)
-				continue;
+	while (!end && (n = kmt_merge_batch(m, ev, KMT_MERGE_BATCH))) {
+		for (i = k = 0; f->time && i < n; i++) {
 			/* The rest is later still: kmt_merge_end() checks it. */
-			if (f->time && ev[i]->timestamp > f->end)
-				return;
-			account_event(r, ev[i], si[i]);
+			if (ev[i]->timestamp > f->end) {
+				end = true;
+				break;
+			}
+			if (ev[i]->timestamp >= f->start)
+				ev[k++] = ev[i];
 		}
+		if (f->time)
+			n = k;
+		if (n)
+			account_batch(r, ev, n);
 	}
 }
 
@@ -1070,10 +1055,8 @@ static void account_live(struct report *r)
 	size_t i;
 
 	for (i = 0; r->live.nr && i < (size_t)1 << r->live.bits; i++) {
-		if (!r->live.slots[i].family)
-			continue;
-		o = live_obj(&r->live, &r->live.slots[i]);
-		if (!o->selected)
+		o = &r->live.slots[i];
+		if (!o->family || !o->selected)
 			continue;
 		s = &r->sites.sites[o->site];
 		s->live++;
@@ -1146,6 +1129,12 @@ int report_run(struct report_run *run, struct report_params *p,
 	r->caches_file = &run->caches;
 	r->comms = &run->comms;
 
+	r->summary_only = p->views == 1u << VIEW_SUMMARY;
+	r->pages = want(r, VIEW_PAGES) && (!p->filter.types ||
+					     (p->filter.types & (1u << KMEMTRACE_TYPE_PAGES)));
+	r->gfp = want(r, VIEW_GFP);
+	r->nodes_view = want(r, VIEW_NODES);
+	r->lifetimes_view = want(r, VIEW_LIFETIMES);
 	kmt_merge_start(&m, &run->t, run->st);
 	account_events(r, &m);
 	run->errors = kmt_merge_end(&m);

@@ -52,6 +52,7 @@ enum report_key {
 enum report_by {
 	BY_SITE,
 	BY_FUNC,
+	BY_LINE,
 	BY_CACHE,
 	BY_TYPE,
 	BY_PID,
@@ -160,7 +161,10 @@ struct site_table {
 	size_t size;
 };
 
-/* A live allocation: memory allocated, and not freed yet. */
+/*
+ * A live allocation: memory allocated, and not freed yet; also a slot of
+ * the live table, empty when @family is 0.
+ */
 struct live_obj {
 	uint64_t ptr;
 	uint64_t ts;		/* when it was allocated */
@@ -169,35 +173,23 @@ struct live_obj {
 	uint32_t cpu;
 	uint32_t pid;
 	uint32_t cache_id;
-	uint8_t family;		/* pair_type() of the alloc */
+	uint8_t family;		/* pair_type() of the alloc, 0 for an empty slot */
 	uint8_t type;
 	uint8_t selected;	/* whether the filters selected the alloc */
 	uint8_t pad;
 };
 
-/* A slot of the live table: where the live allocation of a pointer is. */
-struct live_slot {
-	uint64_t ptr;
-	uint32_t obj;		/* index in live_table.objs */
-	uint8_t family;		/* 0 for an empty slot */
-};
-
 /*
- * The live allocations by family and pointer: the slots are small, so
- * that many fit in the CPU caches, in an open-addressing table (linear
- * probing, removal by moving the following slots back, at most a
- * quarter full); the allocations are in an array whose free entries are reused.
- * Only the slots tell which entries are live.
+ * The live allocations by family and pointer, in an open-addressing
+ * table: linear probing from the hash of both, removal by moving the
+ * following slots back, at most a quarter full.  An allocation is in its
+ * slot, so that looking it up touches one place of memory, which the
+ * pass fetches ahead of time.
  */
 struct live_table {
-	struct live_slot *slots;
+	struct live_obj *slots;
 	unsigned int bits;
 	size_t nr;
-	struct live_obj *objs;
-	size_t nr_objs;
-	size_t size_objs;
-	uint32_t *free_objs;
-	size_t nr_free;
 };
 
 /* A free by another API than the alloc, or of another cache. */
@@ -267,6 +259,11 @@ struct plot_state {
 struct report {
 	const struct report_params *p;
 	bool filtering;		/* a filter but --time selects allocations */
+	bool summary_only;	/* the summary is the only view */
+	bool pages;		/* the pages view counts page events */
+	bool gfp;		/* the gfp view is asked for */
+	bool nodes_view;	/* the nodes view is asked for */
+	bool lifetimes_view;	/* the lifetimes view is asked for */
 	bool overflow;		/* a byte total saturated (add_u64_sat()) */
 	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
 	size_t events;

@@ -395,7 +395,7 @@ static void view_summary(struct report *r, const struct kmt_trace *t,
 	for (i = 0; r->live.nr && i < (size_t)1 << r->live.bits; i++) {
 		if (!r->live.slots[i].family)
 			continue;
-		obj = &r->live.objs[r->live.slots[i].obj];
+		obj = &r->live.slots[i];
 		if (!obj->selected)
 			continue;
 		live++;
@@ -558,54 +558,81 @@ static size_t func_len(const char *name)
 	return strcspn(name, "+ ");
 }
 
-struct func_ref {
-	const char *name;
+/* A live site and the name of its group, for --by func and --by line. */
+struct site_key {
+	char *name;
 	uint32_t site;
 };
 
-static int func_cmp(const void *a, const void *b)
+static int site_key_cmp(const void *a, const void *b)
 {
-	const struct func_ref *x = a, *y = b;
-	size_t lx = func_len(x->name), ly = func_len(y->name);
-	int c = strncmp(x->name, y->name, lx < ly ? lx : ly);
+	const struct site_key *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
 
-	if (!c)
-		c = cmp_u64(lx, ly);
 	return c ? c : cmp_u64(x->site, y->site);
 }
 
-/* Per site, the number of its function in name order, for --by func. */
-static uint32_t *number_funcs(struct report *r)
+/*
+ * The group of the call site @addr for --by line: the "file:line" of the
+ * call, or its name when the symbols have no line for it.  Return whether
+ * they had.
+ */
+static bool site_line(struct report *r, uint64_t addr, char *buf, size_t len)
 {
-	struct func_ref *refs = xcalloc(r->sites.nr, sizeof(*refs));
-	uint32_t *func = xcalloc(r->sites.nr, sizeof(*func));
-	size_t i, n = 0;
+	if (!kmt_symtab_line(r->names.st, addr, buf, len))
+		return true;
+	snprintf(buf, len, "%s", site_name(r, addr));
+	return false;
+}
+
+/*
+ * Per site, the number of its group in name order: of its function for
+ * --by func, of its line for --by line.
+ */
+static uint32_t *number_groups(struct report *r)
+{
+	struct site_key *keys = xcalloc(r->sites.nr, sizeof(*keys));
+	uint32_t *group = xcalloc(r->sites.nr, sizeof(*group));
+	size_t i, n = 0, lines = 0;
+	const char *name;
+	char buf[512];
 
 	for (i = 0; i < r->sites.nr; i++) {
 		if (!r->sites.sites[i].live)
 			continue;
-		refs[n].name = site_name(r, r->sites.sites[i].key);
-		refs[n++].site = i;
+		if (r->p->by == BY_FUNC) {
+			name = site_name(r, r->sites.sites[i].key);
+			keys[n].name = xstrndup(name, func_len(name));
+		} else {
+			lines += site_line(r, r->sites.sites[i].key, buf,
+					   sizeof(buf));
+			keys[n].name = xstrdup(buf);
+		}
+		keys[n++].site = i;
 	}
-	qsort(refs, n, sizeof(*refs), func_cmp);
+	if (r->p->by == BY_LINE && n && !lines)
+		err_msg("note: --by line: no call site has a source line (-k VMLINUX with debug info has them), each is a group");
+	qsort(keys, n, sizeof(*keys), site_key_cmp);
 	for (i = 0; i < n; i++) {
-		func[refs[i].site] = i;
-		if (i && func_len(refs[i].name) == func_len(refs[i - 1].name) &&
-		    !strncmp(refs[i].name, refs[i - 1].name, func_len(refs[i].name)))
-			func[refs[i].site] = func[refs[i - 1].site];
+		group[keys[i].site] = i;
+		if (i && !strcmp(keys[i].name, keys[i - 1].name))
+			group[keys[i].site] = group[keys[i - 1].site];
 	}
-	free(refs);
-	return func;
+	for (i = 0; i < n; i++)
+		free(keys[i].name);
+	free(keys);
+	return group;
 }
 
-static uint64_t live_group_key(const struct report *r, const uint32_t *func,
+static uint64_t live_group_key(const struct report *r, const uint32_t *group,
 			       const struct live_obj *o)
 {
 	switch (r->p->by) {
 	case BY_SITE:
 		return r->sites.sites[o->site].key;
 	case BY_FUNC:
-		return func[o->site];
+	case BY_LINE:
+		return group[o->site];
 	case BY_CACHE:
 		/* Not a cache: grouped by type, before the caches. */
 		return o->type == KMEMTRACE_TYPE_CACHE ? (1ULL << 32) + o->cache_id :
@@ -657,6 +684,9 @@ static const char *group_name(struct report *r, const struct live_group *g,
 	case BY_FUNC:
 		name = site_name(r, r->sites.sites[o->site].key);
 		snprintf(buf, len, "%.*s", (int)func_len(name), name);
+		return buf;
+	case BY_LINE:
+		site_line(r, r->sites.sites[o->site].key, buf, len);
 		return buf;
 	case BY_CACHE:
 		if (o->type != KMEMTRACE_TYPE_CACHE) {
@@ -757,7 +787,7 @@ static void live_groups(struct report *r, struct live_ref *refs, size_t n,
 	kmt_table_init(&tab, "live", live_cols, ARRAY_SIZE(live_cols));
 	kmt_table_title(&tab, "live allocations by %s, by %s (top %llu of %zu):",
 			((const char * const []){ "call site", "function",
-			  "cache", "type", "pid" })[r->p->by], title,
+			  "line", "cache", "type", "pid" })[r->p->by], title,
 			(unsigned long long)r->p->top, nr);
 	for (i = 0; i < nr && i < r->p->top; i++) {
 		g = &groups[i];
@@ -783,17 +813,17 @@ static void live_groups(struct report *r, struct live_ref *refs, size_t n,
 static void view_live(struct report *r, struct kmt_out *o)
 {
 	struct live_ref *refs = xcalloc(r->live.nr, sizeof(*refs));
-	uint32_t *func = NULL;
+	uint32_t *group = NULL;
 	struct live_obj *obj;
 	size_t i, n = 0;
 	uint64_t age;
 
-	if (r->p->by == BY_FUNC)
-		func = number_funcs(r);
+	if (r->p->by == BY_FUNC || r->p->by == BY_LINE)
+		group = number_groups(r);
 	for (i = 0; r->live.nr && i < (size_t)1 << r->live.bits; i++) {
 		if (!r->live.slots[i].family)
 			continue;
-		obj = &r->live.objs[r->live.slots[i].obj];
+		obj = &r->live.slots[i];
 		if (!obj->selected)
 			continue;
 		age = r->last_ts - obj->ts;
@@ -801,13 +831,13 @@ static void view_live(struct report *r, struct kmt_out *o)
 			continue;
 		refs[n].obj = obj;
 		refs[n].age = age;
-		refs[n++].group = live_group_key(r, func, obj);
+		refs[n++].group = live_group_key(r, group, obj);
 	}
 	if (r->p->list)
 		live_list(r, refs, n, o);
 	else
 		live_groups(r, refs, n, o);
-	free(func);
+	free(group);
 	free(refs);
 }
 

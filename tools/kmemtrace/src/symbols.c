@@ -49,17 +49,15 @@ static int kallsyms_symbol(void *arg, const char *name, char type,
 	sym = &l->st->syms[l->st->nr++];
 	sym->addr = start;
 	sym->order = l->lines;
-	sym->name = strndup(name, len);
+	sym->name = kmt_strings_add(&l->st->names, name, len, 0);
 	sym->module = NULL;
-	if (!sym->name)
-		sym->name = xstrdup("?");
-	mod = name + len + strspn(name + len, " \t\r");
+	mod = name + len;
+	if (!*mod)
+		return 0;
+	mod += strspn(mod, " \t\r");
 	len = strcspn(mod, " \t\r");
-	if (len > 2 && mod[0] == '[' && mod[len - 1] == ']') {
-		sym->module = strndup(mod + 1, len - 2);
-		if (!sym->module)
-			sym->module = xstrdup("?");
-	}
+	if (len > 2 && mod[0] == '[' && mod[len - 1] == ']')
+		sym->module = kmt_strings_add(&l->st->names, mod + 1, len - 2, 0);
 	return 0;
 }
 
@@ -72,23 +70,23 @@ static int sym_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static void sym_free(struct kmt_sym *sym)
-{
-	free(sym->name);
-	free(sym->module);
-}
-
-/* Sort by address and keep only the first symbol of each address. */
+/*
+ * Sort by address and keep only the first symbol of each address.  The
+ * symbols of kallsyms and System.map mostly come sorted already: check
+ * first, which is quicker than sorting them again.
+ */
 static void symtab_sort(struct kmt_symtab *st)
 {
 	size_t i, n = 0;
 
-	qsort(st->syms, st->nr, sizeof(*st->syms), sym_cmp);
+	for (i = 1; i < st->nr; i++)
+		if (sym_cmp(&st->syms[i - 1], &st->syms[i]) > 0)
+			break;
+	if (i < st->nr)
+		qsort(st->syms, st->nr, sizeof(*st->syms), sym_cmp);
 	for (i = 0; i < st->nr; i++) {
-		if (n && st->syms[n - 1].addr == st->syms[i].addr) {
-			sym_free(&st->syms[i]);
+		if (n && st->syms[n - 1].addr == st->syms[i].addr)
 			continue;
-		}
 		st->syms[n++] = st->syms[i];
 	}
 	st->nr = n;
@@ -248,6 +246,14 @@ void kmt_symtab_format(const struct kmt_symtab *st, uint64_t addr,
 			 (unsigned long long)off);
 }
 
+int kmt_symtab_line(const struct kmt_symtab *st, uint64_t addr, char *buf,
+		    size_t len)
+{
+	if (!st->dw)
+		return -ENOENT;
+	return kmt_dw_line(st->dw, addr - st->bias, buf, len);
+}
+
 void kmt_symcache_init(struct kmt_symcache *c, const struct kmt_symtab *st)
 {
 	memset(c, 0, sizeof(*c));
@@ -271,8 +277,7 @@ uint32_t kmt_symcache_index(struct kmt_symcache *c, uint64_t addr)
 	kmt_symtab_format(c->st, addr, name, sizeof(name));
 	c->lens[i] = strlen(name);
 	/* Readable 16 bytes at a time, for fmt_blocks(). */
-	c->names[i] = xcalloc(1, c->lens[i] + 16);
-	memcpy(c->names[i], name, c->lens[i]);
+	c->names[i] = kmt_strings_add(&c->strings, name, c->lens[i], 16);
 	c->nr++;
 	return i;
 }
@@ -289,10 +294,7 @@ const char *kmt_symcache_name(struct kmt_symcache *c, uint64_t addr,
 
 void kmt_symcache_free(struct kmt_symcache *c)
 {
-	size_t i;
-
-	for (i = 0; i < c->nr; i++)
-		free(c->names[i]);
+	kmt_strings_free(&c->strings);
 	free(c->names);
 	free(c->lens);
 	kmt_map_free(&c->map);
@@ -301,10 +303,7 @@ void kmt_symcache_free(struct kmt_symcache *c)
 
 void kmt_symtab_free(struct kmt_symtab *st)
 {
-	size_t i;
-
-	for (i = 0; i < st->nr; i++)
-		sym_free(&st->syms[i]);
+	kmt_strings_free(&st->names);
 	free(st->syms);
 	kmt_dw_close(st->dw);
 	memset(st, 0, sizeof(*st));

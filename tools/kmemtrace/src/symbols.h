@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "hash.h"
+#include "utils.h"
 
 /* A call site further than this from the symbol before it is not resolved. */
 #define KMT_SYM_MAX_OFFSET	0x100000
@@ -37,12 +38,14 @@ struct kmt_dw;
  * @dw: vmlinux opened with libdw, NULL when none
  * @bias: what to subtract from a traced address to get a vmlinux address
  *	(the KASLR offset, computed from "_text" when kallsyms is known)
+ * @names: the names of @syms
  */
 struct kmt_symtab {
 	struct kmt_sym *syms;
 	size_t nr;
 	struct kmt_dw *dw;
 	uint64_t bias;
+	struct kmt_strings names;
 };
 
 /**
@@ -104,6 +107,19 @@ void kmt_symtab_format(const struct kmt_symtab *st, uint64_t addr,
 		       char *buf, size_t len);
 
 /**
+ * kmt_symtab_line() - the source line of a call site, as "file:line"
+ * @st: the table
+ * @addr: the call site
+ * @buf: where to write
+ * @len: size of @buf
+ *
+ * Return: 0 on success, -ENOENT when no vmlinux with debug info (-k) has
+ * a line for @addr.
+ */
+int kmt_symtab_line(const struct kmt_symtab *st, uint64_t addr, char *buf,
+		    size_t len);
+
+/**
  * struct kmt_symcache - the names of the call sites seen, formatted once
  * @st: the symbols
  * @map: call site to index in @names
@@ -119,6 +135,7 @@ struct kmt_symcache {
 	size_t *lens;
 	size_t nr;
 	size_t size;
+	struct kmt_strings strings;
 };
 
 /**
@@ -193,6 +210,19 @@ int kmt_dw_symbol_addr(struct kmt_dw *dw, const char *name, uint64_t *addr);
 int kmt_dw_format(struct kmt_dw *dw, uint64_t addr, char *buf, size_t len);
 
 /**
+ * kmt_dw_line() - write the source line of a vmlinux address as "file:line"
+ * @dw: the handle
+ * @addr: link-time address of a call site (a return address: the line is
+ *	that of the byte before it, the call)
+ * @buf: where to write
+ * @len: size of @buf
+ *
+ * Return: 0 on success, -ENOENT if the vmlinux has no line for @addr (no
+ * debug info).
+ */
+int kmt_dw_line(struct kmt_dw *dw, uint64_t addr, char *buf, size_t len);
+
+/**
  * kmt_dw_close() - release a handle of kmt_dw_open()
  * @dw: the handle
  */
@@ -210,6 +240,16 @@ static inline int kmt_dw_symbol_addr(struct kmt_dw *dw, const char *name,
 
 static inline int kmt_dw_format(struct kmt_dw *dw, uint64_t addr,
 				char *buf, size_t len)
+{
+	(void)dw;
+	(void)addr;
+	(void)buf;
+	(void)len;
+	return -ENOENT;
+}
+
+static inline int kmt_dw_line(struct kmt_dw *dw, uint64_t addr, char *buf,
+			      size_t len)
 {
 	(void)dw;
 	(void)addr;

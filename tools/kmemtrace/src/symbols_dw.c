@@ -60,13 +60,29 @@ int kmt_dw_symbol_addr(struct kmt_dw *dw, const char *name, uint64_t *addr)
 	return -ENOENT;
 }
 
+int kmt_dw_line(struct kmt_dw *dw, uint64_t addr, char *buf, size_t len)
+{
+	const char *file;
+	Dwfl_Line *line;
+	int lineno;
+
+	if (dwfl_addrmodule(dw->dwfl, addr) != dw->mod)
+		return -ENOENT;
+	/* @addr is a return address: the call is in the byte before it. */
+	line = dwfl_module_getsrc(dw->mod, addr - 1);
+	file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+	if (!file)
+		return -ENOENT;
+	snprintf(buf, len, "%s:%d", file, lineno);
+	return 0;
+}
+
 int kmt_dw_format(struct kmt_dw *dw, uint64_t addr, char *buf, size_t len)
 {
-	const char *name, *file;
-	Dwfl_Line *line;
+	const char *name;
 	GElf_Off off;
 	GElf_Sym sym;
-	int n, lineno;
+	int n;
 
 	if (dwfl_addrmodule(dw->dwfl, addr) != dw->mod)
 		return -ENOENT;
@@ -74,13 +90,16 @@ int kmt_dw_format(struct kmt_dw *dw, uint64_t addr, char *buf, size_t len)
 	if (!name)
 		return -ENOENT;
 	n = snprintf(buf, len, "%s+0x%llx", name, (unsigned long long)off);
-	if (n < 0 || (size_t)n >= len)
+	if (n < 0 || (size_t)n + 3 >= len)
 		return 0;
-	/* @addr is a return address: the call is in the byte before it. */
-	line = dwfl_module_getsrc(dw->mod, addr - 1);
-	file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
-	if (file)
-		snprintf(buf + n, len - n, " (%s:%d)", file, lineno);
+	buf[n] = ' ';
+	buf[n + 1] = '(';
+	if (kmt_dw_line(dw, addr, buf + n + 2, len - n - 3)) {
+		buf[n] = '\0';
+		return 0;
+	}
+	n += strlen(buf + n);
+	snprintf(buf + n, len - n, ")");
 	return 0;
 }
 

@@ -232,6 +232,46 @@ static bool stream_account_seq(struct kmt_stats *st,
 }
 
 /*
+ * stream_check_chunk() of events @i to @n of a host byte order stream,
+ * none of them invalid so far, while they stay valid: the common case,
+ * with one branch per event.  Return the index of the first event it did
+ * not take, an invalid one or @n.
+ */
+static size_t stream_check_valid(struct kmt_stream *s, struct kmt_stats *st,
+				 size_t i, size_t n)
+{
+	/* A stream not named cpuN may have events of any CPU. */
+	uint32_t cpu = s->cpu >= 0 ? s->cpu : 0;
+	uint32_t cpu_mask = s->cpu >= 0 ? UINT32_MAX : 0;
+	const struct kmemtrace_event *ev;
+	uint64_t last = st->last_seq;
+	size_t first = i;
+	unsigned int bad;
+
+	for (; i < n; i++) {
+		ev = (const struct kmemtrace_event *)(s->buf + i * KMEMTRACE_EVENT_SIZE);
+		/* event_problem() and stream_account_seq(), without branches */
+		bad = (ev->magic ^ KMEMTRACE_MAGIC) |
+		      (ev->abi_version ^ KMEMTRACE_ABI_VERSION) |
+		      ((unsigned int)ev->kind - KMEMTRACE_KIND_ALLOC >
+		       KMEMTRACE_KIND_REALLOC - KMEMTRACE_KIND_ALLOC) |
+		      ((unsigned int)ev->type - KMEMTRACE_TYPE_KMALLOC >
+		       KMEMTRACE_TYPE_VMALLOC - KMEMTRACE_TYPE_KMALLOC) |
+		      (ev->flags & ~KMT_KNOWN_FLAGS) |
+		      ((ev->cpu ^ cpu) & cpu_mask) | (ev->seq <= last);
+		if (bad)
+			break;
+		last = ev->seq;
+	}
+	/* The seq numbers each event skipped, added up. */
+	st->gaps += last - st->last_seq - (i - first);
+	st->last_seq = last;
+	st->events += i - first;
+	s->valid += i - first;
+	return i;
+}
+
+/*
  * Check the whole events of a chunk: convert those of the other byte
  * order, report the invalid ones and move the valid ones to the front.
  */
@@ -243,6 +283,12 @@ static void stream_check_chunk(struct kmt_stream *s, struct kmt_stats *st)
 
 	s->valid = 0;
 	for (i = 0; i < n; i++) {
+		/* Valid events stay where they are until one is not. */
+		if (s->valid == i && st->events && s->order == KMT_ORDER_HOST) {
+			i = stream_check_valid(s, st, i, n);
+			if (i == n)
+				break;
+		}
 		ev = (struct kmemtrace_event *)(s->buf + i * KMEMTRACE_EVENT_SIZE);
 		/*
 		 * The first event with a known magic tells the byte order of
@@ -756,11 +802,10 @@ size_t kmt_trace_validate(struct kmt_trace *t, struct kmt_stats *st)
 	return errors;
 }
 
-/* Whether the next event of stream @a comes before that of stream @b. */
-static inline bool merge_before(const struct kmt_merge *m, size_t a, size_t b)
+/* Whether event @x of stream @a comes before event @y of stream @b. */
+static inline bool event_before(const struct kmemtrace_event *x, size_t a,
+				const struct kmemtrace_event *y, size_t b)
 {
-	const struct kmemtrace_event *x = m->head[a], *y = m->head[b];
-
 	if (x->timestamp != y->timestamp)
 		return x->timestamp < y->timestamp;
 	if (x->cpu != y->cpu)
@@ -768,6 +813,12 @@ static inline bool merge_before(const struct kmt_merge *m, size_t a, size_t b)
 	if (x->seq != y->seq)
 		return x->seq < y->seq;
 	return a < b;
+}
+
+/* Whether the next event of stream @a comes before that of stream @b. */
+static inline bool merge_before(const struct kmt_merge *m, size_t a, size_t b)
+{
+	return event_before(m->head[a], a, m->head[b], b);
 }
 
 static void merge_sift_down(struct kmt_merge *m, size_t i)
@@ -810,50 +861,68 @@ void kmt_merge_start(struct kmt_merge *m, struct kmt_trace *t,
 		merge_sift_down(m, i);
 }
 
+static inline size_t min3(size_t a, size_t b, size_t c)
+{
+	size_t m = a < b ? a : b;
+
+	return m < c ? m : c;
+}
+
+/* The event at index @i of the chunk of @s. */
+static inline const struct kmemtrace_event *
+stream_event(const struct kmt_stream *s, size_t i)
+{
+	return (const struct kmemtrace_event *)(s->buf + i * KMEMTRACE_EVENT_SIZE);
+}
+
 /*
  * kmt_merge_batch() of two streams, the common case, from its @n-th
  * event on.  Which stream goes on is a coin toss that would mispredict
- * a branch every other event: it is computed without one.
+ * a branch every other event: it is computed without one, for as many
+ * events as neither stream can run out in.
  */
 static size_t merge_batch2(struct kmt_merge *m,
 			   const struct kmemtrace_event **ev, size_t n,
 			   size_t max)
 {
-	size_t a = m->heap[0], b = m->heap[1], swap, x;
-	const struct kmemtrace_event *ha = m->head[a], *hb = m->head[b];
-	const struct kmemtrace_event *hx;
-	struct kmt_stream *s;
-	bool later;
+	size_t a = m->heap[0], b = m->heap[1], k;
+	struct kmt_stream *sa = &m->t->streams[a], *sb = &m->t->streams[b];
+	const struct kmemtrace_event *pa = stream_event(sa, sa->pos);
+	const struct kmemtrace_event *pb = stream_event(sb, sb->pos);
+	const struct kmemtrace_event *ea = stream_event(sa, sa->valid);
+	const struct kmemtrace_event *eb = stream_event(sb, sb->valid);
+	uintptr_t take_b;
 
-	while (n < max) {
-		s = &m->t->streams[a];
-		ev[n++] = ha;
-		if (++s->pos == s->valid) {
-			m->refill = true;
-			break;
+	while (n < max && pa < ea && pb < eb) {
+		k = min3((size_t)(ea - pa), (size_t)(eb - pb), max - n);
+		while (k--) {
+			if (pa->timestamp != pb->timestamp)
+				take_b = pb->timestamp < pa->timestamp;
+			else
+				take_b = event_before(pb, b, pa, a);
+			/* Masks, as compilers turn a ?: into a branch. */
+			ev[n++] = (const struct kmemtrace_event *)
+				  ((uintptr_t)pa ^
+				   (((uintptr_t)pa ^ (uintptr_t)pb) & -take_b));
+			pa += 1 - take_b;
+			pb += take_b;
 		}
-		ha = (const struct kmemtrace_event *)
-			(s->buf + s->pos * KMEMTRACE_EVENT_SIZE);
-		if (ha->timestamp != hb->timestamp) {
-			later = ha->timestamp > hb->timestamp;
-		} else {
-			m->head[a] = ha;
-			m->head[b] = hb;
-			later = merge_before(m, b, a);
-		}
-		swap = -(size_t)later;
-		x = (a ^ b) & swap;
-		a ^= x;
-		b ^= x;
-		hx = (const struct kmemtrace_event *)
-			(((uintptr_t)ha ^ (uintptr_t)hb) & swap);
-		ha = (const struct kmemtrace_event *)((uintptr_t)ha ^ (uintptr_t)hx);
-		hb = (const struct kmemtrace_event *)((uintptr_t)hb ^ (uintptr_t)hx);
 	}
-	m->heap[0] = a;
-	m->heap[1] = b;
-	m->head[a] = ha;
-	m->head[b] = hb;
+	sa->pos = pa - stream_event(sa, 0);
+	sb->pos = pb - stream_event(sb, 0);
+	m->head[a] = pa;
+	m->head[b] = pb;
+	/* Refill a stream that ran out first, as kmt_merge_batch() does. */
+	if (pa == ea || pb == eb) {
+		m->refill = true;
+		if (pb == eb) {
+			m->heap[0] = b;
+			m->heap[1] = a;
+		}
+	} else if (merge_before(m, b, a)) {
+		m->heap[0] = b;
+		m->heap[1] = a;
+	}
 	return n;
 }
 

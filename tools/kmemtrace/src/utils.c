@@ -118,6 +118,49 @@ char *xstrdup(const char *s)
 	return p;
 }
 
+/* Bytes of the blocks of struct kmt_strings. */
+#define STRINGS_BLOCK	(64 * 1024)
+
+char *kmt_strings_add(struct kmt_strings *s, const char *str, size_t len,
+		      size_t slack)
+{
+	size_t need = len + 1 + slack, size;
+	char *p;
+
+	if (need > s->left) {
+		size = need > STRINGS_BLOCK ? need : STRINGS_BLOCK;
+		s->blocks = xrealloc(s->blocks, (s->nr + 1) * sizeof(*s->blocks));
+		s->blocks[s->nr++] = s->room = xmalloc(size);
+		s->left = size;
+	}
+	p = s->room;
+	memcpy(p, str, len);
+	p[len] = '\0';
+	/* The slack is the start of the next string, or unused bytes. */
+	s->room += len + 1;
+	s->left -= len + 1;
+	return p;
+}
+
+void kmt_strings_free(struct kmt_strings *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		free(s->blocks[i]);
+	free(s->blocks);
+	memset(s, 0, sizeof(*s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+
+	if (!p)
+		out_of_memory(n + 1);
+	return p;
+}
+
 char *path_join(const char *dir, const char *name)
 {
 	size_t len = strlen(dir) + strlen(name) + 2;

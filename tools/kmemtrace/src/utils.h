@@ -109,6 +109,52 @@ void xfree_table(void *p, size_t size);
 char *xstrdup(const char *s);
 
 /**
+ * xstrndup() - strndup() that exits on failure
+ * @s: string to copy
+ * @n: the most bytes to copy
+ *
+ * Return: the copy, never NULL.
+ */
+char *xstrndup(const char *s, size_t n);
+
+/**
+ * struct kmt_strings - strings allocated together, freed together
+ * @blocks: the memory they are in, 64 KiB or so a block
+ * @nr: number of @blocks
+ * @room: where the next string goes in the last block
+ * @left: bytes left there
+ *
+ * Tables of many names (symbols, call sites) would spend as long in
+ * malloc() and free() as in the rest of their work, and scatter the
+ * names in memory.  Zero-initialised, it is empty.
+ */
+struct kmt_strings {
+	char **blocks;
+	size_t nr;
+	char *room;
+	size_t left;
+};
+
+/**
+ * kmt_strings_add() - copy a string into a struct kmt_strings
+ * @s: the strings
+ * @str: the string, not NUL-terminated
+ * @len: its length
+ * @slack: bytes after its NUL that must be readable, as a reader that
+ *	copies 16 bytes at a time reads past it
+ *
+ * Return: the copy, NUL-terminated, valid until kmt_strings_free().
+ */
+char *kmt_strings_add(struct kmt_strings *s, const char *str, size_t len,
+		      size_t slack);
+
+/**
+ * kmt_strings_free() - release all the strings of a struct kmt_strings
+ * @s: the strings, left empty
+ */
+void kmt_strings_free(struct kmt_strings *s);
+
+/**
  * path_join() - build "DIR/NAME"
  * @dir: directory
  * @name: file name inside @dir

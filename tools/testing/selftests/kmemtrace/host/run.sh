@@ -1355,6 +1355,43 @@ t_dump_flags_and_caches() {
 	END
 }
 
+# dump writes numbers without printf(): its text must be printf()'s, for
+# every length of number, and for the seq and time stamp digits it keeps
+# from event to event (a seq counted up, a carry, a gap, another CPU, a
+# CPU it keeps none for, a time stamp going back or past 10^16).
+t_dump_numbers_exact() {
+	set -- \
+		0 9 99999999 0 0 0 9 0 -1 0 \
+		0 10 100000000 15 16 10 99 0xffffffff 0 4294967295 \
+		0 11 100000001 16 15 99 100 1 2147483647 1 \
+		0 99 199999999 255 256 100 12345678 0x10 -2147483648 12 \
+		0 100 200000000 4095 0xffffffff 12345678 123456789 0x100 -2 99 \
+		255 101 150000000 0x100000000 0xfffffffff 123456789 1234567890 7 3 100 \
+		256 99999998 150000001 0xffffffff81000000 0xffff888000001000 9999999999999999 10000000000000000 0xcc0 -1 65535 \
+		0 99999999 9999999999999999 0xffffffffffffffff 0xffffffffffffffff 18446744073709551615 18446744073709551614 0x7fffffff -1 7 \
+		0 100000000 10000000000000000 0 1 1 0 0 -1 0 \
+		0 100000001 18446744073709551615 1 0 0 1 0 -1 0 \
+		4294967295 18446744073709551614 0 16 1 100000000 99999999 0 -1 0 \
+		0 18446744073709551615 12345 17 2 1000 1000 0 -1 0
+	: > spec && : > expected
+	while [ $# -ge 10 ]; do
+		echo "cpu=$1,seq=$2,ts=$3,site=$4,ptr=$5,req=$6,alloc=$7,gfp=$8,node=$9,pid=${10}" >> spec
+		printf 'cpu=%u seq=%s ts=%s alloc kmalloc site=0x%x ptr=0x%x req=%s alloc=%s gfp=0x%x node=%d pid=%u order=0 cache_id=0\n' \
+			"$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" >> expected
+		shift 10
+	done
+	# shellcheck disable=SC2046
+	mk evs $(cat spec) &&
+		mk cpu3 seq=5,ts=1000,type=pages,order=10,mt=3,req=4194304,alloc=4194304,node=0 ||
+		return 1
+	run dump evs
+	expect_rc 0 && expect_err < /dev/null && expect_out < expected || return 1
+	run dump cpu3
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END'
+	cpu=3 seq=5 ts=1000 alloc pages site=0x0 ptr=0x0 req=4194304 alloc=4194304 gfp=0x0 node=0 pid=0 order=10 cache_id=0 migratetype=3
+	END
+}
+
 t_swapped_endian_new_fields() {
 	flag_trace native && flag_trace swapped -s &&
 		mkheader swapped byte_order=$OTHER_ORDER || return 1
@@ -1826,6 +1863,57 @@ t_report_vmlinux_libdw() {
 		expect_has out "         1           60           64    6.2%  foo_alloc+0x4 ($(pwd -P)/fv.c:6)"
 }
 
+# --by line groups live allocations by the source line of their call, from
+# -k VMLINUX with debug info; a call site it has no line for is a group of
+# its own, by name, and so is every call site without -k.
+t_report_live_by_line() {
+	if ! command -v nm > /dev/null; then
+		echo "# SKIP nm not found"
+		return 4
+	fi
+	printf '%s\n' 'void _text(void)' '{' '}' '' 'int foo_alloc(int x)' '{' \
+		'	return x * 3;' '}' '' 'int main(void)' '{' \
+		'	return foo_alloc(1);' '}' > fv.c
+	if ! ${CC:-cc} -g -O0 -no-pie -o vmlinux fv.c 2> /dev/null; then
+		echo "# SKIP cannot build a non-PIE test vmlinux"
+		return 4
+	fi
+	text=$(nm vmlinux | awk '$3 == "_text" { print $1 }')
+	foo=$(nm vmlinux | awk '$3 == "foo_alloc" { print $1 }')
+	main=$(nm vmlinux | awk '$3 == "main" { print $1 }')
+	# Pretend KASLR moved the kernel by 16 MiB.  Two calls on line 6,
+	# one on line 11, one outside the vmlinux.
+	kaslr=$((0x$text + 0x1000000))
+	mkdir t && mkheader t build_id text=$kaslr &&
+		printf '%x T _text\n' $kaslr > t/kallsyms &&
+		mk t/cpu0 site=$((0x$foo + 0x1000000 + 4)),ptr=1,alloc=64 \
+			site=$((0x$foo + 0x1000000 + 5)),ptr=2,alloc=32 \
+			site=$((0x$main + 0x1000000 + 4)),ptr=3,alloc=16 \
+			site=16,ptr=4,alloc=8 || return 1
+	foo=$((0x$foo - 0x$text))
+	main=$((0x$main - 0x$text))
+	run report -v live --by line --csv t
+	expect_rc 0 && expect_err <<-'END' && expect_out <<-END || return 1
+	kmemtrace: note: --by line: no call site has a source line (-k VMLINUX with debug info has them), each is a group
+	END
+	# live
+	count,bytes,oldest,median,type,cache,group
+	1,64,3000,3000,kmalloc,,_text+$(printf 0x%x $((foo + 4)))
+	1,32,2000,2000,kmalloc,,_text+$(printf 0x%x $((foo + 5)))
+	1,16,1000,1000,kmalloc,,_text+$(printf 0x%x $((main + 4)))
+	1,8,0,0,kmalloc,,0x10
+	END
+	run report -v live --by line --csv -k vmlinux t
+	no_libdw && { echo "# SKIP kmemtrace built without libdw"; return 4; }
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-END
+	# live
+	count,bytes,oldest,median,type,cache,group
+	2,96,3000,2000,kmalloc,,$(pwd -P)/fv.c:6
+	1,16,1000,1000,kmalloc,,$(pwd -P)/fv.c:11
+	1,8,0,0,kmalloc,,0x10
+	END
+}
+
 TESTS="
 cli_help_and_version
 cli_unknown_command
@@ -1848,6 +1936,7 @@ header_missing_or_malformed
 header_symbols_mismatch
 report_view_sites
 report_view_live
+report_live_by_line
 report_view_lifetimes
 report_view_frees
 report_view_pages_gfp_nodes
@@ -1879,6 +1968,7 @@ dump_sorted_by_timestamp
 dump_keeps_cpu_order
 dump_write_error
 dump_flags_and_caches
+dump_numbers_exact
 streams_memory_bounded
 record_fake_debugfs
 record_without_stats_and_caches
