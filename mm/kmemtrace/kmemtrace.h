@@ -303,6 +303,8 @@ static __always_inline void kmemtrace_commit(struct kmemtrace_slot *slot)
  *
  * The probe writes the other fields: every field must be written, the
  * slot holds an older event.
+ *
+ * Return: the event, to write the other fields into.
  */
 static __always_inline struct kmemtrace_event *
 kmemtrace_fill(struct kmemtrace_slot *slot, u8 kind, u8 type,

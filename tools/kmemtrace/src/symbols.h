@@ -127,6 +127,7 @@ int kmt_symtab_line(const struct kmt_symtab *st, uint64_t addr, char *buf,
  * @lens: the length of each of @names
  * @nr: number of call sites
  * @size: number of call sites @names and @lens have room for
+ * @strings: where the text of @names is kept
  */
 struct kmt_symcache {
 	const struct kmt_symtab *st;
