@@ -1909,7 +1909,20 @@ record_cpu_appears
 record_empty_and_duration
 record_duration_limit
 record_errors
+fuzz_corpus
 "
+
+# The regression corpus of the fuzz targets (../fuzz) replayed under
+# AddressSanitizer and UndefinedBehaviorSanitizer: every parser of the tool
+# on every input that once crashed it or that covers new code.
+t_fuzz_corpus() {
+	sh "$HERE/../fuzz/run.sh" "$PWD/build" > ktap 2>&1
+	status=$?
+	cat ktap
+	[ $status -eq 0 ] || fail "fuzz/run.sh: a corpus replay failed"
+	grep -q '^ok .* # SKIP' ktap && return 4
+	grep -q '^ok ' ktap || fail "fuzz/run.sh replayed nothing"
+}
 
 # ------------------------------------------------------------------- main
 
