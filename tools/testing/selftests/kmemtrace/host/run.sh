@@ -901,6 +901,38 @@ t_plot_live() {
 		fail "wrong totals: $(tr '\n' ' ' < totals)"
 }
 
+# A corrupt trace: 2^64 - 1 bytes live, events 584 years apart.  The axes
+# must end, and their labels fit in 64 bits.
+t_plot_huge_values() {
+	mktrace t && mk t/cpu0 ts=1000,ptr=0x1,alloc=18446744073709551615 \
+		ts=18446744073709550616,ptr=0x2,alloc=8 || return 1
+	run_limited plot -o live.svg t
+	expect_rc 0 && well_formed live.svg || return 1
+	sed -n 's/.*>\([^<]*\)<\/text>$/\1/p' live.svg > labels
+	expect_file labels <<-'END'
+	kmemtrace: live bytes over time
+	0 B
+	2097152 TiB
+	4194304 TiB
+	6291456 TiB
+	8388608 TiB
+	0ns
+	2000000000s
+	4000000000s
+	6000000000s
+	8000000000s
+	10000000000s
+	12000000000s
+	14000000000s
+	16000000000s
+	18000000000s
+	time since the first event
+	0x0
+	other call sites
+	total
+	END
+}
+
 t_plot_sizes_lifetimes() {
 	analysis_trace t || return 1
 	run plot -c sizes -n 3 -o sizes.svg t
@@ -1874,6 +1906,7 @@ report_json_csv
 report_bad_options
 plot_live
 plot_sizes_lifetimes
+plot_huge_values
 cli_help_documented
 check_valid_trace
 check_gap_counts
