@@ -90,6 +90,9 @@ static void symtab_sort(struct kmt_symtab *st)
 {
 	size_t i, n = 0;
 
+	/* qsort() may not be passed NULL, even for no element. */
+	if (!st->nr)
+		return;
 	qsort(st->syms, st->nr, sizeof(*st->syms), sym_cmp);
 	for (i = 0; i < st->nr; i++) {
 		if (n && st->syms[n - 1].addr == st->syms[i].addr) {

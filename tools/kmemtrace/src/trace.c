@@ -651,6 +651,9 @@ static void caches_sort(struct kmt_caches *c)
 {
 	size_t i, n = 0;
 
+	/* qsort() may not be passed NULL, even for no element. */
+	if (!c->nr)
+		return;
 	qsort(c->caches, c->nr, sizeof(*c->caches), cache_cmp);
 	for (i = 0; i < c->nr; i++) {
 		if (n && c->caches[n - 1].id == c->caches[i].id) {
