@@ -1065,6 +1065,12 @@ t_check_stats_bad_file() {
 	expect_err <<-'END' || return 1
 	kmemtrace: t/stats: line 4: cpu 0 listed twice, file ignored
 	END
+	# Out of order too (the kernel lists them in order).
+	stats t '3 0 3 4' '1 0 0 0' '3 0 0 0' || return 1
+	run check t
+	expect_rc 1 && expect_err <<-'END' || return 1
+	kmemtrace: t/stats: line 5: cpu 3 listed twice, file ignored
+	END
 	stats t '0 1 0' || return 1
 	run check t
 	expect_rc 1 && expect_err <<-'END' || return 1
