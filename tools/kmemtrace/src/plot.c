@@ -187,7 +187,9 @@ static void plot_snapshot(struct report *r, uint64_t ts)
 	if (len > ps->nr_live)
 		len = ps->nr_live;
 	ps->snaps[n] = xmalloc(len * sizeof(**ps->snaps));
-	memcpy(ps->snaps[n], ps->live, len * sizeof(**ps->snaps));
+	/* No site seen yet: ps->live is NULL, which memcpy() may not take. */
+	if (len)
+		memcpy(ps->snaps[n], ps->live, len * sizeof(**ps->snaps));
 	ps->snap_len[n] = len;
 	ps->snap_total[n] = ps->total;
 	ps->snap_ts[n] = ts;
@@ -440,6 +442,9 @@ static void chart_live(FILE *f, struct report *r)
 	for (k = 0; k < ps->nr_snaps; k++)
 		if (ps->snap_total[k] > max)
 			max = ps->snap_total[k];
+	/* Exabytes live, in a corrupt trace: max + step must not wrap. */
+	if (max > UINT64_MAX / 2)
+		max = UINT64_MAX / 2;
 	span = ps->nr_snaps ? ps->snap_ts[ps->nr_snaps - 1] - ps->t0 : 0;
 	if (!span)
 		span = 1;
@@ -457,13 +462,16 @@ static void chart_live(FILE *f, struct report *r)
 	}
 	max += step;
 	step = nice_step(span, 5, false);
-	for (v = 0; v <= span; v += step) {
+	/* From 0 to span; v += step would wrap past a span near 2^64. */
+	for (v = 0;; v += step) {
 		x = PLOT_X0 + (double)v * (PLOT_X1 - PLOT_X0) / span;
 		kmt_format_ns(v, buf, sizeof(buf));
 		fprintf(f, "<line class=\"axis\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n",
 			x, PLOT_Y1, x, PLOT_Y1 + 5);
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
 			x, PLOT_Y1 + 20, buf);
+		if (span - v < step)
+			break;
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">time since the first event</text>\n",
 		(PLOT_X0 + PLOT_X1) / 2, PLOT_Y1 + 40);

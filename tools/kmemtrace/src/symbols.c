@@ -37,11 +37,18 @@ static int kallsyms_symbol(void *arg, const char *name, char type,
 	size_t len;
 
 	l->lines++;
-	if (!start || !strchr("tTwW", type))
+	/* strchr() finds the NUL of "tTwW" too. */
+	if (!start || !type || !strchr("tTwW", type))
 		return 0;
 	len = strcspn(name, " \t\r");
 	if (!len)
 		return 0;
+	/* Kept apart: symtab_sort() keeps one name per address. */
+	if (!l->st->has_text && len == 5 && !strncmp(name, "_text", 5) &&
+	    !name[len + strspn(name + len, " \t\r")]) {
+		l->st->has_text = true;
+		l->st->text = start;
+	}
 	if (l->st->nr == l->size) {
 		l->size = l->size ? l->size * 2 : 1024;
 		l->st->syms = xrealloc(l->st->syms, l->size * sizeof(*l->st->syms));
@@ -79,6 +86,7 @@ static void symtab_sort(struct kmt_symtab *st)
 {
 	size_t i, n = 0;
 
+	/* Sorted already, as kallsyms is; qsort() never sees NULL (nr 0). */
 	for (i = 1; i < st->nr; i++)
 		if (sym_cmp(&st->syms[i - 1], &st->syms[i]) > 0)
 			break;
@@ -131,17 +139,6 @@ const struct kmt_sym *kmt_symtab_lookup(const struct kmt_symtab *st,
 	return &st->syms[lo - 1];
 }
 
-static const struct kmt_sym *symtab_find_name(const struct kmt_symtab *st,
-					      const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < st->nr; i++)
-		if (!st->syms[i].module && !strcmp(st->syms[i].name, name))
-			return &st->syms[i];
-	return NULL;
-}
-
 #ifdef HAVE_LIBDW
 /*
  * The KASLR offset is where _text is in the traced kernel, from kallsyms
@@ -150,16 +147,14 @@ static const struct kmt_sym *symtab_find_name(const struct kmt_symtab *st,
 static int symtab_load_vmlinux(struct kmt_symtab *st, const char *path,
 			       const struct kmt_header *h)
 {
-	const struct kmt_sym *sym;
 	uint64_t link, text;
 	int ret = 0;
 
 	st->dw = kmt_dw_open(path);
 	if (!st->dw)
 		return -EINVAL;
-	sym = symtab_find_name(st, "_text");
-	if (sym)
-		text = sym->addr;
+	if (st->has_text)
+		text = st->text;
 	else
 		ret = kmt_header_get_u64(h, "text", &text);
 	if (!ret && !kmt_dw_symbol_addr(st->dw, "_text", &link))
@@ -189,14 +184,12 @@ int kmt_symtab_load_vmlinux(struct kmt_symtab *st, const char *path)
 static int symtab_load_checked(struct kmt_symtab *st, const char *path,
 			       const struct kmt_header *h)
 {
-	const struct kmt_sym *text;
 	int ret;
 
 	ret = kmt_symtab_load_text(st, path);
 	if (ret || !st->nr)
 		return ret;
-	text = symtab_find_name(st, "_text");
-	kmt_header_match_text(h, path, text ? &text->addr : NULL);
+	kmt_header_match_text(h, path, st->has_text ? &st->text : NULL);
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #define __KMEMTRACE_SYMBOLS_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +36,9 @@ struct kmt_dw;
  * struct kmt_symtab - everything known to symbolize call sites
  * @syms: text symbols from a kallsyms or System.map file, sorted by address
  * @nr: number of @syms
+ * @has_text: whether the kallsyms or System.map file had a _text symbol
+ * @text: its address; not in @syms when another symbol shares it, as
+ *	startup_64 does on x86_64
  * @dw: vmlinux opened with libdw, NULL when none
  * @bias: what to subtract from a traced address to get a vmlinux address
  *	(the KASLR offset, computed from "_text" when kallsyms is known)
@@ -43,6 +47,8 @@ struct kmt_dw;
 struct kmt_symtab {
 	struct kmt_sym *syms;
 	size_t nr;
+	bool has_text;
+	uint64_t text;
 	struct kmt_dw *dw;
 	uint64_t bias;
 	struct kmt_strings names;

@@ -577,9 +577,9 @@ static int stat_cmp(const void *a, const void *b)
 static int stats_line(void *arg, const char *path, size_t nr, const char *line)
 {
 	struct kmt_trace *t = arg;
+	size_t lo = 0, hi = t->nr_stats, mid;
 	struct kmt_cpu_stat cs;
 	struct field f[4];
-	size_t i;
 
 	/* v2 adds an nmi column, already part of dropped. */
 	if (split_fields(line, f, ARRAY_SIZE(f)) < ARRAY_SIZE(f) ||
@@ -590,16 +590,29 @@ static int stats_line(void *arg, const char *path, size_t nr, const char *line)
 			path, nr);
 		return -EINVAL;
 	}
-	/* The kernel lists the CPUs in order: search only when they are not. */
-	for (i = t->nr_stats; i && cs.cpu <= t->stats[t->nr_stats - 1].cpu; i--) {
-		if (t->stats[i - 1].cpu != cs.cpu)
-			continue;
+	/*
+	 * Keep @t->stats sorted by CPU, to find a CPU listed twice in any
+	 * order.  The kernel lists the CPUs in order: each line appends.
+	 */
+	if (hi && cs.cpu > t->stats[hi - 1].cpu)
+		lo = hi;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (t->stats[mid].cpu < cs.cpu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->nr_stats && t->stats[lo].cpu == cs.cpu) {
 		err_msg("%s: line %zu: cpu %llu listed twice, file ignored", path,
 			nr, (unsigned long long)cs.cpu);
 		return -EINVAL;
 	}
 	t->stats = xrealloc(t->stats, (t->nr_stats + 1) * sizeof(*t->stats));
-	t->stats[t->nr_stats++] = cs;
+	memmove(&t->stats[lo + 1], &t->stats[lo],
+		(t->nr_stats - lo) * sizeof(*t->stats));
+	t->stats[lo] = cs;
+	t->nr_stats++;
 	return 0;
 }
 
@@ -634,7 +647,6 @@ size_t kmt_trace_read_stats(struct kmt_trace *t)
 		t->nr_stats = 0;
 		return 1;
 	}
-	qsort(t->stats, t->nr_stats, sizeof(*t->stats), stat_cmp);
 	t->has_stats = true;
 	return 0;
 }
@@ -697,6 +709,9 @@ static void caches_sort(struct kmt_caches *c)
 {
 	size_t i, n = 0;
 
+	/* qsort() may not be passed NULL, even for no element. */
+	if (!c->nr)
+		return;
 	qsort(c->caches, c->nr, sizeof(*c->caches), cache_cmp);
 	for (i = 0; i < c->nr; i++) {
 		if (n && c->caches[n - 1].id == c->caches[i].id) {

@@ -9,7 +9,8 @@
 # Output goes to $KMT_CACHE/out/NAME (default MODE): console.log, and the files the guest
 # wrote to its virtio disk, unpacked into guest/.  A guest that hangs,
 # panics or never prints KMT-DONE fails here with the log's path.
-# MODE demo then prints the host-side report of the recorded workload.
+# MODE demo then prints the host-side report of the recorded workload and
+# each analysis briefly (demo-report.sh), and writes its plots to OUT.
 
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -52,9 +53,11 @@ if [ "$mode" = demo ]; then
 	sed -n '/^kmemtrace: ftrace:/q;p' "$OUT/guest.txt"
 	[ -f "$OUT/guest/record/cpu0" ] || kmt_die "the guest recorded nothing; console: $LOG"
 	echo
-	"$KMT_CACHE/tool/host/kmemtrace" report -k "$BUILD/vmlinux" "$OUT/guest/record"
+	sh "$KMT_BIN/demo-report.sh" "$KMT_CACHE/tool/host/kmemtrace" \
+		"$OUT/guest/record" "$OUT" "$BUILD/vmlinux" ||
+		kmt_die "kmemtrace report or plot failed on $OUT/guest/record"
 	echo
-	kmt_log "streams: $OUT/guest/record (kmemtrace dump/report/check DIR)"
+	kmt_log "streams: $OUT/guest/record (kmemtrace dump/report/check/plot DIR)"
 	echo
 	sed -n '/^kmemtrace: ftrace:/,$p' "$OUT/guest.txt"
 fi

@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # demo.sh OUT - record a small workload on every CPU with the kmemtrace
-# tool into OUT/record, for `make run` to report on the host.
+# tool into OUT/record, for `make run` to report on the host.  Only the
+# workload: -e drops what the buffers hold from before the recording.
 
 out=$1
-echo "kmemtrace: recording /kmt/workload.sh on $(nproc) CPUs"
-kmemtrace record -q -o "$out/record" -- /kmt/workload.sh
+echo "kmemtrace: recording /kmt/workload.sh on $(nproc) CPUs, from its start to its end"
+kmemtrace record -e -q -o "$out/record" -- /kmt/workload.sh
 echo "kmemtrace: record exited $?"
 cat /sys/kernel/debug/kmemtrace/stats
 

@@ -901,6 +901,38 @@ t_plot_live() {
 		fail "wrong totals: $(tr '\n' ' ' < totals)"
 }
 
+# A corrupt trace: 2^64 - 1 bytes live, events 584 years apart.  The axes
+# must end, and their labels fit in 64 bits.
+t_plot_huge_values() {
+	mktrace t && mk t/cpu0 ts=1000,ptr=0x1,alloc=18446744073709551615 \
+		ts=18446744073709550616,ptr=0x2,alloc=8 || return 1
+	run_limited plot -o live.svg t
+	expect_rc 0 && well_formed live.svg || return 1
+	sed -n 's/.*>\([^<]*\)<\/text>$/\1/p' live.svg > labels
+	expect_file labels <<-'END'
+	kmemtrace: live bytes over time
+	0 B
+	2097152 TiB
+	4194304 TiB
+	6291456 TiB
+	8388608 TiB
+	0ns
+	2000000000s
+	4000000000s
+	6000000000s
+	8000000000s
+	10000000000s
+	12000000000s
+	14000000000s
+	16000000000s
+	18000000000s
+	time since the first event
+	0x0
+	other call sites
+	total
+	END
+}
+
 t_plot_sizes_lifetimes() {
 	analysis_trace t || return 1
 	run plot -c sizes -n 3 -o sizes.svg t
@@ -1032,6 +1064,12 @@ t_check_stats_bad_file() {
 	END
 	expect_err <<-'END' || return 1
 	kmemtrace: t/stats: line 4: cpu 0 listed twice, file ignored
+	END
+	# Out of order too (the kernel lists them in order).
+	stats t '3 0 3 4' '1 0 0 0' '3 0 0 0' || return 1
+	run check t
+	expect_rc 1 && expect_err <<-'END' || return 1
+	kmemtrace: t/stats: line 5: cpu 3 listed twice, file ignored
 	END
 	stats t '0 1 0' || return 1
 	run check t
@@ -1832,6 +1870,21 @@ t_header_symbols_mismatch() {
 	END
 }
 
+# On x86_64, startup_64 comes first at the address of _text, and is the
+# name kept for it: the check against the header must still find _text.
+t_header_text_shares_address() {
+	basic_trace t || return 1
+	{ echo 'ffffffff81000000 T startup_64'; echo "$KALLSYMS"; } > t/kallsyms
+	run report t
+	expect_rc 0 && expect_has out "foo_alloc+0x10" && expect_err < /dev/null ||
+		return 1
+	mkheader t text=0xffffffff82000000 || return 1
+	run dump t
+	expect_rc 0 && expect_err <<-'END'
+	kmemtrace: warning: t/kallsyms: _text at 0xffffffff81000000, but the traced kernel's is at 0xffffffff82000000 (t/header): symbols of another kernel or boot
+	END
+}
+
 t_report_vmlinux_libdw() {
 	if ! command -v nm > /dev/null; then
 		echo "# SKIP nm not found"
@@ -1846,8 +1899,10 @@ t_report_vmlinux_libdw() {
 	fi
 	text=$(nm vmlinux | awk '$3 == "_text" { print $1 }')
 	foo=$(nm vmlinux | awk '$3 == "foo_alloc" { print $1 }')
-	# Pretend KASLR moved the kernel by 16 MiB.
-	mkdir t && printf '%x T _text\n' $((0x$text + 0x1000000)) > t/kallsyms &&
+	# Pretend KASLR moved the kernel by 16 MiB; as on x86_64, _text is
+	# not the first symbol at its address.
+	mkdir t && printf '%x T startup_64\n%x T _text\n' $((0x$text + 0x1000000)) \
+		$((0x$text + 0x1000000)) > t/kallsyms &&
 		mk t/cpu0 site=$((0x$foo + 0x1000000 + 4)),req=60,alloc=64 || return 1
 	run report -k vmlinux t
 	if [ $rc -ne 0 ] && grep -q "built without libdw" err; then
@@ -1934,6 +1989,7 @@ report_byte_totals_do_not_wrap
 report_vmlinux_libdw
 header_missing_or_malformed
 header_symbols_mismatch
+header_text_shares_address
 report_view_sites
 report_view_live
 report_live_by_line
@@ -1945,6 +2001,7 @@ report_json_csv
 report_bad_options
 plot_live
 plot_sizes_lifetimes
+plot_huge_values
 cli_help_documented
 check_valid_trace
 check_gap_counts
@@ -1981,7 +2038,20 @@ record_cpu_appears
 record_empty_and_duration
 record_duration_limit
 record_errors
+fuzz_corpus
 "
+
+# The regression corpus of the fuzz targets (../fuzz) replayed under
+# AddressSanitizer and UndefinedBehaviorSanitizer: every parser of the tool
+# on every input that once crashed it or that covers new code.
+t_fuzz_corpus() {
+	sh "$HERE/../fuzz/run.sh" "$PWD/build" > ktap 2>&1
+	status=$?
+	cat ktap
+	[ $status -eq 0 ] || fail "fuzz/run.sh: a corpus replay failed"
+	grep -q '^ok .* # SKIP' ktap && return 4
+	grep -q '^ok ' ktap || fail "fuzz/run.sh replayed nothing"
+}
 
 # ------------------------------------------------------------------- main
 
