@@ -34,17 +34,6 @@ static int comm_cmp(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Undo the \xHH escapes of @s in place; return -EINVAL for a bad one. */
 static int unescape(char *s)
 {
@@ -423,15 +412,7 @@ int kmt_comm_rec_write(const struct kmt_comm_rec *r, const char *path)
 		write_escaped(f, r->names[i].comm);
 		fputc('\n', f);
 	}
-	if (ferror(f))
-		ret = -EIO;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (ret) {
-		err_msg("%s: %s", path, strerror(-ret));
-		unlink(path);
-	}
-	return ret;
+	return close_side_file(f, path, ret);
 }
 
 void kmt_comm_rec_free(struct kmt_comm_rec *r)

@@ -390,14 +390,7 @@ int kmt_header_write(const char *dir, const struct kmt_header_src *src,
 		return ret;
 	}
 	write_fields(f, src, argc, argv);
-	if (ferror(f))
-		ret = -EIO;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (ret) {
-		err_msg("%s: %s", path, strerror(-ret));
-		unlink(path);
-	}
+	ret = close_side_file(f, path, ret);
 	free(path);
 	return ret;
 }

@@ -11,19 +11,9 @@
 #include <stdlib.h>
 
 #include "kallsyms.h"
+#include "utils.h"
 
 #define KSYM_NAME_LEN	512
-
-static int hex_value(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 int kallsyms__parse(const char *filename, void *arg,
 		    int (*process_symbol)(void *arg, const char *name,
@@ -42,8 +32,8 @@ int kallsyms__parse(const char *filename, void *arg,
 	while (!err) {
 		start = 0;
 		digits = 0;
-		while ((c = getc(f)) != EOF && hex_value(c) >= 0) {
-			start = start << 4 | hex_value(c);
+		while ((c = getc(f)) != EOF && hex_digit(c) >= 0) {
+			start = start << 4 | hex_digit(c);
 			digits++;
 		}
 		if (c == EOF)

@@ -300,6 +300,19 @@ int copy_file(const char *src, const char *dst)
 	return ret;
 }
 
+int close_side_file(FILE *f, const char *path, int ret)
+{
+	if (ferror(f) && !ret)
+		ret = -EIO;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (ret) {
+		err_msg("%s: %s", path, strerror(-ret));
+		unlink(path);
+	}
+	return ret;
+}
+
 int parse_u64(const char *s, uint64_t *val)
 {
 	unsigned long long v;

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Exit status of a command line usage error. */
 #define KMT_EXIT_USAGE	2
@@ -226,6 +227,36 @@ int write_string(const char *path, const char *s);
  * Return: 0 on success, -errno on failure; err_msg() names the failing file.
  */
 int copy_file(const char *src, const char *dst);
+
+/**
+ * close_side_file() - finish writing a file of a recording
+ * @f: the file, open for writing; closed here
+ * @path: its name, for the message
+ * @ret: 0, or the -errno of an error while writing it
+ *
+ * A file that could not be written whole is removed, so that no partial
+ * side file is left to be taken for a whole one.
+ *
+ * Return: 0 on success, -errno on failure; err_msg() names the file.
+ */
+int close_side_file(FILE *f, const char *path, int ret);
+
+/**
+ * hex_digit() - the value of a hexadecimal digit
+ * @c: the character
+ *
+ * Return: 0-15, or -1 if @c is not a hexadecimal digit.
+ */
+static inline int hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
 
 /**
  * parse_u64() - parse an unsigned number, decimal or 0x hexadecimal
