@@ -24,7 +24,7 @@
  * perf) name the tasks.
  *
  * Clock: kmemtrace_tracer_event() returns the time stamp the ring buffer
- * gave the entry, and kmemtrace_emit() stamps the relay event with it, so
+ * gave the entry, and kmemtrace_commit() stamps the relay event with it, so
  * an event recorded by both has the same time in both; both use
  * trace_clock_local() ("local", the default trace_clock).
  *

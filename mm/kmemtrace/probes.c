@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kmemtrace probes: one per allocator tracepoint, each turning its
- * arguments into a struct kmemtrace_event for kmemtrace_emit().
+ * arguments into a struct kmemtrace_event, written in place
+ * (kmemtrace_begin(), kmemtrace_commit() in kmemtrace.h).
  *
  * Slab:    kmalloc, kmem_cache_alloc, krealloc (in place), kfree,
  *          kmem_cache_free; bulk calls fire these once per object.

@@ -30,8 +30,9 @@
  * A task's scope lives in its task_struct, since allocations sleep and
  * migrate; softirq, hardirq and NMI contexts use a per-CPU scope each, so
  * an interrupt never inherits the scope of the code it interrupted.
- * Scopes are only opened while kmemtrace records (a static key), and
- * their cost then is two calls per allocation.
+ * Scopes are only opened while kmemtrace records (a static key):
+ * kmemtrace_api_reenter() costs one no-op while off, kmemtrace_api() a
+ * static branch and the previous scope kept to the function's end.
  *
  * See Documentation/trace/kmemtrace.rst.
  */
