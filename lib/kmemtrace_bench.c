@@ -191,7 +191,9 @@ static int bench_run(unsigned int op, unsigned long pairs, unsigned long rate,
 		ret = o->pair(o->size);
 		if (ret)
 			return ret;
-		if (rate && i % BENCH_PACE_EVERY == BENCH_PACE_EVERY - 1) {
+		/* Paced through the last pair too: N pairs take N / RATE s. */
+		if (rate && (i % BENCH_PACE_EVERY == BENCH_PACE_EVERY - 1 ||
+			     i == pairs - 1)) {
 			ret = bench_pace(start, i + 1, rate);
 			if (ret)
 				return ret;
