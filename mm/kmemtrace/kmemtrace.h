@@ -317,9 +317,9 @@ kmemtrace_fill(struct kmemtrace_slot *slot, u8 kind, u8 type,
 	ev->kind = kind;
 	ev->type = type;
 	ev->flags = slot->flags;
-	ev->__reserved[0] = 0;
-	ev->__reserved[1] = 0;
-	ev->__reserved[2] = 0;
+	ev->__reserved = 0;
+	ev->stack_id = 0;
+	ev->tag = 0;
 	ev->call_site = slot->caller ?: call_site;
 	ev->ptr = ptr;
 	return ev;

@@ -18,7 +18,7 @@
 
 #include <linux/types.h>
 
-#define KMEMTRACE_ABI_VERSION	1
+#define KMEMTRACE_ABI_VERSION	2
 #define KMEMTRACE_MAGIC		0x4d4b	/* "KM" in a little-endian dump */
 #define KMEMTRACE_MAGIC_SWAPPED	0x4b4d
 
@@ -71,6 +71,11 @@ enum kmemtrace_type {
  * pair frees with allocations skip these.
  */
 #define KMEMTRACE_FLAG_UNPAIRED		0x0004
+/*
+ * The event was sampled for a stack trace (see @stack_id) but the stack
+ * depot had no room for it: @stack_id is 0.
+ */
+#define KMEMTRACE_FLAG_STACK_LOST	0x0008
 
 /* No NUMA node was asked for (NUMA_NO_NODE). */
 #define KMEMTRACE_NO_NODE	(-1)
@@ -84,14 +89,17 @@ enum kmemtrace_type {
  * @order: page order for KMEMTRACE_TYPE_PAGES, 0 otherwise
  * @flags: KMEMTRACE_FLAG_* bits
  * @cpu: CPU the event was recorded on
+ * @migratetype: migrate type of a page allocation, 0 otherwise
+ * @__reserved: 0
  * @pid: pid of the current task (the interrupted one in interrupt context)
  * @node: NUMA node asked for, KMEMTRACE_NO_NODE when any; for pages,
  *	the node the pages are on
  * @gfp_flags: gfp_t of the allocation, 0 for frees
  * @cache_id: slab cache identity for KMEMTRACE_TYPE_CACHE allocs and
  *	frees (see /sys/kernel/debug/kmemtrace/caches), 0 otherwise
- * @migratetype: migrate type of a page allocation, 0 otherwise
- * @__reserved: 0
+ * @stack_id: stack depot handle of the kernel stack that made the event,
+ *	resolved in /sys/kernel/debug/kmemtrace/stacks; 0 if the event was
+ *	not sampled for a stack (see kmemtrace.stack_sample)
  * @seq: per-CPU sequence number; every event the CPU tried to record
  *	takes one, so a gap in @seq means the events in the gap were dropped
  * @timestamp: nanoseconds of trace_clock_local() (ftrace's trace_clock
@@ -109,6 +117,14 @@ enum kmemtrace_type {
  * @bytes_alloc: bytes the allocator actually reserved; 0 for frees but
  *	of pages, which always know their size; for percpu, for all
  *	possible CPUs, plus the memcg accounting the allocation needs
+ * @tag: for allocs and resizes in a kernel built with
+ *	CONFIG_MEM_ALLOC_PROFILING, the address of the allocation's codetag
+ *	(the struct alloc_tag of the source line that called the API, as
+ *	/proc/allocinfo counts it), resolved to file, line, function and
+ *	module in /sys/kernel/debug/kmemtrace/tags; 0 otherwise and for frees
+ *
+ * Version 1 of the format (80 bytes) had no @stack_id and @tag, a 32-bit
+ * @cpu and @migratetype after @cache_id.
  */
 struct kmemtrace_event {
 	__u16	magic;
@@ -117,21 +133,23 @@ struct kmemtrace_event {
 	__u8	type;
 	__u8	order;
 	__u16	flags;
-	__u32	cpu;
+	__u16	cpu;
+	__u8	migratetype;
+	__u8	__reserved;
 	__u32	pid;
 	__s32	node;
 	__u32	gfp_flags;
 	__u32	cache_id;
-	__u8	migratetype;
-	__u8	__reserved[3];
+	__u32	stack_id;
 	__u64	seq;
 	__u64	timestamp;
 	__u64	call_site;
 	__u64	ptr;
 	__u64	bytes_req;
 	__u64	bytes_alloc;
+	__u64	tag;
 } __attribute__((packed));
 
-#define KMEMTRACE_EVENT_SIZE	80
+#define KMEMTRACE_EVENT_SIZE	88
 
 #endif /* _UAPI_LINUX_KMEMTRACE_H */
