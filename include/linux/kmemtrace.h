@@ -55,41 +55,31 @@ void __kmemtrace_scope_exit(struct kmemtrace_scope old);
 bool __kmemtrace_scope_unnamed(void);
 
 /**
- * kmemtrace_api_reenter() - name this API function's caller in the events
- *                           below it, at no cost while kmemtrace is off
- * @call: a call of this very function, with its own arguments
+ * kmemtrace_api_unnamed() - whether this API function should name its
+ *                           caller in the events below it
  *
- * The first statement of an API function whose events come from deeper
- * down (the page allocator's) or that calls other APIs.  While kmemtrace
- * records and no outer API call named a caller yet, it opens a scope that
- * names this function's caller and runs @call, the function again, inside
- * it; the inner call finds the caller named and runs as usual.  While
- * kmemtrace is off it is one no-op instruction and leaves the function's
- * code as it was: unlike kmemtrace_api(), nothing is kept for an exit.
+ * For API functions whose events come from deeper down (the page
+ * allocator's) or that call other APIs.  Their first statement is::
+ *
+ *	if (kmemtrace_api_unnamed()) {
+ *		scoped_class(kmemtrace_named, kmt, _RET_IP_)
+ *			return this_function(its, arguments);
+ *	}
+ *
+ * While kmemtrace records and no outer API call named a caller yet, the
+ * function runs again inside a scope that names its caller; the inner
+ * call finds the caller named and runs as usual.  While kmemtrace is off
+ * this is one no-op instruction and leaves the function's code as it
+ * was: unlike kmemtrace_api(), nothing is kept for an exit.
+ *
+ * Context: Any context.
+ * Return: true if the function should re-enter itself named.
  */
-#define kmemtrace_api_reenter(call)					\
-do {									\
-	if (static_branch_unlikely(&kmemtrace_scope_key) &&		\
-	    __kmemtrace_scope_unnamed()) {				\
-		scoped_class(kmemtrace_scope, __kmt, _RET_IP_, 0)	\
-			return call;					\
-	}								\
-} while (0)
-
-/**
- * kmemtrace_api_reenter_void() - kmemtrace_api_reenter() for a function
- *                                that returns nothing
- * @call: a call of this very function, with its own arguments
- */
-#define kmemtrace_api_reenter_void(call)				\
-do {									\
-	if (static_branch_unlikely(&kmemtrace_scope_key) &&		\
-	    __kmemtrace_scope_unnamed()) {				\
-		scoped_class(kmemtrace_scope, __kmt, _RET_IP_, 0)	\
-			call;						\
-		return;							\
-	}								\
-} while (0)
+static __always_inline bool kmemtrace_api_unnamed(void)
+{
+	return static_branch_unlikely(&kmemtrace_scope_key) &&
+	       __kmemtrace_scope_unnamed();
+}
 
 /**
  * kmemtrace_scope_enter() - enter an allocator API call
@@ -221,8 +211,18 @@ static inline struct kmemtrace_scope kmemtrace_scope_reset(void)
 
 static inline void kmemtrace_scope_exit(struct kmemtrace_scope old) { }
 
-#define kmemtrace_api_reenter(call)		do { } while (0)
-#define kmemtrace_api_reenter_void(call)	do { } while (0)
+static inline bool kmemtrace_api_unnamed(void)
+{
+	return false;
+}
+
+static inline struct kmemtrace_scope
+__kmemtrace_scope_enter(unsigned long caller, unsigned int flags)
+{
+	return (struct kmemtrace_scope){ };
+}
+
+static inline void __kmemtrace_scope_exit(struct kmemtrace_scope old) { }
 
 static inline int kmemtrace_enable(void) { return -ENODEV; }
 static inline void kmemtrace_disable(void) { }
@@ -233,6 +233,17 @@ static inline bool kmemtrace_enabled(void) { return false; }
 DEFINE_CLASS(kmemtrace_scope, struct kmemtrace_scope,
 	     kmemtrace_scope_exit(_T), kmemtrace_scope_enter(caller, flags),
 	     unsigned long caller, unsigned int flags)
+
+/*
+ * The scope a function opens when kmemtrace_api_unnamed() says so.  It
+ * names the caller even if the scope key went off meanwhile: while a
+ * static key is switched, its sites disagree for a moment, and a
+ * re-entered call that found no caller named would re-enter again, to
+ * the end of the stack.
+ */
+DEFINE_CLASS(kmemtrace_named, struct kmemtrace_scope,
+	     __kmemtrace_scope_exit(_T), __kmemtrace_scope_enter(caller, 0),
+	     unsigned long caller)
 
 /**
  * kmemtrace_api() - the rest of this function is an allocator API call

@@ -48,10 +48,13 @@
 
 static_assert(sizeof(struct kmemtrace_event) == KMEMTRACE_EVENT_SIZE);
 static_assert(offsetof(struct kmemtrace_event, cpu) == 8);
+static_assert(offsetof(struct kmemtrace_event, migratetype) == 10);
+static_assert(offsetof(struct kmemtrace_event, pid) == 12);
 static_assert(offsetof(struct kmemtrace_event, cache_id) == 24);
-static_assert(offsetof(struct kmemtrace_event, migratetype) == 28);
+static_assert(offsetof(struct kmemtrace_event, stack_id) == 28);
 static_assert(offsetof(struct kmemtrace_event, seq) == 32);
 static_assert(offsetof(struct kmemtrace_event, bytes_alloc) == 72);
+static_assert(offsetof(struct kmemtrace_event, tag) == 80);
 
 DEFINE_PER_CPU(struct kmemtrace_cpu, kmemtrace_cpu);
 #if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
@@ -368,8 +371,10 @@ int kmemtrace_release(void)
 	mutex_lock(&kmemtrace_mutex);
 	if (kmemtrace_users & KMEMTRACE_USER_RELAY)
 		ret = -EBUSY;
-	else if (kmemtrace_relay_allocated())
+	else if (kmemtrace_relay_allocated()) {
 		kmemtrace_relay_close();
+		kmemtrace_tags_forget();
+	}
 	mutex_unlock(&kmemtrace_mutex);
 	return ret;
 }
@@ -467,6 +472,7 @@ int __init kmemtrace_set_dir(struct dentry *dir)
  */
 static int __init kmemtrace_init(void)
 {
+	kmemtrace_stacks_boot();
 	if (kmemtrace_enable_at_boot)
 		return kmemtrace_enable();
 	return 0;

@@ -174,6 +174,8 @@ static int __init kmemtrace_debugfs_init(void)
 	debugfs_create_file("caches", 0400, dir, NULL, &caches_fops);
 	debugfs_create_u32("subbufs", 0444, dir, &kmemtrace_subbufs);
 	debugfs_create_u32("subbuf_size", 0444, dir, &kmemtrace_subbuf_size);
+	kmemtrace_stacks_debugfs(dir);
+	kmemtrace_tags_debugfs(dir);
 
 	ret = kmemtrace_set_dir(dir);
 	if (ret)

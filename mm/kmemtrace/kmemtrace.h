@@ -52,6 +52,29 @@ int kmemtrace_release(void);
 u64 kmemtrace_buffer_bytes(void);
 int kmemtrace_set_dir(struct dentry *dir);
 
+/* stacks.c */
+#ifdef CONFIG_KMEMTRACE_STACKS
+DECLARE_STATIC_KEY_FALSE(kmemtrace_stack_key);
+void __kmemtrace_stack(struct kmemtrace_event *ev);
+void kmemtrace_stacks_boot(void);
+void kmemtrace_stacks_debugfs(struct dentry *dir);
+#if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
+int kmemtrace_stack_configure(unsigned int sample, bool frees);
+#endif
+#else
+static inline void kmemtrace_stacks_boot(void) { }
+static inline void kmemtrace_stacks_debugfs(struct dentry *dir) { }
+#endif
+
+/* tags.c */
+#ifdef CONFIG_MEM_ALLOC_PROFILING
+void kmemtrace_tags_debugfs(struct dentry *dir);
+void kmemtrace_tags_forget(void);
+#else
+static inline void kmemtrace_tags_debugfs(struct dentry *dir) { }
+static inline void kmemtrace_tags_forget(void) { }
+#endif
+
 /* probes.c */
 int kmemtrace_probes_attach(void);
 void kmemtrace_probes_detach(void);
@@ -319,9 +342,19 @@ kmemtrace_fill(struct kmemtrace_slot *slot, u8 kind, u8 type,
 	ev->flags = slot->flags;
 	ev->__reserved = 0;
 	ev->stack_id = 0;
+#ifdef CONFIG_MEM_ALLOC_PROFILING
+	/* The line alloc_hooks() made current: the allocation's codetag. */
+	ev->tag = kind == KMEMTRACE_KIND_FREE ? 0 :
+		  (unsigned long)current->alloc_tag;
+#else
 	ev->tag = 0;
+#endif
 	ev->call_site = slot->caller ?: call_site;
 	ev->ptr = ptr;
+#ifdef CONFIG_KMEMTRACE_STACKS
+	if (static_branch_unlikely(&kmemtrace_stack_key))
+		__kmemtrace_stack(ev);
+#endif
 	return ev;
 }
 

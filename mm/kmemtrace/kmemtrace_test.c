@@ -31,12 +31,14 @@
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/percpu.h>
+#include <linux/pgalloc_tag.h>
 #include <linux/rcupdate.h>
 #include <linux/relay.h>
 #include <linux/sched/signal.h>
 #include <linux/shrinker.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/stackdepot.h>
 #include <linux/string.h>
 #include <linux/swap.h>
 #include <linux/uaccess.h>
@@ -150,6 +152,15 @@ static void expect_event(struct kunit *test, const struct kmemtrace_event *ev,
 	KUNIT_EXPECT_EQ(test, ev->node, want->node);
 	KUNIT_EXPECT_EQ(test, ev->cache_id, want->cache_id);
 	KUNIT_EXPECT_LT(test, ev->cpu, nr_cpu_ids);
+	KUNIT_EXPECT_EQ(test, ev->__reserved, 0);
+	/* Stacks are off but in the tests that switch them on. */
+	KUNIT_EXPECT_EQ(test, ev->stack_id, 0);
+	/* Every allocation API goes through alloc_hooks(): it has a tag. */
+	if (ev->kind == KMEMTRACE_KIND_FREE ||
+	    !IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING))
+		KUNIT_EXPECT_EQ(test, ev->tag, 0);
+	else
+		KUNIT_EXPECT_NE(test, ev->tag, 0);
 	if (!(ev->flags & KMEMTRACE_FLAG_INTERRUPT))
 		KUNIT_EXPECT_EQ(test, ev->pid, (u32)current->pid);
 	sprint_symbol_no_offset(sym, ev->call_site);
@@ -1426,6 +1437,188 @@ static void test_cache_name_lockless(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, kmemtrace_cache_name(id, name, sizeof(name)));
 }
 
+/*
+ * An API function that re-enters itself named (kmemtrace_api_unnamed())
+ * must find its caller named in the inner call even if the scope key
+ * went off in between, as it may while the key is switched: its sites
+ * then disagree for a moment.  A scope that named the caller only while
+ * the key is on re-entered again and again, to the stack's guard page,
+ * in the stress boot.
+ */
+static void test_named_scope_without_key(struct kunit *test)
+{
+	kmemtrace_disable();
+	KUNIT_ASSERT_FALSE(test, static_key_enabled(&kmemtrace_scope_key));
+	KUNIT_ASSERT_TRUE(test, __kmemtrace_scope_unnamed());
+	scoped_class(kmemtrace_named, kmt, 0x1234UL) {
+		KUNIT_EXPECT_FALSE(test, __kmemtrace_scope_unnamed());
+		KUNIT_EXPECT_EQ(test, kmemtrace_scope_current()->caller,
+				0x1234UL);
+	}
+	KUNIT_EXPECT_TRUE(test, __kmemtrace_scope_unnamed());
+	KUNIT_EXPECT_EQ(test, kmemtrace_enable(), 0);
+}
+
+/* === Codetags and stacks ================================================= */
+
+/* The codetag an event names is the source line of the allocation. */
+static void expect_tag(struct kunit *test, const struct kmemtrace_event *ev,
+		       unsigned int line, const char *function)
+{
+#ifdef CONFIG_MEM_ALLOC_PROFILING
+	const struct alloc_tag *tag;
+
+	if (!ev)
+		return;
+	tag = (const struct alloc_tag *)(unsigned long)ev->tag;
+	KUNIT_ASSERT_NOT_NULL(test, tag);
+	KUNIT_EXPECT_STREQ(test, kbasename(tag->ct.filename),
+			   "kmemtrace_test.c");
+	KUNIT_EXPECT_EQ(test, tag->ct.lineno, line);
+	KUNIT_EXPECT_STREQ(test, tag->ct.function, function);
+#endif
+}
+
+static void test_alloc_tag_names_line(struct kunit *test)
+{
+	const struct kmemtrace_event *ev;
+	unsigned int kline, pline;
+	struct page *page;
+	void *p;
+
+	if (!IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING))
+		kunit_skip(test, "needs CONFIG_MEM_ALLOC_PROFILING");
+	capture_begin(test, false);
+	p = kmalloc(40, GFP_KERNEL);
+	kline = __LINE__ - 1;
+	page = alloc_pages(GFP_KERNEL, 1);
+	pline = __LINE__ - 1;
+	kfree(p);
+	capture_end(test);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	expect_tag(test, find_one(test, p, KMEMTRACE_KIND_ALLOC,
+				  KMEMTRACE_TYPE_KMALLOC), kline, __func__);
+	ev = find_one(test, page_address(page), KMEMTRACE_KIND_ALLOC,
+		      KMEMTRACE_TYPE_PAGES);
+	expect_tag(test, ev, pline, __func__);
+	/* The very tag /proc/allocinfo charged the pages to. */
+	if (ev && mem_alloc_profiling_enabled())
+		KUNIT_EXPECT_PTR_EQ(test, (void *)pgalloc_tag_get(page),
+				    (void *)(unsigned long)ev->tag);
+	ev = find_one(test, p, KMEMTRACE_KIND_FREE, KMEMTRACE_TYPE_KMALLOC);
+	if (ev)
+		KUNIT_EXPECT_EQ(test, ev->tag, 0);
+	__free_pages(page, 1);
+}
+
+#ifdef CONFIG_KMEMTRACE_STACKS
+static noinline void *stack_leaf(size_t size)
+{
+	return kmalloc(size, GFP_KERNEL);
+}
+
+static noinline void *stack_helper(size_t size)
+{
+	return stack_leaf(size);
+}
+
+/* Whether a frame of the stack behind @handle is in function @fn. */
+static bool stack_has(u32 handle, void *fn)
+{
+	unsigned long *entries, size, offset;
+	unsigned int i, nr = stack_depot_fetch(handle, &entries);
+
+	for (i = 0; i < nr; i++)
+		if (kallsyms_lookup_size_offset(entries[i], &size, &offset) &&
+		    entries[i] - offset == (unsigned long)fn)
+			return true;
+	return false;
+}
+
+static void test_stack_two_calls_deep(struct kunit *test)
+{
+	const struct kmemtrace_event *ev;
+	void *p;
+
+	KUNIT_ASSERT_EQ(test, kmemtrace_stack_configure(1, true), 0);
+	capture_begin(test, false);
+	p = stack_helper(72);
+	kfree(p);
+	capture_end(test);
+	kmemtrace_stack_configure(0, false);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	ev = find_one(test, p, KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_KMALLOC);
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	KUNIT_ASSERT_NE(test, ev->stack_id, 0);
+	KUNIT_EXPECT_FALSE(test, ev->flags & KMEMTRACE_FLAG_STACK_LOST);
+	KUNIT_EXPECT_TRUE(test, stack_has(ev->stack_id, stack_leaf));
+	KUNIT_EXPECT_TRUE(test, stack_has(ev->stack_id, stack_helper));
+	KUNIT_EXPECT_TRUE(test, stack_has(ev->stack_id,
+					  test_stack_two_calls_deep));
+	/* stack_frees: the free has one too, from this function. */
+	ev = find_one(test, p, KMEMTRACE_KIND_FREE, KMEMTRACE_TYPE_KMALLOC);
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	KUNIT_ASSERT_NE(test, ev->stack_id, 0);
+	KUNIT_EXPECT_TRUE(test, stack_has(ev->stack_id,
+					  test_stack_two_calls_deep));
+	KUNIT_EXPECT_FALSE(test, stack_has(ev->stack_id, stack_leaf));
+}
+
+/*
+ * One alloc in 3 per CPU: with interrupts off nothing else allocates on
+ * this CPU, the objects come from the CPU's warm slab, and frees do not
+ * count (no stack_frees), so exactly allocs 1, 4 and 7 get stacks.
+ */
+static void test_stack_sample_one_in_n(struct kunit *test)
+{
+	struct kmemtrace_test_ctx *ctx = test->priv;
+	void *p[9];
+	unsigned long flags;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		p[i] = kmalloc(104, GFP_KERNEL);
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		kfree(p[i]);
+	KUNIT_ASSERT_EQ(test, kmemtrace_stack_configure(3, false), 0);
+	capture_begin(test, false);
+	local_irq_save(flags);
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		p[i] = kmalloc(104, GFP_ATOMIC);
+		kfree(p[i]);
+	}
+	local_irq_restore(flags);
+	capture_end(test);
+	kmemtrace_stack_configure(0, false);
+
+	for (i = 0; i < ctx->count; i++) {
+		const struct kmemtrace_event *ev = &ctx->capture.events[i];
+
+		if (ev->kind == KMEMTRACE_KIND_FREE) {
+			KUNIT_EXPECT_EQ(test, ev->stack_id, 0);
+			continue;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, ev->stack_id != 0, n % 3 == 0,
+				    "alloc %u of the run", n);
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(p));
+}
+#else
+static void test_stack_two_calls_deep(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_KMEMTRACE_STACKS");
+}
+
+static void test_stack_sample_one_in_n(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_KMEMTRACE_STACKS");
+}
+#endif
+
 static int kmemtrace_test_init(struct kunit *test)
 {
 	struct kmemtrace_test_ctx *ctx;
@@ -1493,6 +1686,10 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_nmi_event_counted_not_recorded),
 	KUNIT_CASE(test_late_files_for_offline_cpu),
 	KUNIT_CASE(test_cache_name_lockless),
+	KUNIT_CASE(test_named_scope_without_key),
+	KUNIT_CASE(test_alloc_tag_names_line),
+	KUNIT_CASE(test_stack_two_calls_deep),
+	KUNIT_CASE(test_stack_sample_one_in_n),
 	{}
 };
 

@@ -31,7 +31,7 @@
  * migrate; softirq, hardirq and NMI contexts use a per-CPU scope each, so
  * an interrupt never inherits the scope of the code it interrupted.
  * Scopes are only opened while kmemtrace records (a static key):
- * kmemtrace_api_reenter() costs one no-op while off, kmemtrace_api() a
+ * kmemtrace_api_unnamed() costs one no-op while off, kmemtrace_api() a
  * static branch and the previous scope kept to the function's end.
  *
  * See Documentation/trace/kmemtrace.rst.
@@ -77,7 +77,7 @@ struct kmemtrace_scope __kmemtrace_scope_reset(void)
 }
 EXPORT_SYMBOL_IF_KUNIT(__kmemtrace_scope_reset);
 
-/* For kmemtrace_api_reenter(): true if no API call named a caller yet. */
+/* For kmemtrace_api_unnamed(): true if no API call named a caller yet. */
 bool __kmemtrace_scope_unnamed(void)
 {
 	return !kmemtrace_scope_current()->caller;

@@ -39,6 +39,21 @@ for bad in 1 0 free allocatex "allocate release" " "; do
 done
 [ "$(cat $D/enabled)" = 1 ] || fail "bad buffers writes stopped recording"
 
+# stack_sample takes a number up to 2^32-1, stack_frees 0 or 1.
+for f in stack_sample stack_frees; do
+	for bad in -1 on abc " " "1 1" 4294967296; do
+		err=$(printf '%s' "$bad" | dd of=$D/$f 2>&1) &&
+			fail "writing '$bad' to $f succeeded"
+		case $err in
+		*"Invalid argument"*) ;;
+		*) fail "writing '$bad' to $f: '$err', want Invalid argument" ;;
+		esac
+		[ "$(cat $D/$f)" = 0 ] || fail "writing '$bad' changed $f"
+	done
+done
+err=$(printf 2 | dd of=$D/stack_frees 2>&1) && fail "writing 2 to stack_frees succeeded"
+[ "$(cat $D/stack_frees)" = 0 ] || fail "writing 2 changed stack_frees"
+
 # Still recording after the rejected writes, and nothing was lost.
 events0=$(events)
 ls -R /proc/self >/dev/null
@@ -48,7 +63,7 @@ events1=$(events)
 [ "$(cat $D/dropped)" = "$dropped0" ] ||
 	fail "dropped went from $dropped0 to $(cat $D/dropped)"
 # Read-only files, root or not: EINVAL, content unchanged.
-for f in abi_version dropped caches subbufs subbuf_size; do
+for f in abi_version dropped caches subbufs subbuf_size tags stacks; do
 	before=$(cat $D/$f)
 	err=$(printf 1 | dd of=$D/$f conv=notrunc 2>&1) && fail "writing $f succeeded"
 	case $err in

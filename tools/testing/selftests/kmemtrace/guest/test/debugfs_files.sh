@@ -20,6 +20,10 @@ mode_is stats 444
 mode_is caches 400
 mode_is subbufs 444
 mode_is subbuf_size 444
+mode_is tags 400
+mode_is stacks 400
+mode_is stack_sample 600
+mode_is stack_frees 600
 
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
 [ "$ncpu" -ge 2 ] || fail "want at least 2 CPUs, have $ncpu"
@@ -30,7 +34,7 @@ while [ $i -lt "$ncpu" ]; do
 done
 [ ! -e "$D/cpu$ncpu" ] || fail "cpu$ncpu exists with $ncpu CPUs"
 
-[ "$(cat $D/abi_version)" = 1 ] || fail "abi_version is $(cat $D/abi_version)"
+[ "$(cat $D/abi_version)" = 2 ] || fail "abi_version is $(cat $D/abi_version)"
 [ "$(cat $D/subbufs)" = 64 ] || fail "subbufs is $(cat $D/subbufs), want 64"
 [ "$(cat $D/subbuf_size)" = 65536 ] || fail "subbuf_size is $(cat $D/subbuf_size)"
 case $(cat $D/dropped) in
@@ -46,9 +50,22 @@ grep -v '^#' $D/caches | awk '$1 == 0 || seen[$1]++ { bad = 1 } END { exit bad }
 	fail "cache ids not distinct and nonzero"
 grep -q '^[0-9]* kmalloc-64 64 64$' $D/caches || fail "no kmalloc-64 in caches"
 
+# tags: a header, then "tag file:line function module" for every
+# codetag; the benchmark's kmalloc line is one, built in.
+[ "$(head -n 1 $D/tags)" = "# kmemtrace tags v1" ] || fail "tags header"
+grep -v '^#' $D/tags | awk 'NF != 4 || $1 !~ /^[0-9a-f]{16}$/ || $2 !~ /:[0-9]+$/ { bad = 1 }
+	END { exit bad }' || fail "tags lines want 4 fields: tag file:line function module"
+grep -q '^[0-9a-f]* lib/kmemtrace_bench.c:[0-9]* [a-z_]* -$' $D/tags ||
+	fail "no lib/kmemtrace_bench.c tag in tags"
+[ "$(grep -vc '^#' $D/tags)" = "$(tail -n +3 /proc/allocinfo | wc -l)" ] ||
+	fail "tags lists $(grep -vc '^#' $D/tags) tags, allocinfo $(tail -n +3 /proc/allocinfo | wc -l)"
+[ "$(cat $D/stack_sample)" = 0 ] || fail "stack_sample is not 0 at boot"
+[ "$(cat $D/stack_frees)" = 0 ] || fail "stack_frees is not 0 at boot"
+[ "$(head -n 1 $D/stacks)" = "# kmemtrace stacks v1" ] || fail "stacks header"
+
 [ "$(cat $D/enabled)" = 0 ] || fail "enabled at boot without kmemtrace.enable"
 echo 1 >$D/enabled || fail "cannot write 1"
 [ "$(cat $D/enabled)" = 1 ] || fail "enabled does not read 1"
 echo 0 >$D/enabled || fail "cannot write 0"
 [ "$(cat $D/enabled)" = 0 ] || fail "enabled does not read 0"
-echo "ok: modes, $ncpu cpu files, abi_version, geometry, enabled 0/1"
+echo "ok: modes, $ncpu cpu files, abi_version, geometry, tags, stacks, enabled 0/1"

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace stack traces: the kernel stack of a sample of the events, as
+ * a stack depot handle in the event's stack_id.
+ *
+ * The probes run inside the allocators with interrupts off, so they save
+ * stacks without letting the depot allocate: when its pools are full the
+ * event is flagged KMEMTRACE_FLAG_STACK_LOST and a work item gives the
+ * depot a new pool from process context.  Every handle put into an event
+ * is also entered, lock-free, into a table that the debugfs file "stacks"
+ * lists with the frames, so that a reader resolves exactly the handles it
+ * got and never has to pass one back to the kernel.
+ *
+ * Files in /sys/kernel/debug/kmemtrace:
+ *   stack_sample  one alloc event in N per CPU gets a stack; 0: none, 0600
+ *   stack_frees   "1": frees get stacks too, "0": allocs only, 0600
+ *   stacks        every stack in the table, with its frames, 0400
+ */
+
+#define pr_fmt(fmt) "kmemtrace: " fmt
+
+#include <linux/debugfs.h>
+#include <linux/hash.h>
+#include <linux/irq_work.h>
+#include <linux/kallsyms.h>
+#include <linux/moduleparam.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/stackdepot.h>
+#include <linux/stacktrace.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+#include <kunit/visibility.h>
+
+#include "kmemtrace.h"
+
+/* Frames saved per stack, kmemtrace's own included (see stack_trim()). */
+#define KMEMTRACE_STACK_DEPTH	32
+/* Handles the table lists: 64 KiB, allocated when stacks are first on. */
+#define KMEMTRACE_STACK_TABLE	(1U << 14)
+/* Slots tried from a handle's hash before it counts as unlisted. */
+#define KMEMTRACE_STACK_PROBES	32
+
+DEFINE_STATIC_KEY_FALSE(kmemtrace_stack_key);
+
+static DEFINE_MUTEX(kmemtrace_stack_mutex);	/* serialises the settings */
+static unsigned int kmemtrace_stack_sample;
+static bool kmemtrace_stack_frees;
+static u32 *kmemtrace_stack_table;
+
+/*
+ * Per CPU: events left before the next one sampled, and the counters the
+ * stacks file sums.
+ */
+struct kmemtrace_stack_cpu {
+	unsigned int	countdown;
+	unsigned long	captured;
+	unsigned long	lost;
+	unsigned long	unlisted;
+};
+
+static DEFINE_PER_CPU(struct kmemtrace_stack_cpu, kmemtrace_stack_cpu);
+
+static void kmemtrace_stack_refill(struct work_struct *work);
+static DECLARE_WORK(kmemtrace_stack_refill_work, kmemtrace_stack_refill);
+
+static void kmemtrace_stack_kick(struct irq_work *work)
+{
+	queue_work(system_unbound_wq, &kmemtrace_stack_refill_work);
+}
+
+static DEFINE_IRQ_WORK(kmemtrace_stack_irq_work, kmemtrace_stack_kick);
+
+/*
+ * Give the depot a spare pool.  It allocates one only while saving a
+ * stack it does not hold yet, so save a made-up one that no real stack
+ * matches: two words, this function and a number that grows.  Pages the
+ * depot takes here are kmemtrace's, not the traced code's: no event.
+ */
+static void kmemtrace_stack_refill(struct work_struct *work)
+{
+	static atomic_long_t refills;
+	unsigned long entries[2] = {
+		(unsigned long)kmemtrace_stack_refill,
+		atomic_long_inc_return(&refills),
+	};
+
+	scoped_class(kmemtrace_scope, kmt, 0, KMEMTRACE_SCOPE_SUPPRESS)
+		stack_depot_save_flags(entries, ARRAY_SIZE(entries), GFP_KERNEL,
+				       STACK_DEPOT_FLAG_CAN_ALLOC);
+}
+
+/* Enter @handle into the table; false if no slot was left for it. */
+static bool kmemtrace_stack_list(u32 handle)
+{
+	u32 *table = READ_ONCE(kmemtrace_stack_table);
+	unsigned int i, slot = hash_32(handle, ilog2(KMEMTRACE_STACK_TABLE));
+
+	for (i = 0; i < KMEMTRACE_STACK_PROBES; i++) {
+		u32 old = READ_ONCE(table[slot]);
+
+		if (old == handle)
+			return true;
+		if (!old) {
+			old = cmpxchg(&table[slot], 0, handle);
+			if (!old || old == handle)
+				return true;
+		}
+		slot = (slot + 1) & (KMEMTRACE_STACK_TABLE - 1);
+	}
+	return false;
+}
+
+/**
+ * __kmemtrace_stack() - give a sample of the events a stack
+ * @ev: the event being written, with its kind and flags set
+ *
+ * Context: From kmemtrace_fill(): interrupts disabled, not NMI.
+ */
+void __kmemtrace_stack(struct kmemtrace_event *ev)
+{
+	struct kmemtrace_stack_cpu *sc = this_cpu_ptr(&kmemtrace_stack_cpu);
+	unsigned long entries[KMEMTRACE_STACK_DEPTH];
+	depot_stack_handle_t handle;
+	unsigned int nr;
+
+	if (ev->kind == KMEMTRACE_KIND_FREE && !READ_ONCE(kmemtrace_stack_frees))
+		return;
+	if (sc->countdown > 1) {
+		sc->countdown--;
+		return;
+	}
+	sc->countdown = READ_ONCE(kmemtrace_stack_sample);
+
+	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	handle = stack_depot_save_flags(entries, nr, 0, 0);
+	if (!handle) {
+		ev->flags |= KMEMTRACE_FLAG_STACK_LOST;
+		sc->lost++;
+		irq_work_queue(&kmemtrace_stack_irq_work);
+		return;
+	}
+	ev->stack_id = handle;
+	sc->captured++;
+	if (!kmemtrace_stack_list(handle))
+		sc->unlisted++;
+}
+
+/*
+ * Set the sample rate: 0 stops capturing, N captures one event in N per
+ * CPU.  The first time, set up the depot and the table.
+ */
+static int kmemtrace_stack_set(unsigned int sample)
+{
+	int cpu, ret = 0;
+
+	mutex_lock(&kmemtrace_stack_mutex);
+	if (sample && !kmemtrace_stack_table) {
+		u32 *table;
+
+		ret = stack_depot_init();
+		if (ret)
+			goto out;
+		table = kvcalloc(KMEMTRACE_STACK_TABLE, sizeof(*table),
+				 GFP_KERNEL);
+		if (!table) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		WRITE_ONCE(kmemtrace_stack_table, table);
+		/* A spare pool, so that the first stacks are not lost. */
+		kmemtrace_stack_refill(NULL);
+	}
+	WRITE_ONCE(kmemtrace_stack_sample, sample);
+	/* Start each CPU's count afresh at the next event. */
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(&kmemtrace_stack_cpu, cpu)->countdown = 0;
+	if (sample)
+		static_branch_enable(&kmemtrace_stack_key);
+	else
+		static_branch_disable(&kmemtrace_stack_key);
+out:
+	mutex_unlock(&kmemtrace_stack_mutex);
+	return ret;
+}
+
+/**
+ * kmemtrace_stack_configure() - set stack capture
+ * @sample: capture one alloc event in @sample per CPU; 0 stops
+ * @frees: capture frees too
+ *
+ * For the KUnit test.
+ *
+ * Context: Process context, may sleep.
+ * Return: 0, or the error of setting up the stack depot.
+ */
+VISIBLE_IF_KUNIT int kmemtrace_stack_configure(unsigned int sample, bool frees)
+{
+	WRITE_ONCE(kmemtrace_stack_frees, frees);
+	return kmemtrace_stack_set(sample);
+}
+EXPORT_SYMBOL_IF_KUNIT(kmemtrace_stack_configure);
+
+/* === Boot parameters ===================================================== */
+
+#ifdef MODULE_PARAM_PREFIX
+#undef MODULE_PARAM_PREFIX
+#endif
+#define MODULE_PARAM_PREFIX "kmemtrace."
+
+static unsigned int kmemtrace_stack_sample_at_boot;
+
+static int param_set_stack_sample(const char *val,
+				  const struct kernel_param *kp)
+{
+	unsigned int num;
+
+	if (kstrtouint(val, 0, &num)) {
+		pr_err("invalid %s=%s: want a number, 0 for no stacks\n",
+		       kp->name, val);
+		return -EINVAL;
+	}
+	*(unsigned int *)kp->arg = num;
+	return 0;
+}
+
+static const struct kernel_param_ops kmemtrace_stack_sample_ops = {
+	.set	= param_set_stack_sample,
+	.get	= param_get_uint,
+};
+
+module_param_cb(stack_sample, &kmemtrace_stack_sample_ops,
+		&kmemtrace_stack_sample_at_boot, 0444);
+module_param_named(stack_frees, kmemtrace_stack_frees, bool, 0444);
+
+/**
+ * kmemtrace_stacks_boot() - apply kmemtrace.stack_sample=
+ *
+ * Context: Process context (kmemtrace's early_initcall), may sleep.
+ */
+void __init kmemtrace_stacks_boot(void)
+{
+	int ret;
+
+	if (!kmemtrace_stack_sample_at_boot)
+		return;
+	ret = kmemtrace_stack_set(kmemtrace_stack_sample_at_boot);
+	if (ret)
+		pr_err("cannot capture stacks: %d\n", ret);
+}
+
+/* === debugfs ============================================================= */
+
+static int stack_sample_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(kmemtrace_stack_sample);
+	return 0;
+}
+
+static int stack_sample_set(void *data, u64 val)
+{
+	if (val > UINT_MAX)
+		return -EINVAL;
+	return kmemtrace_stack_set(val);
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(stack_sample_fops, stack_sample_get,
+			 stack_sample_set, "%llu\n");
+
+static int stack_frees_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(kmemtrace_stack_frees);
+	return 0;
+}
+
+static int stack_frees_set(void *data, u64 val)
+{
+	if (val > 1)
+		return -EINVAL;
+	WRITE_ONCE(kmemtrace_stack_frees, val);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(stack_frees_fops, stack_frees_get, stack_frees_set,
+			 "%llu\n");
+
+/* Frames of kmemtrace itself and of the tracepoint that called it. */
+static bool stack_frame_ours(unsigned long addr)
+{
+	static const char * const prefixes[] = {
+		"__kmemtrace_", "kmemtrace_", "probe_", "__traceiter_",
+		"__probestub_", "stack_trace_save", "arch_stack_walk",
+	};
+	char name[KSYM_NAME_LEN];
+	unsigned int i;
+
+	if (lookup_symbol_name(addr, name))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (str_has_prefix(name, prefixes[i]))
+			return true;
+	return false;
+}
+
+static int stacks_show(struct seq_file *m, void *v)
+{
+	unsigned long captured = 0, lost = 0, unlisted = 0;
+	u32 *table = READ_ONCE(kmemtrace_stack_table);
+	unsigned int i, j;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct kmemtrace_stack_cpu *sc =
+			per_cpu_ptr(&kmemtrace_stack_cpu, cpu);
+
+		captured += READ_ONCE(sc->captured);
+		lost += READ_ONCE(sc->lost);
+		unlisted += READ_ONCE(sc->unlisted);
+	}
+	seq_puts(m, "# kmemtrace stacks v1\n");
+	seq_printf(m, "# captured %lu lost %lu unlisted %lu\n", captured, lost,
+		   unlisted);
+	for (i = 0; table && i < KMEMTRACE_STACK_TABLE; i++) {
+		u32 handle = READ_ONCE(table[i]);
+		unsigned long *entries;
+		unsigned int nr;
+
+		if (!handle)
+			continue;
+		nr = stack_depot_fetch(handle, &entries);
+		for (j = 0; j < nr && stack_frame_ours(entries[j]); j++)
+			;
+		seq_printf(m, "stack %08x %u\n", handle, nr - j);
+		for (; j < nr; j++)
+			seq_printf(m, " %016lx %pS\n", entries[j],
+				   (void *)entries[j]);
+		cond_resched();
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stacks);
+
+/**
+ * kmemtrace_stacks_debugfs() - create the stack files
+ * @dir: /sys/kernel/debug/kmemtrace
+ */
+void __init kmemtrace_stacks_debugfs(struct dentry *dir)
+{
+	debugfs_create_file_unsafe("stack_sample", 0600, dir, NULL,
+				   &stack_sample_fops);
+	debugfs_create_file_unsafe("stack_frees", 0600, dir, NULL,
+				   &stack_frees_fops);
+	debugfs_create_file("stacks", 0400, dir, NULL, &stacks_fops);
+}
