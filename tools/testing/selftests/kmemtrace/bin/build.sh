@@ -49,7 +49,12 @@ if [ -e "$SRC/.config" ] || [ -d "$SRC/include/config" ]; then
 fi
 
 kmt_log "building kernel '$name' in $OUT (log: $LOG)"
-if ! { configure "$@" && verify "$@" && $KMAKE bzImage; } >"$LOG" 2>&1; then
+# A kernel with modules also builds them (the samples/kmemtrace tests').
+modules() {
+	! grep -q '^CONFIG_MODULES=y' "$OUT/.config" || $KMAKE modules
+}
+
+if ! { configure "$@" && verify "$@" && $KMAKE bzImage && modules; } >"$LOG" 2>&1; then
 	tail -n 30 "$LOG"
 	kmt_die "kernel '$name' failed to build; full log: $LOG"
 fi

@@ -33,6 +33,13 @@ for d in "$GUEST"/*/; do
 	mkdir -p "$ROOT/kmt/$mode"
 	cp "$d"*.sh "$ROOT/kmt/$mode/"
 done
+# The sample modules of the test kernel (or of kernel $KMT_MODULES_KERNEL),
+# when it was built with modules, for the guest/modules tests.
+for ko in "$(kmt_build "${KMT_MODULES_KERNEL:-kmemtrace}")"/samples/kmemtrace/*.ko; do
+	[ -f "$ko" ] || continue
+	mkdir -p "$ROOT/kmt/modules"
+	cp "$ko" "$ROOT/kmt/modules/"
+done
 # Debian's trace-cmd with its shared libraries, at the paths ldd names.
 TRACE_CMD=$(command -v trace-cmd) || kmt_die "no trace-cmd (install trace-cmd)"
 mkdir -p "$ROOT/usr/bin"
