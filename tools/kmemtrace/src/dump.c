@@ -32,12 +32,14 @@ static void dump_usage(int status)
 		"  Print the valid events of the cpuN files of DIR, or of one FILE, one\n"
 		"  line per event, in time order (each CPU's in the order recorded):\n"
 		"    cpu seq ts kind type site ptr req alloc gfp node pid order cache_id\n"
-		"    [migratetype] [cache] [flags] [sym]\n"
+		"    stack_id tag [migratetype] [cache] [flags] [sym]\n"
+		"  stack_id and tag are 0 in ABI 1 traces, which are read too.\n"
 		"  migratetype is shown for page allocations, cache (the cache name) for\n"
-		"  kmem_cache events when DIR/caches names it, flags (irq, backing) when\n"
-		"  any is set, sym (the symbolized call site) when symbols are known\n"
-		"  (DIR/kallsyms, -s or -k); warns when they do not match the _text or\n"
-		"  build id in DIR/header.  Exits 1 when no event is valid.\n"
+		"  kmem_cache events when DIR/caches names it, flags (irq, backing,\n"
+		"  unpaired, stack_lost) when any is set, sym (the symbolized call site)\n"
+		"  when symbols are known (DIR/kallsyms, -s or -k); warns when they do\n"
+		"  not match the _text or build id in DIR/header.  Exits 1 when no event\n"
+		"  is valid.\n"
 		"\n"
 		"     -k/--vmlinux VMLINUX  symbolize call sites with this vmlinux (libdw)\n"
 		"     -s/--symbols SYMFILE  use this kallsyms or System.map file\n"
@@ -158,8 +160,8 @@ struct dump_ctx {
 	struct kmt_map cache_index;
 	size_t *cache_lens;
 	char **cache_names;
-	char flags[8][64];
-	size_t flags_len[8];
+	char flags[16][64];
+	size_t flags_len[16];
 	/* " KIND TYPE site=0x" of each valid kind and type */
 	char kind_type[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1][32];
 	size_t kind_type_len[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
@@ -253,7 +255,7 @@ static inline char *dump_ts(struct dump_ctx *d, char *p,
 #define DUMP_NAME_MAX	256
 
 /* Room for a line: every number at its longest, and three names. */
-#define DUMP_LINE_MAX	(16 * FMT_U64_MAX + 128 + 3 * (DUMP_NAME_MAX + 32))
+#define DUMP_LINE_MAX	(18 * FMT_U64_MAX + 160 + 4 * (DUMP_NAME_MAX + 32))
 
 /*
  * Write " KEY" and the name @s of @len bytes, readable 16 bytes at a time,
@@ -305,6 +307,10 @@ static void dump_event(struct dump_ctx *d, const struct kmemtrace_event *ev,
 	p = fmt_u64(p, ev->order);
 	p = fmt_lit(p, " cache_id=");
 	p = fmt_u64(p, ev->cache_id);
+	p = fmt_lit(p, " stack_id=0x");
+	p = fmt_x64(p, ev->stack_id);
+	p = fmt_lit(p, " tag=0x");
+	p = fmt_x64(p, ev->tag);
 	if (ev->type == KMEMTRACE_TYPE_PAGES && ev->kind == KMEMTRACE_KIND_ALLOC) {
 		p = fmt_lit(p, " migratetype=");
 		p = fmt_u64(p, ev->migratetype);

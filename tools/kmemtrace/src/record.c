@@ -224,8 +224,8 @@ static int check_debugfs(const char *dir)
 	if (ret)
 		err_msg("%s: %s", path, ret == -EINVAL ? "not a number" : strerror(-ret));
 	else if (abi != KMEMTRACE_ABI_VERSION)
-		err_msg("%s: ABI version %llu, this kmemtrace supports %d", path,
-			(unsigned long long)abi, KMEMTRACE_ABI_VERSION);
+		err_msg("%s: ABI version %llu, this kmemtrace records version %d only",
+			path, (unsigned long long)abi, KMEMTRACE_ABI_VERSION);
 	free(path);
 	return ret || abi != KMEMTRACE_ABI_VERSION ? -1 : 0;
 }

@@ -23,6 +23,9 @@
 #define __kmt_attribute(x)	__attribute__((x))
 #define __printf(a, b)		__kmt_attribute(format(printf, a, b))
 #endif
+#ifndef __packed
+#define __packed		__attribute__((packed))
+#endif
 
 /**
  * add_u64_sat() - add to a 64-bit total, saturating instead of wrapping

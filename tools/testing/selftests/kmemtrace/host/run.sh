@@ -120,7 +120,7 @@ mkheader() {
 		echo '# kmemtrace header v1'
 		for kv in kernel_release=6.12.0-kmt machine=x86_64 build_id=$BUILD_ID \
 			text=0xffffffff81000000 clock=local cpus=2 page_size=4096 \
-			byte_order=$HOST_ORDER abi_version=1; do
+			byte_order=$HOST_ORDER abi_version=2; do
 			for o in "$@"; do
 				[ "${o%%=*}" = "${kv%%=*}" ] && kv=$o
 			done
@@ -146,7 +146,7 @@ basic_trace() {
 		seq=5,ts=1500,type=cache,cache=3,site=0xffffffff81000220,ptr=0xffff888000003000,req=192,alloc=192,gfp=0xcc0,pid=42,node=0 \
 		seq=8,ts=2500,kind=free,ptr=0xffff888000002000,site=0xffffffff81000210 &&
 	echo 3 > "$1/dropped" &&
-	echo 1 > "$1/abi_version" &&
+	echo 2 > "$1/abi_version" &&
 	echo "$KALLSYMS" > "$1/kallsyms"
 }
 
@@ -345,7 +345,7 @@ t_report_dropped_unknown_and_invalid() {
 		expect_has out "invalid: 1 problems, events skipped (see kmemtrace check)" &&
 		expect_has out "dropped: unknown (no dropped file), 8 seen as seq gaps" &&
 		expect_err <<-'END'
-	kmemtrace: t/cpu0: event 2 (offset 160): bad magic 0x1234
+	kmemtrace: t/cpu0: event 2 (offset 176): bad magic 0x1234
 	END
 }
 
@@ -356,8 +356,8 @@ t_all_events_invalid() {
 		run $cmd t
 		expect_rc 1 && expect_out < /dev/null && expect_err <<-'END' || return 1
 		kmemtrace: t/cpu0: event 0 (offset 0): bad magic 0x1234
-		kmemtrace: t/cpu0: event 1 (offset 80): unsupported abi_version 9 (expected 1)
-		kmemtrace: t/cpu1: truncated event at offset 0 (40 bytes, file size not a multiple of 80)
+		kmemtrace: t/cpu0: event 1 (offset 88): unsupported abi_version 9 (expected 2)
+		kmemtrace: t/cpu1: truncated event at offset 0 (40 bytes, file size not a multiple of 88)
 		kmemtrace: t: no valid event, 3 problems (see kmemtrace check)
 		END
 	done
@@ -1177,7 +1177,7 @@ t_check_detects_bad_magic() {
 	mk t/cpu0 "" "" && mk t/cpu1 "" "" magic=0x1234 "" || return 1
 	run check t
 	expect_rc 1 && expect_has out "result: 1 problems" && expect_err <<-'END'
-	kmemtrace: t/cpu1: event 2 (offset 160): bad magic 0x1234
+	kmemtrace: t/cpu1: event 2 (offset 176): bad magic 0x1234
 	END
 }
 
@@ -1222,8 +1222,8 @@ t_check_detects_mixed_byte_orders() {
 	result: 2 problems
 	END
 	expect_err <<-'END'
-	kmemtrace: t/cpu0: event 2 (offset 160): byte order differs from the first event of the stream (mixed byte orders)
-	kmemtrace: t/cpu1: event 1 (offset 80): byte order differs from the first event of the stream (mixed byte orders)
+	kmemtrace: t/cpu0: event 2 (offset 176): byte order differs from the first event of the stream (mixed byte orders)
+	kmemtrace: t/cpu1: event 1 (offset 88): byte order differs from the first event of the stream (mixed byte orders)
 	END
 }
 
@@ -1233,7 +1233,7 @@ t_check_detects_truncated_file() {
 	run check t
 	expect_rc 1 && expect_has out "cpu0: events 2, first seq 0, last seq 1, gaps 0" &&
 		expect_err <<-'END'
-	kmemtrace: t/cpu0: truncated event at offset 160 (40 bytes, file size not a multiple of 80)
+	kmemtrace: t/cpu0: truncated event at offset 176 (40 bytes, file size not a multiple of 88)
 	END
 }
 
@@ -1243,26 +1243,27 @@ t_check_detects_seq_backwards() {
 	run check t
 	expect_rc 1 && expect_has out "cpu3: events 3, first seq 7, last seq 9, gaps 0" &&
 		expect_err <<-'END'
-	kmemtrace: t/cpu3: event 2 (offset 160): seq 4 not above previous seq 8
-	kmemtrace: t/cpu3: event 3 (offset 240): seq 8 not above previous seq 8
+	kmemtrace: t/cpu3: event 2 (offset 176): seq 4 not above previous seq 8
+	kmemtrace: t/cpu3: event 3 (offset 264): seq 8 not above previous seq 8
 	END
 }
 
 t_check_detects_bad_fields() {
-	mktrace t && echo 2 > t/abi_version || return 1
-	mk t/cpu1 kind=0 kind=4 type=0 type=6 flags=8 flags=0xff03 abi=2 cpu=0 \
-		kind=realloc,flags=3 || return 1
+	mktrace t && echo 3 > t/abi_version || return 1
+	mk t/cpu1 kind=0 kind=4 type=0 type=6 flags=16 flags=0xff03 abi=3 cpu=0 \
+		kind=realloc,flags=3 abi=1 || return 1
 	run check t
-	expect_rc 1 && expect_has out "result: 9 problems" && expect_err <<-'END'
-	kmemtrace: t/abi_version: ABI version 2, this kmemtrace supports 1
+	expect_rc 1 && expect_has out "result: 10 problems" && expect_err <<-'END'
+	kmemtrace: t/abi_version: ABI version 3, this kmemtrace reads 1 to 2
 	kmemtrace: t/cpu1: event 0 (offset 0): bad kind 0
-	kmemtrace: t/cpu1: event 1 (offset 80): bad kind 4
-	kmemtrace: t/cpu1: event 2 (offset 160): bad type 0
-	kmemtrace: t/cpu1: event 3 (offset 240): bad type 6
-	kmemtrace: t/cpu1: event 4 (offset 320): bad flags 0x8
-	kmemtrace: t/cpu1: event 5 (offset 400): bad flags 0xff03
-	kmemtrace: t/cpu1: event 6 (offset 480): unsupported abi_version 2 (expected 1)
-	kmemtrace: t/cpu1: event 7 (offset 560): cpu field 0 does not match file cpu1
+	kmemtrace: t/cpu1: event 1 (offset 88): bad kind 4
+	kmemtrace: t/cpu1: event 2 (offset 176): bad type 0
+	kmemtrace: t/cpu1: event 3 (offset 264): bad type 6
+	kmemtrace: t/cpu1: event 4 (offset 352): bad flags 0x10
+	kmemtrace: t/cpu1: event 5 (offset 440): bad flags 0xff03
+	kmemtrace: t/cpu1: event 6 (offset 528): unsupported abi_version 3 (expected 2)
+	kmemtrace: t/cpu1: event 7 (offset 616): cpu field 0 does not match file cpu1
+	kmemtrace: t/cpu1: event 9 (offset 792): abi_version 1 differs from the first event of the stream (2)
 	END
 }
 
@@ -1309,12 +1310,12 @@ t_dump_sorted_by_timestamp() {
 	basic_trace t || return 1
 	run dump t
 	expect_rc 0 && expect_out <<-'END'
-	cpu=0 seq=0 ts=1000 alloc kmalloc site=0xffffffff81000110 ptr=0xffff888000001000 req=100 alloc=128 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 sym=foo_alloc+0x10
-	cpu=1 seq=5 ts=1500 alloc cache site=0xffffffff81000220 ptr=0xffff888000003000 req=192 alloc=192 gfp=0xcc0 node=0 pid=42 order=0 cache_id=3 sym=bar_create+0x20
-	cpu=0 seq=1 ts=2000 alloc kmalloc site=0xffffffff81000110 ptr=0xffff888000002000 req=50 alloc=64 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 sym=foo_alloc+0x10
-	cpu=1 seq=8 ts=2500 free kmalloc site=0xffffffff81000210 ptr=0xffff888000002000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 sym=bar_create+0x10
-	cpu=0 seq=2 ts=3000 free kmalloc site=0xffffffff81000210 ptr=0xffff888000001000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 sym=bar_create+0x10
-	cpu=0 seq=3 ts=4000 alloc pages site=0xffffffffc0001010 ptr=0xffffea0000001000 req=8192 alloc=8192 gfp=0x0 node=-1 pid=0 order=1 cache_id=0 migratetype=2 sym=mod_fn+0x10 [mymod]
+	cpu=0 seq=0 ts=1000 alloc kmalloc site=0xffffffff81000110 ptr=0xffff888000001000 req=100 alloc=128 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 sym=foo_alloc+0x10
+	cpu=1 seq=5 ts=1500 alloc cache site=0xffffffff81000220 ptr=0xffff888000003000 req=192 alloc=192 gfp=0xcc0 node=0 pid=42 order=0 cache_id=3 stack_id=0x0 tag=0x0 sym=bar_create+0x20
+	cpu=0 seq=1 ts=2000 alloc kmalloc site=0xffffffff81000110 ptr=0xffff888000002000 req=50 alloc=64 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 sym=foo_alloc+0x10
+	cpu=1 seq=8 ts=2500 free kmalloc site=0xffffffff81000210 ptr=0xffff888000002000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 sym=bar_create+0x10
+	cpu=0 seq=2 ts=3000 free kmalloc site=0xffffffff81000210 ptr=0xffff888000001000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 sym=bar_create+0x10
+	cpu=0 seq=3 ts=4000 alloc pages site=0xffffffffc0001010 ptr=0xffffea0000001000 req=8192 alloc=8192 gfp=0x0 node=-1 pid=0 order=1 cache_id=0 stack_id=0x0 tag=0x0 migratetype=2 sym=mod_fn+0x10 [mymod]
 	END
 }
 
@@ -1380,16 +1381,16 @@ t_dump_flags_and_caches() {
 	flag_trace t || return 1
 	run dump t
 	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
-	cpu=0 seq=0 ts=1000 alloc cache site=0xffffffff81000220 ptr=0xffff888000003000 req=192 alloc=192 gfp=0x0 node=-1 pid=7 order=0 cache_id=3 cache=kmalloc-192 flags=irq
-	cpu=0 seq=1 ts=2000 alloc pages site=0xffffffff81000220 ptr=0xffffea0000001000 req=4096 alloc=4096 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 migratetype=1 flags=backing
-	cpu=0 seq=2 ts=3000 realloc kmalloc site=0xffffffff81000110 ptr=0xffff888000001000 req=60 alloc=64 gfp=0x0 node=-1 pid=0 order=0 cache_id=0
-	cpu=0 seq=3 ts=4000 free pages site=0x0 ptr=0xffffea0000001000 req=4096 alloc=4096 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 flags=irq,backing
-	cpu=0 seq=4 ts=5000 free cache site=0xffffffff81000210 ptr=0xffff888000004000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=4
+	cpu=0 seq=0 ts=1000 alloc cache site=0xffffffff81000220 ptr=0xffff888000003000 req=192 alloc=192 gfp=0x0 node=-1 pid=7 order=0 cache_id=3 stack_id=0x0 tag=0x0 cache=kmalloc-192 flags=irq
+	cpu=0 seq=1 ts=2000 alloc pages site=0xffffffff81000220 ptr=0xffffea0000001000 req=4096 alloc=4096 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 migratetype=1 flags=backing
+	cpu=0 seq=2 ts=3000 realloc kmalloc site=0xffffffff81000110 ptr=0xffff888000001000 req=60 alloc=64 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0
+	cpu=0 seq=3 ts=4000 free pages site=0x0 ptr=0xffffea0000001000 req=4096 alloc=4096 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 flags=irq,backing
+	cpu=0 seq=4 ts=5000 free cache site=0xffffffff81000210 ptr=0xffff888000004000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=4 stack_id=0x0 tag=0x0
 	END
 	# One file alone has no caches file to name its caches.
 	run dump t/cpu0
 	expect_rc 0 && head -n 1 out > first && expect_file first <<-'END'
-	cpu=0 seq=0 ts=1000 alloc cache site=0xffffffff81000220 ptr=0xffff888000003000 req=192 alloc=192 gfp=0x0 node=-1 pid=7 order=0 cache_id=3 flags=irq
+	cpu=0 seq=0 ts=1000 alloc cache site=0xffffffff81000220 ptr=0xffff888000003000 req=192 alloc=192 gfp=0x0 node=-1 pid=7 order=0 cache_id=3 stack_id=0x0 tag=0x0 flags=irq
 	END
 }
 
@@ -1409,12 +1410,12 @@ t_dump_numbers_exact() {
 		0 99999999 9999999999999999 0xffffffffffffffff 0xffffffffffffffff 18446744073709551615 18446744073709551614 0x7fffffff -1 7 \
 		0 100000000 10000000000000000 0 1 1 0 0 -1 0 \
 		0 100000001 18446744073709551615 1 0 0 1 0 -1 0 \
-		4294967295 18446744073709551614 0 16 1 100000000 99999999 0 -1 0 \
+		65535 18446744073709551614 0 16 1 100000000 99999999 0 -1 0 \
 		0 18446744073709551615 12345 17 2 1000 1000 0 -1 0
 	: > spec && : > expected
 	while [ $# -ge 10 ]; do
 		echo "cpu=$1,seq=$2,ts=$3,site=$4,ptr=$5,req=$6,alloc=$7,gfp=$8,node=$9,pid=${10}" >> spec
-		printf 'cpu=%u seq=%s ts=%s alloc kmalloc site=0x%x ptr=0x%x req=%s alloc=%s gfp=0x%x node=%d pid=%u order=0 cache_id=0\n' \
+		printf 'cpu=%u seq=%s ts=%s alloc kmalloc site=0x%x ptr=0x%x req=%s alloc=%s gfp=0x%x node=%d pid=%u order=0 cache_id=0 stack_id=0x0 tag=0x0\n' \
 			"$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" >> expected
 		shift 10
 	done
@@ -1426,7 +1427,7 @@ t_dump_numbers_exact() {
 	expect_rc 0 && expect_err < /dev/null && expect_out < expected || return 1
 	run dump cpu3
 	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END'
-	cpu=3 seq=5 ts=1000 alloc pages site=0x0 ptr=0x0 req=4194304 alloc=4194304 gfp=0x0 node=0 pid=0 order=10 cache_id=0 migratetype=3
+	cpu=3 seq=5 ts=1000 alloc pages site=0x0 ptr=0x0 req=4194304 alloc=4194304 gfp=0x0 node=0 pid=0 order=10 cache_id=0 stack_id=0x0 tag=0x0 migratetype=3
 	END
 }
 
@@ -1444,10 +1445,77 @@ t_swapped_endian_new_fields() {
 	done
 }
 
+# An ABI 1 trace (80-byte events) reads as the same trace in ABI 2, in
+# either byte order: every command prints the same, stack_id and tag 0.
+t_abi1_trace_reads_as_abi2() {
+	basic_trace v2 || return 1
+	for order in native swapped; do
+		s=
+		[ $order = swapped ] && s=-s
+		mkdir $order && cp v2/kallsyms v2/dropped $order/ &&
+			echo 1 > $order/abi_version || return 1
+		if [ $order = swapped ]; then
+			mkheader $order abi_version=1 byte_order=$OTHER_ORDER
+		else
+			mkheader $order abi_version=1
+		fi || return 1
+		mk -1 $s $order/cpu0 \
+			site=0xffffffff81000110,ptr=0xffff888000001000,req=100,alloc=128 \
+			site=0xffffffff81000110,ptr=0xffff888000002000,req=50,alloc=64 \
+			kind=free,site=0xffffffff81000210,ptr=0xffff888000001000 \
+			type=pages,order=1,mt=2,site=0xffffffffc0001010,ptr=0xffffea0000001000,req=8192,alloc=8192 &&
+		mk -1 $s $order/cpu1 \
+			seq=5,ts=1500,type=cache,cache=3,site=0xffffffff81000220,ptr=0xffff888000003000,req=192,alloc=192,gfp=0xcc0,pid=42,node=0 \
+			seq=8,ts=2500,kind=free,ptr=0xffff888000002000,site=0xffffffff81000210 ||
+			return 1
+		[ "$(wc -c < $order/cpu0)" -eq 320 ] ||
+			fail "$order/cpu0 is not 4 events of 80 bytes" || return 1
+		for cmd in report check dump; do
+			run $cmd v2 && expect_rc 0 && mv out v2.out &&
+				run $cmd $order && expect_rc 0 &&
+				expect_err < /dev/null || return 1
+			diff -u v2.out out >&2 ||
+				fail "$cmd of the $order ABI 1 trace differs" || return 1
+		done
+	done
+}
+
+# Problems of an ABI 1 stream are at its offsets; what ABI 1 lacked is
+# invalid there (flag 8), and so is what ABI 2 cannot hold (a cpu above
+# 65535) and an ABI 2 event.
+t_abi1_stream_problems() {
+	mktrace t && mkheader t abi_version=1 || return 1
+	mk -1 -t 40 t/cpu0 "" cpu=70000 flags=8 abi=2 "" "" || return 1
+	run check t
+	expect_rc 1 && expect_out <<-'END' && expect_err <<-'END'
+	cpu0: events 2, first seq 0, last seq 4, gaps 3
+	total: events 2, gaps 3, dropped unknown
+	result: 4 problems
+	END
+	kmemtrace: t/cpu0: event 1 (offset 80): cpu field above 65535
+	kmemtrace: t/cpu0: event 2 (offset 160): bad flags 0x8
+	kmemtrace: t/cpu0: event 3 (offset 240): abi_version 2 differs from the first event of the stream (1)
+	kmemtrace: t/cpu0: truncated event at offset 400 (40 bytes, file size not a multiple of 80)
+	END
+}
+
+# dump shows the stack depot handle and the codetag of ABI 2 events, and
+# the flag stack_lost.
+t_dump_stack_id_and_tag() {
+	mktrace t &&
+		mk t/cpu0 stack=0x1a0040,tag=0xffffffff82b1c3a0,site=0x10,ptr=0x100,req=8,alloc=8 \
+			flags=stack_lost,tag=0xffffffffa0002040 || return 1
+	run dump t
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END'
+	cpu=0 seq=0 ts=1000 alloc kmalloc site=0x10 ptr=0x100 req=8 alloc=8 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x1a0040 tag=0xffffffff82b1c3a0
+	cpu=0 seq=1 ts=2000 alloc kmalloc site=0x0 ptr=0x0 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0xffffffffa0002040 flags=stack_lost
+	END
+}
+
 # fake_debugfs DIR: plain files standing in for /sys/kernel/debug/kmemtrace;
 # cpu1 dropped 7 events, and an earlier reader took 2 before seq 9
 fake_debugfs() {
-	mkdir -p "$1" && echo 0 > "$1/enabled" && echo 1 > "$1/abi_version" &&
+	mkdir -p "$1" && echo 0 > "$1/enabled" && echo 2 > "$1/abi_version" &&
 		echo 7 > "$1/dropped" && echo "$KALLSYMS" > kallsyms &&
 		printf '%s\n' '# kmemtrace stats v1' '# cpu events dropped next_seq' \
 			'0 2 0 2' '1 3 7 10' > "$1/stats" &&
@@ -1460,7 +1528,7 @@ t_record_fake_debugfs() {
 	fake_debugfs fake || return 1
 	run record -D fake -o rec -K kallsyms -- sh -c 'cat fake/enabled > seen'
 	expect_rc 0 && expect_out < /dev/null && expect_err <<-'END' || return 1
-	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	expect_file seen <<-'END' || return 1
 	1
@@ -1490,7 +1558,7 @@ t_record_without_stats_and_caches() {
 	kmemtrace: rec: removed 2 files of an earlier recording
 	kmemtrace: warning: fake/stats: not found (older kernel?), check cannot account for lost events per CPU
 	kmemtrace: warning: fake/caches: not found (older kernel?), report will show cache ids without names
-	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	[ ! -e rec/stats ] && [ ! -e rec/caches ] ||
 		fail "stale rec/stats or rec/caches left" || return 1
@@ -1516,7 +1584,7 @@ t_record_replaces_earlier_recording() {
 	kmemtrace: rec: removed 8 files of an earlier recording
 	kmemtrace: missing: No such file or directory
 	kmemtrace: warning: no kallsyms in rec, report will not symbolize
-	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	ls rec > files
 	expect_file files <<-'END' || return 1
@@ -1565,7 +1633,7 @@ t_record_writes_header() {
 	run record -D fake -o rec -K kallsyms --notes notes -- sh -c ': "$@"' x \
 		"it's" "$(printf 'a\tb')" '' '$HOME'
 	expect_rc 0 && expect_err <<-'END' || return 1
-	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	grep -Eq '^start_time=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$' \
 		rec/header || fail "no start_time in rec/header" || return 1
@@ -1583,7 +1651,7 @@ t_record_writes_header() {
 	cpus_online=$(getconf _NPROCESSORS_ONLN)
 	page_size=$(getconf PAGESIZE)
 	byte_order=$HOST_ORDER
-	abi_version=1
+	abi_version=2
 	command=kmemtrace record -D fake -o rec -K kallsyms --notes notes -- sh -c ': "\$@"' x 'it'\''s' \$'a\x09b' '' '\$HOME'
 	END
 	for cmd in report check dump; do
@@ -1597,7 +1665,7 @@ t_record_writes_header() {
 	kmemtrace: rec: removed 9 files of an earlier recording
 	kmemtrace: warning: notes: no GNU build id note, the header has no build_id
 	kmemtrace: warning: kallsyms: no _text address (kptr_restrict?), the header has no text
-	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	! grep -q '^build_id=\|^text=' rec/header || fail "build_id or text written" ||
 		return 1
@@ -1627,7 +1695,7 @@ t_record_saves_comms() {
 		sleep 0.5
 		kill $alive' sh "$MKSTREAM"
 	expect_rc 0 && expect_err <<-'END' || return 1
-	kmemtrace: recorded 5 events (400 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 5 events (440 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	read -r alive gone < pids || return 1
 	head -n 1 rec/comms > first
@@ -1710,11 +1778,11 @@ t_record_progress_on_terminal() {
 	esc=$(printf '\033')
 	cr=$(printf '\r')
 	tr '\r' '\n' < tty | sed "s/$esc\\[K//g" | grep -v '^$' > lines
-	grep -Eq '^kmemtrace: 1s, [0-9]+ events/s, 240 B written, 2 dropped \| cpu0 [0-9]+ cpu1 [0-9]+ cpu2 0( cpu[0-9]+ 0)* \.\.\.$' lines ||
+	grep -Eq '^kmemtrace: 1s, [0-9]+ events/s, 264 B written, 2 dropped \| cpu0 [0-9]+ cpu1 [0-9]+ cpu2 0( cpu[0-9]+ 0)* \.\.\.$' lines ||
 		fail "no progress line after 1 s" || return 1
 	! awk 'length > 79' lines | grep -q . || fail "progress line too long" ||
 		return 1
-	grep -Fq "${esc}[K${cr}${esc}[Kkmemtrace: recorded 3 events (240 bytes) from 12 CPUs into rec, 9 dropped" tty ||
+	grep -Fq "${esc}[K${cr}${esc}[Kkmemtrace: recorded 3 events (264 bytes) from 12 CPUs into rec, 9 dropped" tty ||
 		fail "progress line not erased before the last message" || return 1
 	echo 7 > fake/dropped || return 1
 	script -qec "'$KMT' record -q -D fake -o rec -K kallsyms -- sleep 1.5" \
@@ -1722,7 +1790,7 @@ t_record_progress_on_terminal() {
 	tr -d '\r' < tty > lines
 	expect_file lines <<-'END'
 	kmemtrace: rec: removed 19 files of an earlier recording
-	kmemtrace: recorded 3 events (240 bytes) from 12 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (264 bytes) from 12 CPUs into rec, 7 dropped
 	END
 }
 
@@ -1732,7 +1800,7 @@ t_record_cpu_appears() {
 	fake_debugfs fake && mv fake/cpu1 cpu1.later || return 1
 	run record -D fake -o rec -K kallsyms -- sh -c 'sleep 0.3; cp cpu1.later fake/cpu1; sleep 0.3'
 	expect_rc 0 && expect_err <<-'END' || return 1
-	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	cmp -s cpu1.later rec/cpu1 || fail "rec/cpu1 is not the cpu1 that appeared" ||
 		return 1
@@ -1767,7 +1835,7 @@ t_record_duration_limit() {
 	kill -TERM $pid
 	wait $pid
 	rc=$?
-	expect_rc 0 && expect_has err "recorded 3 events (240 bytes) from 2 CPUs into rec"
+	expect_rc 0 && expect_has err "recorded 3 events (264 bytes) from 2 CPUs into rec"
 }
 
 t_record_errors() {
@@ -1775,12 +1843,12 @@ t_record_errors() {
 	expect_rc 1 && expect_err <<-'END' || return 1
 	kmemtrace: nodir: No such file or directory (is debugfs mounted and CONFIG_KMEMTRACE on?)
 	END
-	fake_debugfs fake && echo 2 > fake/abi_version || return 1
+	fake_debugfs fake && echo 1 > fake/abi_version || return 1
 	run record -D fake -o rec -- true
 	expect_rc 1 && expect_err <<-'END' || return 1
-	kmemtrace: fake/abi_version: ABI version 2, this kmemtrace supports 1
+	kmemtrace: fake/abi_version: ABI version 1, this kmemtrace records version 2 only
 	END
-	echo 1 > fake/abi_version || return 1
+	echo 2 > fake/abi_version || return 1
 	run record -D fake -o rec -K kallsyms -- ./no-such-command
 	expect_rc 1 && expect_has err "kmemtrace: ./no-such-command: No such file or directory" &&
 		expect_file fake/enabled <<-'END'
@@ -1828,10 +1896,11 @@ t_header_missing_or_malformed() {
 	kmemtrace: t/header: line 1: not "# kmemtrace header vN", file ignored
 	END
 	# What the header says must match the streams.
-	mkheader t byte_order=$OTHER_ORDER abi_version=2 || return 1
+	mkheader t byte_order=$OTHER_ORDER abi_version=1 || return 1
 	run check t
-	expect_rc 1 && expect_has out "result: 3 problems" && expect_err <<-END
-	kmemtrace: t/header: ABI version 2, this kmemtrace supports 1
+	expect_rc 1 && expect_has out "result: 4 problems" && expect_err <<-END
+	kmemtrace: t/cpu0: events are ABI version 2, but t/header says 1
+	kmemtrace: t/cpu1: events are ABI version 2, but t/header says 1
 	kmemtrace: t/cpu0: events are $HOST_ORDER-endian, but t/header says $OTHER_ORDER
 	kmemtrace: t/cpu1: events are $HOST_ORDER-endian, but t/header says $OTHER_ORDER
 	END
@@ -2013,6 +2082,9 @@ check_detects_truncated_file
 check_detects_seq_backwards
 check_detects_bad_fields
 check_named_files_only
+abi1_trace_reads_as_abi2
+abi1_stream_problems
+dump_stack_id_and_tag
 check_stats_exact
 check_stats_mismatch
 check_stats_start_unknown
