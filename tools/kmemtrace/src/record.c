@@ -110,7 +110,8 @@ static void record_usage(int status)
 		"  Write DIR/header (the traced kernel and the recording), enable\n"
 		"  kmemtrace, run CMD (or wait for SIGINT/SIGTERM, or SECONDS), disable\n"
 		"  kmemtrace and write the cpuN streams, abi_version, dropped, stats,\n"
-		"  caches, kallsyms and comms (the names of the tasks) to DIR.  Needs root.\n"
+		"  caches, kallsyms, comms (the names of the tasks) and, when the kernel\n"
+		"  has them, tags (the codetags of the events) to DIR.  Needs root.\n"
 		"\n"
 		"     -o/--output DIR         directory to write, created if needed; the\n"
 		"                             files of an earlier recording there are\n"
@@ -241,7 +242,7 @@ static int make_outdir(const char *dir)
 /* The files record writes into DIR besides the cpuN streams. */
 static const char * const record_files[] = {
 	"header", "abi_version", "dropped", "stats", "caches", "kallsyms",
-	"comms",
+	"comms", "tags", "stacks",
 };
 
 static bool is_record_file(const char *name)
@@ -873,6 +874,20 @@ static void copy_optional(struct recorder *r, const char *name,
 	free(src);
 }
 
+/*
+ * Copy a file only some kernels have (tags: CONFIG_MEM_ALLOC_PROFILING),
+ * saying nothing when it is missing.
+ */
+static void copy_if_present(struct recorder *r, const char *name,
+			    const char *without)
+{
+	char *src = path_join(r->p->debugfs, name);
+
+	if ((!access(src, F_OK) || errno != ENOENT) && copy_meta(r, src, name))
+		err_msg("warning: %s not copied, %s", name, without);
+	free(src);
+}
+
 /* Task names are a help: failing to write them only gets a warning. */
 static void write_comms(struct recorder *r)
 {
@@ -899,6 +914,7 @@ static int record_finish(struct recorder *r)
 		ret = -1;
 	copy_optional(r, "stats", "check cannot account for lost events per CPU");
 	copy_optional(r, "caches", "report will show cache ids without names");
+	copy_if_present(r, "tags", "report will show codetags as addresses");
 	write_comms(r);
 	if (copy_meta(r, r->p->kallsyms, "kallsyms"))
 		err_msg("warning: no kallsyms in %s, report will not symbolize",

@@ -88,7 +88,8 @@ static const struct kmt_opt report_opts[] = {
 	  "lifetime, age, mismatch" },
 	{ "by", OPT_BY, "GROUP",
 	  "group the live view by site (default), func,\n"
-	  "line (file:line, with -k), cache, type or pid" },
+	  "line (file:line of the codetag in DIR/tags, else\n"
+	  "of the call site with -k), cache, type or pid" },
 	{ "list", OPT_LIST, NULL,
 	  "live view: one line per live allocation" },
 	{ "min-age", OPT_MIN_AGE, "AGE",
@@ -116,6 +117,9 @@ const struct kmt_opt report_filter_opts[] = {
 	  "func+0xoff or an address" },
 	{ "cache", OPT_CACHE, "CACHE[,...]",
 	  "only allocations of these caches, by name or id" },
+	{ "module", OPT_MODULE, "MODULE[,...]",
+	  "only allocations whose codetag (DIR/tags) is of\n"
+	  "these modules; vmlinux: built in" },
 };
 
 const size_t report_nr_filter_opts = ARRAY_SIZE(report_filter_opts);
@@ -385,6 +389,9 @@ bool report_filter_arg(int c, const char *arg, struct report_params *p,
 	case OPT_CACHE:
 		parse_names(arg, &p->filter.caches);
 		break;
+	case OPT_MODULE:
+		parse_names(arg, &p->filter.modules);
+		break;
 	default:
 		return false;
 	}
@@ -482,6 +489,7 @@ void report_params_free(struct report_params *p)
 {
 	struct name_list *lists[] = {
 		&p->filter.comms, &p->filter.sites, &p->filter.caches,
+		&p->filter.modules,
 	};
 	size_t i, j;
 
@@ -715,6 +723,28 @@ static bool pid_selected(struct report *r, uint32_t pid)
 	return sel;
 }
 
+/* Whether the codetag @tag is of a module of --module. */
+static bool module_selected(struct report *r, uint64_t tag)
+{
+	const struct name_list *l = &r->p->filter.modules;
+	const struct kmt_tag *t;
+	const char *name;
+	uint32_t sel;
+	size_t i;
+
+	if (!tag)
+		return false;
+	if (kmt_map_find(&r->module_selected, tag, &sel))
+		return sel;
+	sel = 0;
+	t = kmt_tags_find(r->tags, tag);
+	name = !t ? NULL : t->module ? t->module : "vmlinux";
+	for (i = 0; i < l->nr && name && !sel; i++)
+		sel = !strcmp(name, l->names[i]);
+	kmt_map_insert(&r->module_selected, tag, sel, NULL);
+	return sel;
+}
+
 /* Whether the filters select an allocation (or a free without one). */
 static bool event_selected(struct report *r, const struct kmemtrace_event *ev,
 			   struct site *site)
@@ -734,7 +764,59 @@ static bool event_selected(struct report *r, const struct kmemtrace_event *ev,
 		return false;
 	if (f->sites.nr && !site_selected(r, site))
 		return false;
+	if (f->modules.nr && !module_selected(r, ev->tag))
+		return false;
 	return true;
+}
+
+/* --------------------------------------------------------------- origins */
+
+static uint32_t tag_index(struct report *r, uint64_t tag)
+{
+	uint32_t i;
+	bool added;
+
+	if (kmt_map_find(&r->tag_map, tag, &i))
+		return i;
+	i = kmt_map_insert(&r->tag_map, tag, r->nr_tag_addrs, &added);
+	if (r->nr_tag_addrs == r->size_tag_addrs) {
+		r->size_tag_addrs = r->size_tag_addrs ? 2 * r->size_tag_addrs : 256;
+		r->tag_addrs = xrealloc(r->tag_addrs, r->size_tag_addrs *
+					sizeof(*r->tag_addrs));
+	}
+	r->tag_addrs[r->nr_tag_addrs++] = tag;
+	return i;
+}
+
+static uint32_t origin_add(struct report *r, uint64_t tag, uint32_t stack)
+{
+	uint32_t ti = tag_index(r, tag), i;
+	uint64_t key = (uint64_t)ti << 32 | stack;
+	struct origin *o;
+	bool added;
+
+	if (kmt_map_find(&r->origin_map, key, &i))
+		return i;
+	i = kmt_map_insert(&r->origin_map, key, r->nr_origins, &added);
+	if (r->nr_origins == r->size_origins) {
+		r->size_origins = r->size_origins ? 2 * r->size_origins : 256;
+		r->origins = xrealloc(r->origins, r->size_origins *
+				      sizeof(*r->origins));
+	}
+	o = &r->origins[r->nr_origins++];
+	o->tag = tag;
+	o->stack = stack;
+	o->tag_index = ti;
+	return i;
+}
+
+/* The origin of an alloc: 0, without a tag and a stack, needs no lookup. */
+static inline uint32_t event_origin(struct report *r,
+				    const struct kmemtrace_event *ev)
+{
+	if (!(ev->tag | ev->stack_id))
+		return 0;
+	return origin_add(r, ev->tag, ev->stack_id);
 }
 
 /* ---------------------------------------------------------------- pass */
@@ -796,6 +878,7 @@ static void account_alloc(struct report *r, const struct kmemtrace_event *ev,
 	o->cpu = ev->cpu;
 	o->pid = ev->pid;
 	o->cache_id = ev->cache_id;
+	o->origin = event_origin(r, ev);
 	o->type = ev->type;
 	o->selected = sel;
 	if (!sel)
@@ -1095,6 +1178,11 @@ static void report_free(struct report *r)
 	free(r->mismatches);
 	kmt_symcache_free(&r->names);
 	kmt_map_free(&r->pid_selected);
+	kmt_map_free(&r->module_selected);
+	free(r->origins);
+	kmt_map_free(&r->origin_map);
+	free(r->tag_addrs);
+	kmt_map_free(&r->tag_map);
 }
 
 int report_run(struct report_run *run, struct report_params *p,
@@ -1116,7 +1204,12 @@ int report_run(struct report_run *run, struct report_params *p,
 	r->plot = plot;
 	r->filtering = p->filter.types || p->filter.cpus.nr ||
 		       p->filter.pids.nr || p->filter.comms.nr ||
-		       p->filter.sites.nr || p->filter.caches.nr;
+		       p->filter.sites.nr || p->filter.caches.nr ||
+		       p->filter.modules.nr;
+	/* Origin 0 and tag index 0: none. */
+	origin_add(r, 0, 0);
+	kmt_tags_load(&run->tags, run->t.dir);
+	r->tags = &run->tags;
 	kmt_symcache_init(&r->names, &run->syms);
 	/* The filters need these during the pass; problems come after. */
 	kmt_caches_load(&run->caches, p->filter.caches.nr ? run->t.dir : NULL);
@@ -1149,6 +1242,7 @@ void report_run_free(struct report_run *run)
 	report_free(&run->r);
 	kmt_comms_free(&run->comms);
 	kmt_caches_free(&run->caches);
+	kmt_tags_free(&run->tags);
 	free(run->st);
 	kmt_symtab_free(&run->syms);
 	kmt_trace_free(&run->t);

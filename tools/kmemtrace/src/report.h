@@ -14,6 +14,7 @@
 #include "opts.h"
 #include "symbols.h"
 #include "table.h"
+#include "tags.h"
 #include "trace.h"
 
 /* The views of "kmemtrace report", in the order they are printed. */
@@ -82,6 +83,7 @@ struct name_list {
  * @comms: --comm
  * @sites: --site
  * @caches: --cache
+ * @modules: --module
  */
 struct report_filter {
 	bool time;
@@ -93,6 +95,7 @@ struct report_filter {
 	struct name_list comms;
 	struct name_list sites;
 	struct name_list caches;
+	struct name_list modules;
 };
 
 /* The values of the filter options, which report and plot share. */
@@ -104,6 +107,7 @@ enum {
 	OPT_TIME,
 	OPT_SITE,
 	OPT_CACHE,
+	OPT_MODULE,
 };
 
 struct report_params {
@@ -170,13 +174,25 @@ struct live_obj {
 	uint64_t ts;		/* when it was allocated */
 	uint64_t bytes;		/* bytes allocated, after reallocs */
 	uint32_t site;		/* index in report.sites */
-	uint32_t cpu;
 	uint32_t pid;
 	uint32_t cache_id;
+	uint32_t origin;	/* index in report.origins: its tag and stack */
+	uint16_t cpu;
 	uint8_t family;		/* pair_type() of the alloc, 0 for an empty slot */
 	uint8_t type;
 	uint8_t selected;	/* whether the filters selected the alloc */
+	uint8_t counted;	/* whether the allocinfo view counted it */
 	uint8_t pad;
+};
+
+/*
+ * Where an allocation came from: its codetag and its stack.  Origin 0 is
+ * neither, that of every event of a trace without them.
+ */
+struct origin {
+	uint64_t tag;		/* the tag of the alloc, 0 for none */
+	uint32_t stack;		/* its stack_id, 0 for none */
+	uint32_t tag_index;	/* index of @tag in report.tag_addrs, 0 for none */
 };
 
 /*
@@ -291,7 +307,17 @@ struct report {
 	struct kmt_symcache names;
 	const struct kmt_caches *caches_file;
 	const struct kmt_comms *comms;
+	const struct kmt_tags *tags;
 	struct kmt_map pid_selected;
+	struct kmt_map module_selected;
+	struct origin *origins;
+	size_t nr_origins;
+	size_t size_origins;
+	struct kmt_map origin_map;
+	uint64_t *tag_addrs;	/* the tags seen, by index; 0 first */
+	size_t nr_tag_addrs;
+	size_t size_tag_addrs;
+	struct kmt_map tag_map;
 	struct plot_state *plot;
 };
 
@@ -301,6 +327,7 @@ struct report {
  * @syms: its symbols
  * @caches: its caches file
  * @comms: its comms file
+ * @tags: its tags file
  * @st: statistics of its streams
  * @errors: problems found in its streams
  * @plot: what to add up for plot, or NULL
@@ -311,6 +338,7 @@ struct report_run {
 	struct kmt_symtab syms;
 	struct kmt_caches caches;
 	struct kmt_comms comms;
+	struct kmt_tags tags;
 	struct kmt_stats *st;
 	size_t errors;
 	struct plot_state *plot;

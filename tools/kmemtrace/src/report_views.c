@@ -585,18 +585,37 @@ static bool site_line(struct report *r, uint64_t addr, char *buf, size_t len)
 	return false;
 }
 
+/* The codetag of a live allocation in DIR/tags, or NULL. */
+static const struct kmt_tag *obj_tag(const struct report *r,
+				     const struct live_obj *o)
+{
+	return kmt_tags_find(r->tags, r->origins[o->origin].tag);
+}
+
 /*
  * Per site, the number of its group in name order: of its function for
- * --by func, of its line for --by line.
+ * --by func, of its line for --by line.  For --by line, the codetags
+ * follow the sites, by tag index: an allocation whose tag is in DIR/tags
+ * is in the group of its tag's line, whatever its call site.
  */
 static uint32_t *number_groups(struct report *r)
 {
-	struct site_key *keys = xcalloc(r->sites.nr, sizeof(*keys));
-	uint32_t *group = xcalloc(r->sites.nr, sizeof(*group));
+	size_t tags = r->p->by == BY_LINE ? r->nr_tag_addrs : 0;
+	struct site_key *keys = xcalloc(r->sites.nr + tags, sizeof(*keys));
+	uint32_t *group = xcalloc(r->sites.nr + tags, sizeof(*group));
 	size_t i, n = 0, lines = 0;
+	const struct kmt_tag *t;
 	const char *name;
 	char buf[512];
 
+	for (i = 1; i < tags; i++) {
+		t = kmt_tags_find(r->tags, r->tag_addrs[i]);
+		if (!t)
+			continue;
+		keys[n].name = xstrdup(t->text);
+		keys[n++].site = r->sites.nr + i;
+		lines++;
+	}
 	for (i = 0; i < r->sites.nr; i++) {
 		if (!r->sites.sites[i].live)
 			continue;
@@ -611,7 +630,7 @@ static uint32_t *number_groups(struct report *r)
 		keys[n++].site = i;
 	}
 	if (r->p->by == BY_LINE && n && !lines)
-		err_msg("note: --by line: no call site has a source line (-k VMLINUX with debug info has them), each is a group");
+		err_msg("note: --by line: no allocation has a source line (DIR/tags, or -k VMLINUX with debug info, has them), each call site is a group");
 	qsort(keys, n, sizeof(*keys), site_key_cmp);
 	for (i = 0; i < n; i++) {
 		group[keys[i].site] = i;
@@ -631,7 +650,10 @@ static uint64_t live_group_key(const struct report *r, const uint32_t *group,
 	case BY_SITE:
 		return r->sites.sites[o->site].key;
 	case BY_FUNC:
+		return group[o->site];
 	case BY_LINE:
+		if (obj_tag(r, o))
+			return group[r->sites.nr + r->origins[o->origin].tag_index];
 		return group[o->site];
 	case BY_CACHE:
 		/* Not a cache: grouped by type, before the caches. */
@@ -686,6 +708,8 @@ static const char *group_name(struct report *r, const struct live_group *g,
 		snprintf(buf, len, "%.*s", (int)func_len(name), name);
 		return buf;
 	case BY_LINE:
+		if (obj_tag(r, o))
+			return obj_tag(r, o)->text;
 		site_line(r, r->sites.sites[o->site].key, buf, len);
 		return buf;
 	case BY_CACHE:
@@ -815,7 +839,7 @@ static void view_live(struct report *r, struct kmt_out *o)
 	struct live_ref *refs = xcalloc(r->live.nr, sizeof(*refs));
 	uint32_t *group = NULL;
 	struct live_obj *obj;
-	size_t i, n = 0;
+	size_t i, n = 0, untagged = 0;
 	uint64_t age;
 
 	if (r->p->by == BY_FUNC || r->p->by == BY_LINE)
@@ -832,7 +856,14 @@ static void view_live(struct report *r, struct kmt_out *o)
 		refs[n].obj = obj;
 		refs[n].age = age;
 		refs[n++].group = live_group_key(r, group, obj);
+		if (r->p->by == BY_LINE && r->origins[obj->origin].tag &&
+		    !obj_tag(r, obj))
+			untagged++;
 	}
+	if (untagged)
+		err_msg("note: --by line: %zu live allocations have a codetag that %s, grouped by call site",
+			untagged, r->tags->present ? "DIR/tags lacks" :
+			"no DIR/tags names");
 	if (r->p->list)
 		live_list(r, refs, n, o);
 	else

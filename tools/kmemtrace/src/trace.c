@@ -660,14 +660,7 @@ void kmt_trace_read_dropped(struct kmt_trace *t)
 	free(path);
 }
 
-/* A field of a line of text: @len bytes from @s. */
-struct field {
-	const char *s;
-	size_t len;
-};
-
-/* Split @line at blanks; return the number of fields, storing @max. */
-static size_t split_fields(const char *line, struct field *f, size_t max)
+size_t kmt_split_fields(const char *line, struct kmt_field *f, size_t max)
 {
 	size_t n = 0, len;
 
@@ -685,7 +678,7 @@ static size_t split_fields(const char *line, struct field *f, size_t max)
 	}
 }
 
-static int field_u64(const struct field *f, uint64_t *val)
+static int field_u64(const struct kmt_field *f, uint64_t *val)
 {
 	char buf[32];
 
@@ -696,25 +689,7 @@ static int field_u64(const struct field *f, uint64_t *val)
 	return parse_u64(buf, val);
 }
 
-/*
- * A "# kmemtrace WHAT vN" file, N up to @max_version: @fn parses line @nr
- * of @path for @arg, and returns nonzero to stop.
- */
-struct line_parser {
-	const char *path;
-	const char *what;
-	uint64_t max_version;
-	int (*fn)(void *arg, const char *path, size_t nr, const char *line);
-	void *arg;
-};
-
-/*
- * Call @lp->fn for every line of @buf but blank ones and "#" comments,
- * NUL-terminated in place.  A first line "# kmemtrace WHAT vN" must name
- * a version from 1 to @lp->max_version.  Stop at the first nonzero return of @lp->fn and return it;
- * return -EPROTO for a bad version.
- */
-static int parse_lines(char *buf, const struct line_parser *lp)
+int kmt_parse_lines(char *buf, const struct kmt_line_parser *lp)
 {
 	char *line, *next, header[64];
 	size_t nr = 0, len;
@@ -756,10 +731,10 @@ static int stats_line(void *arg, const char *path, size_t nr, const char *line)
 	struct kmt_trace *t = arg;
 	size_t lo = 0, hi = t->nr_stats, mid;
 	struct kmt_cpu_stat cs;
-	struct field f[4];
+	struct kmt_field f[4];
 
 	/* v2 adds an nmi column, already part of dropped. */
-	if (split_fields(line, f, ARRAY_SIZE(f)) < ARRAY_SIZE(f) ||
+	if (kmt_split_fields(line, f, ARRAY_SIZE(f)) < ARRAY_SIZE(f) ||
 	    field_u64(&f[0], &cs.cpu) || field_u64(&f[1], &cs.events) ||
 	    field_u64(&f[2], &cs.dropped) || field_u64(&f[3], &cs.next_seq) ||
 	    cs.cpu > INT_MAX) {
@@ -796,7 +771,7 @@ static int stats_line(void *arg, const char *path, size_t nr, const char *line)
 size_t kmt_trace_read_stats(struct kmt_trace *t)
 {
 	/* v2 added the nmi column. */
-	struct line_parser lp = { .what = "stats", .max_version = 2,
+	struct kmt_line_parser lp = { .what = "stats", .max_version = 2,
 				  .fn = stats_line, .arg = t };
 	char *path = path_join(t->dir, "stats");
 	size_t len;
@@ -815,7 +790,7 @@ size_t kmt_trace_read_stats(struct kmt_trace *t)
 		return ret != -ENOENT;
 	}
 	lp.path = path;
-	ret = parse_lines(buf, &lp);
+	ret = kmt_parse_lines(buf, &lp);
 	free(buf);
 	free(path);
 	if (ret) {
@@ -858,12 +833,12 @@ static int cache_id_cmp(const void *a, const void *b)
 static int caches_line(void *arg, const char *path, size_t nr, const char *line)
 {
 	struct kmt_caches *c = arg;
-	struct field f[64];
+	struct kmt_field f[64];
 	struct kmt_cache kc;
 	uint64_t id;
 	size_t n;
 
-	n = split_fields(line, f, ARRAY_SIZE(f));
+	n = kmt_split_fields(line, f, ARRAY_SIZE(f));
 	if (n < 4 || n > ARRAY_SIZE(f) || field_u64(&f[0], &id) ||
 	    id > UINT32_MAX || field_u64(&f[n - 2], &kc.object_size) ||
 	    field_u64(&f[n - 1], &kc.size)) {
@@ -902,7 +877,7 @@ static void caches_sort(struct kmt_caches *c)
 
 void kmt_caches_load(struct kmt_caches *c, const char *dir)
 {
-	struct line_parser lp = { .what = "caches", .max_version = 1,
+	struct kmt_line_parser lp = { .what = "caches", .max_version = 1,
 				  .fn = caches_line, .arg = c };
 	size_t len;
 	char *path, *buf;
@@ -920,7 +895,7 @@ void kmt_caches_load(struct kmt_caches *c, const char *dir)
 		return;
 	}
 	lp.path = path;
-	if (parse_lines(buf, &lp))
+	if (kmt_parse_lines(buf, &lp))
 		kmt_caches_free(c);
 	else
 		caches_sort(c);

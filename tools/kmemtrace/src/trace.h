@@ -458,6 +458,56 @@ size_t kmt_merge_batch(struct kmt_merge *m,
 size_t kmt_merge_end(struct kmt_merge *m);
 
 /**
+ * struct kmt_field - a field of a line of text
+ * @s: its first byte
+ * @len: its length
+ */
+struct kmt_field {
+	const char *s;
+	size_t len;
+};
+
+/**
+ * kmt_split_fields() - split a line at blanks
+ * @line: the line
+ * @f: where to store the fields
+ * @max: the most fields to store
+ *
+ * Return: the number of fields, which may be above @max.
+ */
+size_t kmt_split_fields(const char *line, struct kmt_field *f, size_t max);
+
+/**
+ * struct kmt_line_parser - how to read a "# kmemtrace WHAT vN" file
+ * @path: the file, for messages
+ * @what: WHAT
+ * @max_version: the highest N supported
+ * @fn: parses line @nr of @path for @arg; returns nonzero to stop
+ * @arg: for @fn
+ */
+struct kmt_line_parser {
+	const char *path;
+	const char *what;
+	uint64_t max_version;
+	int (*fn)(void *arg, const char *path, size_t nr, const char *line);
+	void *arg;
+};
+
+/**
+ * kmt_parse_lines() - call a parser for every line of a text file
+ * @buf: the contents of the file, NUL-terminated, split in place
+ * @lp: the parser
+ *
+ * Calls @lp->fn for every line but blank ones and "#" comments.  A first
+ * line "# kmemtrace WHAT vN" must name a version from 1 to
+ * @lp->max_version.
+ *
+ * Return: the first nonzero return of @lp->fn, -EPROTO for a bad version
+ * (reported with err_msg()), 0 otherwise.
+ */
+int kmt_parse_lines(char *buf, const struct kmt_line_parser *lp);
+
+/**
  * kmt_trace_free() - release what a trace holds
  * @t: the trace
  */

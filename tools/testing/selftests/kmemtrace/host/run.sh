@@ -1512,6 +1512,78 @@ t_dump_stack_id_and_tag() {
 	END
 }
 
+# The codetags of a kernel with CONFIG_MEM_ALLOC_PROFILING, as debugfs
+# lists them: built in, of a loaded module, of an unloaded one, and one
+# address of an unloaded module that another module now uses.
+TAGS='# kmemtrace tags v1
+# tag file:line function module [unloaded]
+ffffffff82000100 mm/slub.c:2423 alloc_slab_page -
+ffffffff82000200 mm/util.c:100 kstrdup -
+ffffffff82000300 mm/vmalloc.c:3700 __vmalloc_area_node -
+ffffffffa0001000 samples/kmemtrace/kmemtrace_pattern.c:80 pattern_leak kmemtrace_pattern unloaded
+ffffffffa0001000 samples/kmemtrace/kmemtrace_probe.c:30 probe_alloc kmemtrace_probe
+ffffffffa0002040 samples/kmemtrace/kmemtrace_pattern.c:57 pattern_kmalloc kmemtrace_pattern
+ffffffffa0003000 samples/kmemtrace/kmemtrace_pattern.c:90 pattern_vmalloc kmemtrace_pattern unloaded'
+
+# dump names the source line of a tag that DIR/tags lists, with the module
+# of module code, also of an unloaded module; a malformed line is skipped.
+t_dump_tag_lines() {
+	mktrace t && { echo "$TAGS"; echo 'ffffffffa0004000 nocolon f m'; } > t/tags &&
+		mk t/cpu0 tag=0xffffffff82000200,ptr=0x1000 tag=0xffffffffa0002040,ptr=0x2000 \
+			tag=0xffffffffa0001000,ptr=0x3000 tag=0xffffffffa0003000,ptr=0x4000 \
+			tag=0xffffffff99999999,ptr=0x5000 || return 1
+	run dump t
+	expect_rc 0 && expect_err <<-'END' && expect_out <<-'END'
+	kmemtrace: t/tags: line 10: not "TAG FILE:LINE FUNCTION MODULE [unloaded]", skipped
+	END
+	cpu=0 seq=0 ts=1000 alloc kmalloc site=0x0 ptr=0x1000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0xffffffff82000200 line=mm/util.c:100
+	cpu=0 seq=1 ts=2000 alloc kmalloc site=0x0 ptr=0x2000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0xffffffffa0002040 line=samples/kmemtrace/kmemtrace_pattern.c:57 [kmemtrace_pattern]
+	cpu=0 seq=2 ts=3000 alloc kmalloc site=0x0 ptr=0x3000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0xffffffffa0001000 line=samples/kmemtrace/kmemtrace_probe.c:30 [kmemtrace_probe]
+	cpu=0 seq=3 ts=4000 alloc kmalloc site=0x0 ptr=0x4000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0xffffffffa0003000 line=samples/kmemtrace/kmemtrace_pattern.c:90 [kmemtrace_pattern]
+	cpu=0 seq=4 ts=5000 alloc kmalloc site=0x0 ptr=0x5000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0xffffffff99999999
+	END
+}
+
+# --by line groups by the line of the codetag when DIR/tags has it, with
+# no debug info: two call sites of one line are one group; allocations
+# without a tag, or with one DIR/tags lacks, by call site.  --module keeps
+# the allocations of a module's codetags.
+t_report_by_line_tags() {
+	mktrace t && echo "$TAGS" > t/tags && echo "$KALLSYMS" > t/kallsyms &&
+		mk t/cpu0 site=0xffffffff81000110,ptr=1,alloc=64,tag=0xffffffff82000200 \
+			site=0xffffffff81000120,ptr=2,alloc=32,tag=0xffffffff82000200 \
+			site=0xffffffff81000110,ptr=3,alloc=16,tag=0xffffffffa0002040 \
+			site=0xffffffff81000110,ptr=4,alloc=8 \
+			site=0xffffffff81000210,ptr=5,alloc=4,tag=0xffffffff99999999 \
+			site=0xffffffff81000110,ptr=6,alloc=2,tag=0xffffffffa0003000 || return 1
+	run report -v live --by line --csv t
+	expect_rc 0 && expect_err <<-'END' && expect_out <<-'END' || return 1
+	kmemtrace: note: --by line: 1 live allocations have a codetag that DIR/tags lacks, grouped by call site
+	END
+	# live
+	count,bytes,oldest,median,type,cache,group
+	2,96,5000,4000,kmalloc,,mm/util.c:100
+	1,16,3000,3000,kmalloc,,samples/kmemtrace/kmemtrace_pattern.c:57 [kmemtrace_pattern]
+	1,8,2000,2000,kmalloc,,foo_alloc+0x10
+	1,4,1000,1000,kmalloc,,bar_create+0x10
+	1,2,0,0,kmalloc,,samples/kmemtrace/kmemtrace_pattern.c:90 [kmemtrace_pattern]
+	END
+	run report -v live --by line --csv --module kmemtrace_pattern t
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
+	# live
+	count,bytes,oldest,median,type,cache,group
+	1,16,3000,3000,kmalloc,,samples/kmemtrace/kmemtrace_pattern.c:57 [kmemtrace_pattern]
+	1,2,0,0,kmalloc,,samples/kmemtrace/kmemtrace_pattern.c:90 [kmemtrace_pattern]
+	END
+	run report -v live --csv --module vmlinux t
+	expect_rc 0 && expect_out <<-'END'
+	# live
+	count,bytes,oldest,median,type,cache,group
+	1,64,5000,5000,kmalloc,,foo_alloc+0x10
+	1,32,4000,4000,kmalloc,,foo_alloc+0x20
+	END
+}
+
 # fake_debugfs DIR: plain files standing in for /sys/kernel/debug/kmemtrace;
 # cpu1 dropped 7 events, and an earlier reader took 2 before seq 9
 fake_debugfs() {
@@ -1547,6 +1619,24 @@ t_record_fake_debugfs() {
 	total: events 3, gaps 0, leading 9, trailing 0, dropped 7
 	result: ok
 	END
+}
+
+# record copies the codetags of the kernel, when it has them, and never
+# leaves those of an earlier recording.
+t_record_copies_tags() {
+	fake_debugfs fake && echo "$TAGS" > fake/tags || return 1
+	run record -D fake -o rec -K kallsyms -- true
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
+	END
+	cmp fake/tags rec/tags || fail "rec/tags differs from fake/tags" || return 1
+	rm fake/tags || return 1
+	run record -D fake -o rec -K kallsyms -- true
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: rec: removed 10 files of an earlier recording
+	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
+	END
+	[ ! -e rec/tags ] || fail "stale rec/tags left"
 }
 
 t_record_without_stats_and_caches() {
@@ -2018,7 +2108,7 @@ t_report_live_by_line() {
 	main=$((0x$main - 0x$text))
 	run report -v live --by line --csv t
 	expect_rc 0 && expect_err <<-'END' && expect_out <<-END || return 1
-	kmemtrace: note: --by line: no call site has a source line (-k VMLINUX with debug info has them), each is a group
+	kmemtrace: note: --by line: no allocation has a source line (DIR/tags, or -k VMLINUX with debug info, has them), each call site is a group
 	END
 	# live
 	count,bytes,oldest,median,type,cache,group
@@ -2062,6 +2152,8 @@ header_text_shares_address
 report_view_sites
 report_view_live
 report_live_by_line
+report_by_line_tags
+dump_tag_lines
 report_view_lifetimes
 report_view_frees
 report_view_pages_gfp_nodes
@@ -2101,6 +2193,7 @@ dump_numbers_exact
 streams_memory_bounded
 record_fake_debugfs
 record_without_stats_and_caches
+record_copies_tags
 record_writes_header
 record_saves_comms
 record_progress_on_terminal
