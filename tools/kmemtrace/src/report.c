@@ -32,6 +32,7 @@ static const char * const view_names[NR_VIEWS] = {
 	[VIEW_PAGES]		= "pages",
 	[VIEW_GFP]		= "gfp",
 	[VIEW_NODES]		= "nodes",
+	[VIEW_ALLOCINFO]	= "allocinfo",
 };
 
 static const struct {
@@ -80,7 +81,8 @@ static const struct kmt_opt report_opts[] = {
 	{ "view", 'v', "VIEW[,...]",
 	  "what to print (default summary): summary, sites,\n"
 	  "caches, live, lifetimes, frees, pages, gfp,\n"
-	  "nodes, or all" },
+	  "nodes, allocinfo (the change of /proc/allocinfo\n"
+	  "per codetag, in its format), or all" },
 	{ "top", 'n', "TOP", "print TOP rows per table (default 10)" },
 	{ "sort", OPT_SORT, "KEY[,...]",
 	  "sort rows by these keys, largest first: bytes,\n"
@@ -819,6 +821,121 @@ static inline uint32_t event_origin(struct report *r,
 	return origin_add(r, ev->tag, ev->stack_id);
 }
 
+/* ------------------------------------------------------------ allocinfo */
+
+/* The counters of tag index @ti. */
+static struct ai_count *ai_get(struct report *r, uint32_t ti)
+{
+	size_t n;
+
+	if (ti >= r->nr_ai) {
+		n = r->size_tag_addrs > ti ? r->size_tag_addrs : ti + 1;
+		r->ai = xrealloc(r->ai, n * sizeof(*r->ai));
+		memset(r->ai + r->nr_ai, 0, (n - r->nr_ai) * sizeof(*r->ai));
+		r->nr_ai = n;
+	}
+	return &r->ai[ti];
+}
+
+/*
+ * A selected alloc @o of @ev, live now: the tag it carries was touched,
+ * and, but for a vmalloc area (allocinfo counts its pages and page array,
+ * which have events of their own), it counts one call and its bytes.
+ */
+static void ai_alloc(struct report *r, const struct kmemtrace_event *ev,
+		     struct live_obj *o)
+{
+	uint32_t ti = r->origins[o->origin].tag_index;
+	struct ai_count *c;
+
+	o->counted = 0;
+	if (!ti)
+		return;
+	c = ai_get(r, ti);
+	c->touched = true;
+	if (ev->type == KMEMTRACE_TYPE_VMALLOC)
+		return;
+	c->calls++;
+	c->bytes += ev->bytes_alloc;
+	o->counted = 1;
+}
+
+/* The free of a live alloc @o: take back what it counted. */
+static void ai_free(struct report *r, const struct live_obj *o)
+{
+	struct ai_count *c;
+
+	if (!o->counted)
+		return;
+	c = ai_get(r, r->origins[o->origin].tag_index);
+	c->calls--;
+	c->bytes -= o->bytes;
+}
+
+/*
+ * A realloc in place of live alloc @o, to @bytes: it keeps the alloc's
+ * tag, whose bytes change by the difference; its own tag was touched.
+ */
+static void ai_realloc(struct report *r, const struct kmemtrace_event *ev,
+		       const struct live_obj *o)
+{
+	struct ai_count *c;
+
+	if (ev->tag && (!r->filtering || o->selected))
+		ai_get(r, tag_index(r, ev->tag))->touched = true;
+	if (!o->counted)
+		return;
+	c = ai_get(r, r->origins[o->origin].tag_index);
+	c->bytes += (int64_t)(ev->bytes_alloc - o->bytes);
+}
+
+/*
+ * A backing event, which the other views leave out: allocinfo counts the
+ * slab pages under mm/slub.c's line, a vmalloc area's pages and page
+ * array under the caller's.  They pair in a live table of their own.
+ */
+static void ai_backing(struct report *r, const struct kmemtrace_event *ev)
+{
+	unsigned int family = pair_type(ev->type);
+	struct live_table *lt = &r->backing_live;
+	struct live_obj *o;
+	bool sel;
+
+	live_reserve(lt, 1);
+	o = live_probe(lt, live_hash(family, ev->ptr, lt->bits), family, ev->ptr);
+	if (ev->kind == KMEMTRACE_KIND_FREE) {
+		if (!o->family) {
+			r->ai_free_unknown++;
+			return;
+		}
+		ai_free(r, o);
+		live_remove(lt, o);
+		return;
+	}
+	if (ev->kind == KMEMTRACE_KIND_REALLOC) {
+		if (!o->family) {
+			r->ai_realloc_unknown++;
+			return;
+		}
+		ai_realloc(r, ev, o);
+		o->bytes = ev->bytes_alloc;
+		return;
+	}
+	sel = !r->filtering ||
+	      event_selected(r, ev, site_get(&r->sites, ev->call_site));
+	if (!o->family) {
+		o->ptr = ev->ptr;
+		o->family = family;
+		lt->nr++;
+	}
+	o->bytes = ev->bytes_alloc;
+	o->origin = event_origin(r, ev);
+	o->selected = sel;
+	o->counted = 0;
+	if (sel)
+		ai_alloc(r, ev, o);
+}
+
 /* ---------------------------------------------------------------- pass */
 
 static bool want(const struct report *r, enum report_view v)
@@ -881,8 +998,11 @@ static void account_alloc(struct report *r, const struct kmemtrace_event *ev,
 	o->origin = event_origin(r, ev);
 	o->type = ev->type;
 	o->selected = sel;
+	o->counted = 0;
 	if (!sel)
 		return;
+	if (r->allocinfo)
+		ai_alloc(r, ev, o);
 	if (r->plot)
 		plot_alloc(r, o);
 	r->selected++;
@@ -1006,8 +1126,11 @@ static void account_free(struct report *r, const struct kmemtrace_event *ev,
 	if (!o->family) {
 		if (!r->summary_only)
 			account_unknown_free(r, ev);
+		r->ai_free_unknown++;
 		return;
 	}
+	if (r->allocinfo)
+		ai_free(r, o);
 	/* The summary does not look at frees, nor at their allocation. */
 	if (!r->summary_only && o->selected)
 		account_free_of(r, ev, o);
@@ -1021,8 +1144,14 @@ static void account_realloc(struct report *r, const struct kmemtrace_event *ev,
 	struct live_obj *o;
 
 	o = live_probe(&r->live, slot, pair_type(ev->type), ev->ptr);
-	if (!o->family)
+	if (!o->family) {
+		r->ai_realloc_unknown++;
+		if (r->allocinfo && ev->tag && !r->filtering)
+			ai_get(r, tag_index(r, ev->tag))->touched = true;
 		return;
+	}
+	if (r->allocinfo)
+		ai_realloc(r, ev, o);
 	if (r->plot && o->selected)
 		plot_resize(r, o, ev->bytes_alloc);
 	o->bytes = ev->bytes_alloc;
@@ -1031,6 +1160,8 @@ static void account_realloc(struct report *r, const struct kmemtrace_event *ev,
 /* Backing store events are only counted, unpaired frees skipped. */
 static void account_backing(struct report *r, const struct kmemtrace_event *ev)
 {
+	if (r->allocinfo && !kmt_event_is_unpaired(ev))
+		ai_backing(r, ev);
 	if (kmt_event_is_unpaired(ev)) {
 		r->unpaired++;
 	} else if (ev->kind == KMEMTRACE_KIND_ALLOC) {
@@ -1168,6 +1299,8 @@ static void report_free(struct report *r)
 	size_t i;
 
 	live_free(&r->live);
+	live_free(&r->backing_live);
+	free(r->ai);
 	site_table_free(&r->sites);
 	site_table_free(&r->caches);
 	site_table_free(&r->gfps);
@@ -1228,6 +1361,7 @@ int report_run(struct report_run *run, struct report_params *p,
 	r->gfp = want(r, VIEW_GFP);
 	r->nodes_view = want(r, VIEW_NODES);
 	r->lifetimes_view = want(r, VIEW_LIFETIMES);
+	r->allocinfo = want(r, VIEW_ALLOCINFO);
 	kmt_merge_start(&m, &run->t, run->st);
 	account_events(r, &m);
 	run->errors = kmt_merge_end(&m);

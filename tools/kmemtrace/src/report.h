@@ -28,6 +28,7 @@ enum report_view {
 	VIEW_PAGES,
 	VIEW_GFP,
 	VIEW_NODES,
+	VIEW_ALLOCINFO,
 	NR_VIEWS,
 };
 
@@ -219,6 +220,16 @@ struct mismatch {
 	uint64_t count;
 };
 
+/*
+ * What the allocinfo view adds up for one codetag: the change of its
+ * /proc/allocinfo counters over the trace.
+ */
+struct ai_count {
+	int64_t bytes;
+	int64_t calls;
+	bool touched;		/* an alloc or realloc of the trace carried it */
+};
+
 /* Allocations with one gfp_flags value, or on one node. */
 struct gfp_stat {
 	uint64_t key;
@@ -280,6 +291,7 @@ struct report {
 	bool gfp;		/* the gfp view is asked for */
 	bool nodes_view;	/* the nodes view is asked for */
 	bool lifetimes_view;	/* the lifetimes view is asked for */
+	bool allocinfo;		/* the allocinfo view is asked for */
 	bool overflow;		/* a byte total saturated (add_u64_sat()) */
 	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
 	size_t events;
@@ -318,6 +330,11 @@ struct report {
 	size_t nr_tag_addrs;
 	size_t size_tag_addrs;
 	struct kmt_map tag_map;
+	struct ai_count *ai;	/* per tag index, for the allocinfo view */
+	size_t nr_ai;
+	struct live_table backing_live;	/* live backing allocs, for allocinfo */
+	uint64_t ai_free_unknown;	/* frees without an alloc */
+	uint64_t ai_realloc_unknown;	/* reallocs without an alloc */
 	struct plot_state *plot;
 };
 

@@ -1317,6 +1317,106 @@ static void view_keyed(struct report *r, enum report_view v, struct kmt_out *o)
 	free(sites);
 }
 
+/* ------------------------------------------------------- allocinfo view */
+
+static const struct kmt_col allocinfo_cols[] = {
+	KMT_COL("bytes", KMT_S64), KMT_COL("calls", KMT_S64), KMT_COL("tag", KMT_HEX),
+	KMT_COL("line", KMT_STR), KMT_COL("module", KMT_STR),
+	KMT_COL("function", KMT_STR),
+};
+
+/* Whether --module, if given, names the module of @t. */
+static bool tag_module_selected(const struct report *r, const struct kmt_tag *t)
+{
+	const struct name_list *l = &r->p->filter.modules;
+	const char *name = t->module ? t->module : "vmlinux";
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		if (!strcmp(name, l->names[i]))
+			return true;
+	return !l->nr;
+}
+
+static const struct report *ai_report;
+
+static int ai_index_cmp(const void *a, const void *b)
+{
+	const uint64_t *tags = ai_report->tag_addrs;
+
+	return cmp_u64(tags[*(const uint32_t *)a], tags[*(const uint32_t *)b]);
+}
+
+/*
+ * The change of /proc/allocinfo over the trace, for the codetags its
+ * allocs and reallocs carried, in the kernel's format, by tag address:
+ * built-in tags, then those of modules.
+ */
+static void view_allocinfo(struct report *r, struct kmt_out *o)
+{
+	uint32_t *idx = xcalloc(r->nr_ai + 1, sizeof(*idx));
+	uint64_t unknown = 0, lines = 0;
+	const struct kmt_tag *t;
+	const struct ai_count *c;
+	struct kmt_table tab;
+	union kmt_cell *row;
+	size_t i, n = 0;
+
+	for (i = 1; i < r->nr_ai; i++)
+		if (r->ai[i].touched)
+			idx[n++] = i;
+	ai_report = r;
+	qsort(idx, n, sizeof(*idx), ai_index_cmp);
+	kmt_table_init(&tab, "allocinfo", allocinfo_cols,
+		       ARRAY_SIZE(allocinfo_cols));
+	if (o->format == KMT_TEXT) {
+		printf("# allocinfo: the change of /proc/allocinfo over the trace, by codetag address\n");
+		printf("#     <size>  <calls> <tag info>\n");
+	}
+	for (i = 0; i < n; i++) {
+		c = &r->ai[idx[i]];
+		t = kmt_tags_find(r->tags, r->tag_addrs[idx[i]]);
+		if (!t) {
+			unknown++;
+			continue;
+		}
+		if (!tag_module_selected(r, t))
+			continue;
+		lines++;
+		if (o->format == KMT_TEXT) {
+			/*
+			 * lib/alloc_tag.c alloc_tag_to_text() and
+			 * codetag_to_text(): a blank ends the line.
+			 */
+			printf("%12lli %8llu %s func:%s%s", (long long)c->bytes,
+			       (unsigned long long)c->calls, t->text, t->func,
+			       " \n");
+			continue;
+		}
+		row = kmt_table_row(&tab);
+		row[0].s = c->bytes;
+		row[1].s = c->calls;
+		row[2].u = t->addr;
+		kmt_cell_str(&row[3], t->file_line);
+		kmt_cell_str(&row[4], t->module);
+		kmt_cell_str(&row[5], t->func);
+	}
+	if (o->format == KMT_TEXT) {
+		printf("# %llu codetags; frees without an alloc in the trace: %llu, reallocs: %llu; codetags not in DIR/tags: %llu\n",
+		       (unsigned long long)lines,
+		       (unsigned long long)r->ai_free_unknown,
+		       (unsigned long long)r->ai_realloc_unknown,
+		       (unsigned long long)unknown);
+	} else {
+		kmt_out_table(o, &tab);
+		kmt_out_u64(o, "frees_without_alloc", r->ai_free_unknown);
+		kmt_out_u64(o, "reallocs_without_alloc", r->ai_realloc_unknown);
+		kmt_out_u64(o, "unknown_tags", unknown);
+	}
+	kmt_table_free(&tab);
+	free(idx);
+}
+
 /* ---------------------------------------------------------------- views */
 
 void report_views(struct report *r, const struct kmt_trace *t,
@@ -1324,7 +1424,7 @@ void report_views(struct report *r, const struct kmt_trace *t,
 {
 	static const char * const names[NR_VIEWS] = {
 		"summary", "sites", "caches", "live", "lifetimes", "frees",
-		"pages", "gfp", "nodes",
+		"pages", "gfp", "nodes", "allocinfo",
 	};
 	unsigned int v;
 
@@ -1369,6 +1469,9 @@ void report_views(struct report *r, const struct kmt_trace *t,
 		case VIEW_GFP:
 		case VIEW_NODES:
 			view_keyed(r, v, o);
+			break;
+		case VIEW_ALLOCINFO:
+			view_allocinfo(r, o);
 			break;
 		}
 		kmt_out_close(o);

@@ -1584,6 +1584,58 @@ t_report_by_line_tags() {
 	END
 }
 
+# The allocinfo view: the change of /proc/allocinfo over the trace, by
+# hand.  Backing slab pages count under mm/slub.c (then freed: 0 0); a
+# vmalloc area counts its pages (order 1: 8192) and page array (16) under
+# the caller's line, not the area itself; a kfree() takes back its alloc
+# (kstrdup: 0 0); a realloc in place keeps the alloc's tag with its new
+# size (128 -> 256), and touches its own; a free and a realloc without an
+# alloc, an alloc of a tag DIR/tags lacks and an unpaired page free are
+# only counted below.  Lines end with a blank, as the kernel's.
+t_report_allocinfo() {
+	mktrace t && echo "$TAGS" > t/tags &&
+		mk t/cpu0 \
+			type=pages,flags=backing,ptr=0xffffea0000001000,req=4096,alloc=4096,tag=0xffffffff82000100 \
+			ptr=0x1000,req=60,alloc=64,tag=0xffffffff82000200 \
+			ptr=0x2000,req=100,alloc=128,tag=0xffffffffa0002040 \
+			type=vmalloc,ptr=0xffffc90000000000,req=8000,alloc=8192,tag=0xffffffffa0003000 \
+			type=pages,flags=backing,order=1,ptr=0xffffea0000002000,req=8192,alloc=8192,tag=0xffffffffa0003000 \
+			flags=backing,ptr=0x3000,req=16,alloc=16,tag=0xffffffffa0003000 \
+			kind=realloc,ptr=0x2000,req=200,alloc=256,tag=0xffffffff82000200 \
+			kind=free,ptr=0x1000 \
+			kind=free,ptr=0x9000 \
+			kind=free,type=pages,flags=backing,ptr=0xffffea0000001000,req=4096,alloc=4096 \
+			ptr=0x4000,req=32,alloc=32,tag=0xffffffff99999999 \
+			kind=realloc,ptr=0x8000,req=8,alloc=8 \
+			kind=free,type=vmalloc,ptr=0xffffc90000000000 \
+			kind=free,type=pages,flags=unpaired,ptr=0xffffea0000009000,req=4096,alloc=4096 ||
+		return 1
+	run report -v allocinfo t
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
+	kmemtrace report v1
+	# allocinfo: the change of /proc/allocinfo over the trace, by codetag address
+	#     <size>  <calls> <tag info>
+	           0        0 mm/slub.c:2423 func:alloc_slab_page 
+	           0        0 mm/util.c:100 func:kstrdup 
+	         256        1 samples/kmemtrace/kmemtrace_pattern.c:57 [kmemtrace_pattern] func:pattern_kmalloc 
+	        8208        2 samples/kmemtrace/kmemtrace_pattern.c:90 [kmemtrace_pattern] func:pattern_vmalloc 
+	# 4 codetags; frees without an alloc in the trace: 1, reallocs: 1; codetags not in DIR/tags: 1
+	END
+	# A module's lines, as a guest test compares them with allocinfo's.
+	run report -v allocinfo --module kmemtrace_pattern t
+	expect_rc 0 && grep ' $' out > lines && expect_file lines <<-'END' || return 1
+	         256        1 samples/kmemtrace/kmemtrace_pattern.c:57 [kmemtrace_pattern] func:pattern_kmalloc 
+	        8208        2 samples/kmemtrace/kmemtrace_pattern.c:90 [kmemtrace_pattern] func:pattern_vmalloc 
+	END
+	run report -v allocinfo --module vmlinux --csv t
+	expect_rc 0 && expect_out <<-'END'
+	# allocinfo
+	bytes,calls,tag,line,module,function
+	0,0,0xffffffff82000100,mm/slub.c:2423,,alloc_slab_page
+	0,0,0xffffffff82000200,mm/util.c:100,,kstrdup
+	END
+}
+
 # fake_debugfs DIR: plain files standing in for /sys/kernel/debug/kmemtrace;
 # cpu1 dropped 7 events, and an earlier reader took 2 before seq 9
 fake_debugfs() {
@@ -2153,6 +2205,7 @@ report_view_sites
 report_view_live
 report_live_by_line
 report_by_line_tags
+report_allocinfo
 dump_tag_lines
 report_view_lifetimes
 report_view_frees
