@@ -111,7 +111,8 @@ static void record_usage(int status)
 		"  kmemtrace, run CMD (or wait for SIGINT/SIGTERM, or SECONDS), disable\n"
 		"  kmemtrace and write the cpuN streams, abi_version, dropped, stats,\n"
 		"  caches, kallsyms, comms (the names of the tasks) and, when the kernel\n"
-		"  has them, tags (the codetags of the events) to DIR.  Needs root.\n"
+		"  has them, tags (the codetags of the events) and stacks (their stack\n"
+		"  traces) to DIR.  Needs root.\n"
 		"\n"
 		"     -o/--output DIR         directory to write, created if needed; the\n"
 		"                             files of an earlier recording there are\n"
@@ -915,6 +916,7 @@ static int record_finish(struct recorder *r)
 	copy_optional(r, "stats", "check cannot account for lost events per CPU");
 	copy_optional(r, "caches", "report will show cache ids without names");
 	copy_if_present(r, "tags", "report will show codetags as addresses");
+	copy_if_present(r, "stacks", "report will show stacks as handles");
 	write_comms(r);
 	if (copy_meta(r, r->p->kallsyms, "kallsyms"))
 		err_msg("warning: no kallsyms in %s, report will not symbolize",

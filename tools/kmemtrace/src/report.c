@@ -33,6 +33,7 @@ static const char * const view_names[NR_VIEWS] = {
 	[VIEW_GFP]		= "gfp",
 	[VIEW_NODES]		= "nodes",
 	[VIEW_ALLOCINFO]	= "allocinfo",
+	[VIEW_STACKS]		= "stacks",
 };
 
 static const struct {
@@ -60,6 +61,7 @@ static const char * const by_names[NR_BY] = {
 	[BY_CACHE]	= "cache",
 	[BY_TYPE]	= "type",
 	[BY_PID]	= "pid",
+	[BY_STACK]	= "stack",
 };
 
 enum {
@@ -69,6 +71,7 @@ enum {
 	OPT_MIN_AGE,
 	OPT_JSON,
 	OPT_CSV,
+	OPT_STACKS,
 };
 
 static const struct kmt_opt report_opts[] = {
@@ -82,7 +85,8 @@ static const struct kmt_opt report_opts[] = {
 	  "what to print (default summary): summary, sites,\n"
 	  "caches, live, lifetimes, frees, pages, gfp,\n"
 	  "nodes, allocinfo (the change of /proc/allocinfo\n"
-	  "per codetag, in its format), or all" },
+	  "per codetag, in its format), stacks (the stacks\n"
+	  "of each call site, DIR/stacks), or all" },
 	{ "top", 'n', "TOP", "print TOP rows per table (default 10)" },
 	{ "sort", OPT_SORT, "KEY[,...]",
 	  "sort rows by these keys, largest first: bytes,\n"
@@ -91,7 +95,11 @@ static const struct kmt_opt report_opts[] = {
 	{ "by", OPT_BY, "GROUP",
 	  "group the live view by site (default), func,\n"
 	  "line (file:line of the codetag in DIR/tags, else\n"
-	  "of the call site with -k), cache, type or pid" },
+	  "of the call site with -k), cache, type, pid or\n"
+	  "stack (the stack_id)" },
+	{ "stacks", OPT_STACKS, "N",
+	  "stacks view: up to N stacks per call site\n"
+	  "(default 5)" },
 	{ "list", OPT_LIST, NULL,
 	  "live view: one line per live allocation" },
 	{ "min-age", OPT_MIN_AGE, "AGE",
@@ -459,6 +467,10 @@ static void report_parse_args(int argc, char **argv, struct report_params *p)
 		case OPT_JSON:
 			p->format = KMT_JSON;
 			break;
+		case OPT_STACKS:
+			if (parse_u64(optarg, &p->stacks) || !p->stacks)
+				report_bad_arg("bad number for --stacks: '%s'", optarg);
+			break;
 		case OPT_CSV:
 			p->format = KMT_CSV;
 			break;
@@ -483,6 +495,10 @@ static void report_parse_args(int argc, char **argv, struct report_params *p)
 		report_bad_arg("--list and --min-age are for --view live");
 	if (p->by && !(p->views & (1u << VIEW_LIVE)))
 		report_bad_arg("--by is for --view live");
+	if (p->stacks && !(p->views & (1u << VIEW_STACKS)))
+		report_bad_arg("--stacks is for --view stacks");
+	if (!p->stacks)
+		p->stacks = 5;
 	if (p->sort[0] && !report_sort_applies(p->views, p->sort))
 		report_bad_arg("no view asked for sorts by these --sort keys");
 }
@@ -821,6 +837,43 @@ static inline uint32_t event_origin(struct report *r,
 	return origin_add(r, ev->tag, ev->stack_id);
 }
 
+/* --------------------------------------------------------------- stacks */
+
+/* A selected alloc at site @si, for the stacks view. */
+static void count_stack(struct report *r, const struct kmemtrace_event *ev,
+			uint32_t si)
+{
+	uint64_t key = (uint64_t)si << 32 | ev->stack_id;
+	struct stack_stat *s;
+	uint32_t i;
+	bool added;
+
+	if (ev->flags & KMEMTRACE_FLAG_STACK_LOST)
+		r->stack_lost++;
+	if (!ev->stack_id) {
+		r->nostack_allocs++;
+		return;
+	}
+	r->stack_allocs++;
+	r->overflow |= add_u64_sat(&r->stack_bytes, ev->bytes_alloc);
+	if (!kmt_map_find(&r->stack_map, key, &i)) {
+		i = kmt_map_insert(&r->stack_map, key, r->nr_stack_stats, &added);
+		if (r->nr_stack_stats == r->size_stack_stats) {
+			r->size_stack_stats = r->size_stack_stats ?
+					      2 * r->size_stack_stats : 256;
+			r->stack_stats = xrealloc(r->stack_stats, r->size_stack_stats *
+						  sizeof(*r->stack_stats));
+		}
+		s = &r->stack_stats[r->nr_stack_stats++];
+		memset(s, 0, sizeof(*s));
+		s->site = si;
+		s->stack = ev->stack_id;
+	}
+	s = &r->stack_stats[i];
+	s->allocs++;
+	r->overflow |= add_u64_sat(&s->bytes, ev->bytes_alloc);
+}
+
 /* ------------------------------------------------------------ allocinfo */
 
 /* The counters of tag index @ti. */
@@ -1003,6 +1056,8 @@ static void account_alloc(struct report *r, const struct kmemtrace_event *ev,
 		return;
 	if (r->allocinfo)
 		ai_alloc(r, ev, o);
+	if (r->stacks_view)
+		count_stack(r, ev, si);
 	if (r->plot)
 		plot_alloc(r, o);
 	r->selected++;
@@ -1301,6 +1356,8 @@ static void report_free(struct report *r)
 	live_free(&r->live);
 	live_free(&r->backing_live);
 	free(r->ai);
+	free(r->stack_stats);
+	kmt_map_free(&r->stack_map);
 	site_table_free(&r->sites);
 	site_table_free(&r->caches);
 	site_table_free(&r->gfps);
@@ -1343,6 +1400,8 @@ int report_run(struct report_run *run, struct report_params *p,
 	origin_add(r, 0, 0);
 	kmt_tags_load(&run->tags, run->t.dir);
 	r->tags = &run->tags;
+	kmt_stacks_load(&run->stacks, run->t.dir);
+	r->stacks = &run->stacks;
 	kmt_symcache_init(&r->names, &run->syms);
 	/* The filters need these during the pass; problems come after. */
 	kmt_caches_load(&run->caches, p->filter.caches.nr ? run->t.dir : NULL);
@@ -1362,6 +1421,7 @@ int report_run(struct report_run *run, struct report_params *p,
 	r->nodes_view = want(r, VIEW_NODES);
 	r->lifetimes_view = want(r, VIEW_LIFETIMES);
 	r->allocinfo = want(r, VIEW_ALLOCINFO);
+	r->stacks_view = want(r, VIEW_STACKS);
 	kmt_merge_start(&m, &run->t, run->st);
 	account_events(r, &m);
 	run->errors = kmt_merge_end(&m);
@@ -1377,6 +1437,7 @@ void report_run_free(struct report_run *run)
 	kmt_comms_free(&run->comms);
 	kmt_caches_free(&run->caches);
 	kmt_tags_free(&run->tags);
+	kmt_stacks_free(&run->stacks);
 	free(run->st);
 	kmt_symtab_free(&run->syms);
 	kmt_trace_free(&run->t);

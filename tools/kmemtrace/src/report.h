@@ -12,6 +12,7 @@
 #include "comms.h"
 #include "hash.h"
 #include "opts.h"
+#include "stacks.h"
 #include "symbols.h"
 #include "table.h"
 #include "tags.h"
@@ -29,6 +30,7 @@ enum report_view {
 	VIEW_GFP,
 	VIEW_NODES,
 	VIEW_ALLOCINFO,
+	VIEW_STACKS,
 	NR_VIEWS,
 };
 
@@ -58,6 +60,7 @@ enum report_by {
 	BY_CACHE,
 	BY_TYPE,
 	BY_PID,
+	BY_STACK,
 	NR_BY,
 };
 
@@ -116,6 +119,7 @@ struct report_params {
 	const char *vmlinux;
 	const char *symfile;
 	uint64_t top;
+	uint64_t stacks;
 	unsigned int views;
 	enum report_key sort[REPORT_MAX_KEYS];
 	enum report_by by;
@@ -230,6 +234,14 @@ struct ai_count {
 	bool touched;		/* an alloc or realloc of the trace carried it */
 };
 
+/* The allocations of one call site with one stack, for the stacks view. */
+struct stack_stat {
+	uint32_t site;		/* index in report.sites */
+	uint32_t stack;		/* the stack_id */
+	uint64_t allocs;
+	uint64_t bytes;
+};
+
 /* Allocations with one gfp_flags value, or on one node. */
 struct gfp_stat {
 	uint64_t key;
@@ -292,6 +304,7 @@ struct report {
 	bool nodes_view;	/* the nodes view is asked for */
 	bool lifetimes_view;	/* the lifetimes view is asked for */
 	bool allocinfo;		/* the allocinfo view is asked for */
+	bool stacks_view;	/* the stacks view is asked for */
 	bool overflow;		/* a byte total saturated (add_u64_sat()) */
 	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
 	size_t events;
@@ -335,6 +348,15 @@ struct report {
 	struct live_table backing_live;	/* live backing allocs, for allocinfo */
 	uint64_t ai_free_unknown;	/* frees without an alloc */
 	uint64_t ai_realloc_unknown;	/* reallocs without an alloc */
+	const struct kmt_stacks *stacks;
+	struct stack_stat *stack_stats;	/* per call site and stack */
+	size_t nr_stack_stats;
+	size_t size_stack_stats;
+	struct kmt_map stack_map;
+	uint64_t stack_allocs;		/* selected allocs with a stack */
+	uint64_t stack_bytes;
+	uint64_t nostack_allocs;	/* those without */
+	uint64_t stack_lost;		/* of those, flagged stack_lost */
 	struct plot_state *plot;
 };
 
@@ -345,6 +367,7 @@ struct report {
  * @caches: its caches file
  * @comms: its comms file
  * @tags: its tags file
+ * @stacks: its stacks file
  * @st: statistics of its streams
  * @errors: problems found in its streams
  * @plot: what to add up for plot, or NULL
@@ -356,6 +379,7 @@ struct report_run {
 	struct kmt_caches caches;
 	struct kmt_comms comms;
 	struct kmt_tags tags;
+	struct kmt_stacks stacks;
 	struct kmt_stats *st;
 	size_t errors;
 	struct plot_state *plot;

@@ -663,6 +663,8 @@ static uint64_t live_group_key(const struct report *r, const uint32_t *group,
 		return o->type;
 	case BY_PID:
 		return o->pid;
+	case BY_STACK:
+		return r->origins[o->origin].stack;
 	default:
 		return 0;
 	}
@@ -691,6 +693,22 @@ static void types_text(unsigned int types, char *buf, size_t len)
 		if (types & (1u << type) && used < len)
 			used += snprintf(buf + used, len - used, "%s%s",
 					 used ? "," : "", kmt_type_name(type));
+}
+
+/*
+ * "stack HANDLE", with " (not in DIR/stacks)" when the file lacks it, or
+ * "(no stack)".
+ */
+static const char *stack_name(const struct report *r, uint32_t handle,
+			      char *buf, size_t len)
+{
+	if (!handle)
+		snprintf(buf, len, "(no stack)");
+	else
+		snprintf(buf, len, "stack %08x%s", handle,
+			 kmt_stacks_find(r->stacks, handle) ? "" :
+			 " (not in DIR/stacks)");
+	return buf;
 }
 
 /* The name of the group of @g. */
@@ -727,6 +745,8 @@ static const char *group_name(struct report *r, const struct live_group *g,
 		else
 			snprintf(buf, len, "%u", o->pid);
 		return buf;
+	case BY_STACK:
+		return stack_name(r, r->origins[o->origin].stack, buf, len);
 	default:
 		return "?";
 	}
@@ -811,7 +831,7 @@ static void live_groups(struct report *r, struct live_ref *refs, size_t n,
 	kmt_table_init(&tab, "live", live_cols, ARRAY_SIZE(live_cols));
 	kmt_table_title(&tab, "live allocations by %s, by %s (top %llu of %zu):",
 			((const char * const []){ "call site", "function",
-			  "line", "cache", "type", "pid" })[r->p->by], title,
+			  "line", "cache", "type", "pid", "stack" })[r->p->by], title,
 			(unsigned long long)r->p->top, nr);
 	for (i = 0; i < nr && i < r->p->top; i++) {
 		g = &groups[i];
@@ -1370,7 +1390,7 @@ static void view_allocinfo(struct report *r, struct kmt_out *o)
 	kmt_table_init(&tab, "allocinfo", allocinfo_cols,
 		       ARRAY_SIZE(allocinfo_cols));
 	if (o->format == KMT_TEXT) {
-		printf("# allocinfo: the change of /proc/allocinfo over the trace, by codetag address\n");
+		printf("\n# allocinfo: the change of /proc/allocinfo over the trace, by codetag address\n");
 		printf("#     <size>  <calls> <tag info>\n");
 	}
 	for (i = 0; i < n; i++) {
@@ -1388,9 +1408,8 @@ static void view_allocinfo(struct report *r, struct kmt_out *o)
 			 * lib/alloc_tag.c alloc_tag_to_text() and
 			 * codetag_to_text(): a blank ends the line.
 			 */
-			printf("%12lli %8llu %s func:%s%s", (long long)c->bytes,
-			       (unsigned long long)c->calls, t->text, t->func,
-			       " \n");
+			printf("%12lli %8llu %s func:%s%c\n", (long long)c->bytes,
+			       (unsigned long long)c->calls, t->text, t->func, ' ');
 			continue;
 		}
 		row = kmt_table_row(&tab);
@@ -1417,6 +1436,182 @@ static void view_allocinfo(struct report *r, struct kmt_out *o)
 	free(idx);
 }
 
+/* ---------------------------------------------------------- stacks view */
+
+/* The sampled allocations of one call site. */
+struct stack_site {
+	uint32_t site;
+	uint64_t allocs;
+	uint64_t bytes;
+	size_t first;		/* its first stack_stat, once sorted */
+	size_t nr;		/* its number of stacks */
+};
+
+static const struct report *stacks_report;
+
+/* By site, then the most bytes, the most allocs, the lowest handle. */
+static int stack_stat_cmp(const void *a, const void *b)
+{
+	const struct stack_stat *x = a, *y = b;
+	const struct site *s = stacks_report->sites.sites;
+	int c = cmp_u64(s[x->site].key, s[y->site].key);
+
+	if (!c)
+		c = cmp_u64(y->bytes, x->bytes);
+	if (!c)
+		c = cmp_u64(y->allocs, x->allocs);
+	return c ? c : cmp_u64(x->stack, y->stack);
+}
+
+static int stack_site_cmp(const void *a, const void *b)
+{
+	const struct stack_site *x = a, *y = b;
+	const struct site *s = stacks_report->sites.sites;
+	int c = cmp_u64(y->bytes, x->bytes);
+
+	if (!c)
+		c = cmp_u64(y->allocs, x->allocs);
+	return c ? c : cmp_u64(s[x->site].key, s[y->site].key);
+}
+
+static const struct kmt_col stacks_cols[] = {
+	KMT_COL("address", KMT_HEX), KMT_COL("call_site", KMT_STR),
+	KMT_COL("stack", KMT_HEX), KMT_COL("allocs", KMT_U64), KMT_COL("bytes", KMT_U64),
+	KMT_COL("frames", KMT_STR),
+};
+
+/* The frames of @st from the call site @addr outward, joined by ";". */
+static char *stack_frames(const struct kmt_stack *st, uint64_t addr)
+{
+	size_t i, len = 1, used = 0;
+	char *s;
+
+	for (i = kmt_stack_from(st, addr); i < st->nr; i++)
+		len += strlen(st->frames[i].sym) + 1;
+	s = xmalloc(len);
+	s[0] = '\0';
+	for (i = kmt_stack_from(st, addr); i < st->nr; i++)
+		used += snprintf(s + used, len - used, "%s%s", used ? ";" : "",
+				 st->frames[i].sym);
+	return s;
+}
+
+static void stacks_text(struct report *r, const struct stack_site *sites,
+			size_t n)
+{
+	const struct stack_stat *ss;
+	const struct kmt_stack *st;
+	uint64_t addr;
+	size_t i, j, k;
+	char buf[64];
+
+	for (i = 0; i < n && i < r->p->top; i++) {
+		addr = r->sites.sites[sites[i].site].key;
+		printf("%s: %llu allocations with a stack, %llu bytes, %zu stacks\n",
+		       site_name(r, addr), (unsigned long long)sites[i].allocs,
+		       (unsigned long long)sites[i].bytes, sites[i].nr);
+		for (j = 0; j < sites[i].nr && j < r->p->stacks; j++) {
+			ss = &r->stack_stats[sites[i].first + j];
+			printf("  %8llu %12llu  %s\n", (unsigned long long)ss->allocs,
+			       (unsigned long long)ss->bytes,
+			       stack_name(r, ss->stack, buf, sizeof(buf)));
+			st = kmt_stacks_find(r->stacks, ss->stack);
+			for (k = st ? kmt_stack_from(st, addr) : 0; st && k < st->nr; k++)
+				printf("  %23s%s\n", "", st->frames[k].sym);
+		}
+		if (sites[i].nr > r->p->stacks)
+			printf("  ... %zu more stacks\n", sites[i].nr - r->p->stacks);
+		printf("\n");
+	}
+}
+
+/*
+ * Per call site, the stacks that reached it: the sampled allocations of
+ * the top call sites, by stack, each stack printed from the frame of the
+ * call site outward.
+ */
+static void view_stacks(struct report *r, struct kmt_out *o)
+{
+	struct stack_site *sites = xcalloc(r->nr_stack_stats + 1, sizeof(*sites));
+	uint64_t unlisted = 0, unlisted_allocs = 0;
+	const struct stack_stat *ss;
+	const struct kmt_stack *st;
+	struct kmt_table tab;
+	union kmt_cell *row;
+	size_t i, j, n = 0;
+	char *frames;
+
+	stacks_report = r;
+	if (r->nr_stack_stats)
+		qsort(r->stack_stats, r->nr_stack_stats, sizeof(*r->stack_stats),
+		      stack_stat_cmp);
+	for (i = 0; i < r->nr_stack_stats; i++) {
+		ss = &r->stack_stats[i];
+		if (!n || sites[n - 1].site != ss->site) {
+			sites[n].site = ss->site;
+			sites[n++].first = i;
+		}
+		sites[n - 1].nr++;
+		sites[n - 1].allocs += ss->allocs;
+		add_u64_sat(&sites[n - 1].bytes, ss->bytes);
+		if (!kmt_stacks_find(r->stacks, ss->stack)) {
+			unlisted++;
+			unlisted_allocs += ss->allocs;
+		}
+	}
+	if (n)
+		qsort(sites, n, sizeof(*sites), stack_site_cmp);
+	if (o->format == KMT_TEXT) {
+		printf("\nstacks of the allocations by call site, by bytes allocated (top %llu of %zu, %llu stacks each):\n",
+		       (unsigned long long)r->p->top, n,
+		       (unsigned long long)r->p->stacks);
+		printf("  %8s %12s  %s\n", "allocs", "bytes", "stack");
+		stacks_text(r, sites, n);
+		printf("allocations with a stack: %llu (%llu bytes), without: %llu, of which stack lost (depot full): %llu\n",
+		       (unsigned long long)r->stack_allocs,
+		       (unsigned long long)r->stack_bytes,
+		       (unsigned long long)r->nostack_allocs,
+		       (unsigned long long)r->stack_lost);
+		printf("stacks not in DIR/stacks: %llu, of %llu allocations\n",
+		       (unsigned long long)unlisted,
+		       (unsigned long long)unlisted_allocs);
+		if (r->stacks->has_counts)
+			printf("kernel: captured %llu, lost %llu, unlisted %llu\n",
+			       (unsigned long long)r->stacks->captured,
+			       (unsigned long long)r->stacks->lost,
+			       (unsigned long long)r->stacks->unlisted);
+		free(sites);
+		return;
+	}
+	kmt_table_init(&tab, "stacks", stacks_cols, ARRAY_SIZE(stacks_cols));
+	for (i = 0; i < n && i < r->p->top; i++) {
+		for (j = 0; j < sites[i].nr && j < r->p->stacks; j++) {
+			ss = &r->stack_stats[sites[i].first + j];
+			row = kmt_table_row(&tab);
+			row[0].u = r->sites.sites[ss->site].key;
+			kmt_cell_str(&row[1], site_name(r, row[0].u));
+			row[2].u = ss->stack;
+			row[3].u = ss->allocs;
+			row[4].u = ss->bytes;
+			st = kmt_stacks_find(r->stacks, ss->stack);
+			if (!st)
+				continue;
+			frames = stack_frames(st, row[0].u);
+			kmt_cell_str(&row[5], frames);
+			free(frames);
+		}
+	}
+	kmt_out_table(o, &tab);
+	kmt_table_free(&tab);
+	kmt_out_u64(o, "stack_allocs", r->stack_allocs);
+	kmt_out_u64(o, "stack_bytes", r->stack_bytes);
+	kmt_out_u64(o, "nostack_allocs", r->nostack_allocs);
+	kmt_out_u64(o, "stack_lost", r->stack_lost);
+	kmt_out_u64(o, "unlisted_stacks", unlisted);
+	kmt_out_u64(o, "unlisted_allocs", unlisted_allocs);
+	free(sites);
+}
+
 /* ---------------------------------------------------------------- views */
 
 void report_views(struct report *r, const struct kmt_trace *t,
@@ -1424,7 +1619,7 @@ void report_views(struct report *r, const struct kmt_trace *t,
 {
 	static const char * const names[NR_VIEWS] = {
 		"summary", "sites", "caches", "live", "lifetimes", "frees",
-		"pages", "gfp", "nodes", "allocinfo",
+		"pages", "gfp", "nodes", "allocinfo", "stacks",
 	};
 	unsigned int v;
 
@@ -1472,6 +1667,9 @@ void report_views(struct report *r, const struct kmt_trace *t,
 			break;
 		case VIEW_ALLOCINFO:
 			view_allocinfo(r, o);
+			break;
+		case VIEW_STACKS:
+			view_stacks(r, o);
 			break;
 		}
 		kmt_out_close(o);

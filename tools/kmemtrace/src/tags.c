@@ -11,25 +11,6 @@
 #include "trace.h"
 #include "utils.h"
 
-/* Parse @len bytes of hex digits, without 0x, into @val. */
-static int parse_hex(const char *s, size_t len, uint64_t *val)
-{
-	uint64_t v = 0;
-	size_t i;
-	int d;
-
-	if (!len || len > 16)
-		return -EINVAL;
-	for (i = 0; i < len; i++) {
-		d = hex_digit(s[i]);
-		if (d < 0)
-			return -EINVAL;
-		v = v << 4 | d;
-	}
-	*val = v;
-	return 0;
-}
-
 /* A "file:line": a colon followed by a decimal line number. */
 static bool is_file_line(const struct kmt_field *f)
 {

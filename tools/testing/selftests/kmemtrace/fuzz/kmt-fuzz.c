@@ -15,12 +15,13 @@
  *   dropped   DIR/dropped
  *   kallsyms  DIR/kallsyms: the symbol table and the _text lookup
  *   tags      DIR/tags: the codetags
+ *   stacks    DIR/stacks: the stack traces
  *   elf       a vmlinux: its GNU build id (and the raw bytes as notes)
  *   trace     a whole directory, then check, dump, report and plot on it
  *
  * A "trace" input holds several files, each after a line "==> NAME <==",
  * as "head" prints them: NAME is cpuN, header, comms, caches, stats,
- * dropped, kallsyms or tags.
+ * dropped, kallsyms, tags or stacks.
  *
  * Built with -fsanitize=fuzzer, this is a libFuzzer target: set
  * KMT_FUZZ_TARGET to the target's name.  Built with -DKMT_FUZZ_REPLAY, it
@@ -47,6 +48,7 @@
 #include "comms.h"
 #include "header.h"
 #include "kmemtrace.h"
+#include "stacks.h"
 #include "symbols.h"
 #include "tags.h"
 #include "trace.h"
@@ -55,7 +57,7 @@
 /* The files of a trace directory an input may write, but cpuN. */
 static const char * const side_files[] = {
 	"header", "comms", "caches", "stats", "dropped", "kallsyms", "tags",
-	"vmlinux",	/* last: only the elf target writes it */
+	"stacks", "vmlinux",	/* last: only the elf target writes it */
 };
 
 /* Streams of a "trace" input: cpu0 to cpu(MAX_CPUS - 1). */
@@ -313,6 +315,24 @@ static void fuzz_tags(const uint8_t *data, size_t len)
 	kmt_tags_free(&t);
 }
 
+static void fuzz_stacks(const uint8_t *data, size_t len)
+{
+	struct kmt_stacks s;
+	size_t i;
+
+	append_file("stacks", data, len);
+	kmt_stacks_load(&s, dir);
+	for (i = 0; i < s.nr; i++) {
+		if (kmt_stacks_find(&s, s.stacks[i].handle) != &s.stacks[i] ||
+		    !s.stacks[i].nr)
+			abort();	/* each handle is kept once, with frames */
+		kmt_stack_from(&s.stacks[i], s.stacks[i].frames[0].addr);
+	}
+	kmt_stacks_find(&s, 0);
+	kmt_stacks_find(&s, UINT32_MAX);
+	kmt_stacks_free(&s);
+}
+
 static void fuzz_elf(const uint8_t *data, size_t len)
 {
 	char key[] = "build_id", value[] = "00", hpath[] = "header";
@@ -412,6 +432,8 @@ static void fuzz_trace(const uint8_t *data, size_t len)
 		"--list", "--by", "pid", "--sort", "mismatch,waste", dir, NULL);
 	run_cmd(report_main, "report", "-v", "live", "--by", "line", "--module",
 		"kmemtrace_pattern,vmlinux", dir, NULL);
+	run_cmd(report_main, "report", "-v", "live,stacks,allocinfo", "--by",
+		"stack", "--stacks", "1", "--json", dir, NULL);
 	run_cmd(report_main, "report", "-v", "all", "-n", "2",
 		"--type", "kmalloc,cache,pages", "--cpu", "0-1", "--comm",
 		"init,kworker/0:1", "--time", "1us,5s", "--site",
@@ -435,6 +457,7 @@ static const struct {
 	{ "dropped",	fuzz_dropped },
 	{ "kallsyms",	fuzz_kallsyms },
 	{ "tags",	fuzz_tags },
+	{ "stacks",	fuzz_stacks },
 	{ "elf",	fuzz_elf },
 	{ "trace",	fuzz_trace },
 };

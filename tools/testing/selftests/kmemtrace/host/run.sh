@@ -1613,6 +1613,7 @@ t_report_allocinfo() {
 	run report -v allocinfo t
 	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
 	kmemtrace report v1
+
 	# allocinfo: the change of /proc/allocinfo over the trace, by codetag address
 	#     <size>  <calls> <tag info>
 	           0        0 mm/slub.c:2423 func:alloc_slab_page 
@@ -1633,6 +1634,128 @@ t_report_allocinfo() {
 	bytes,calls,tag,line,module,function
 	0,0,0xffffffff82000100,mm/slub.c:2423,,alloc_slab_page
 	0,0,0xffffffff82000200,mm/util.c:100,,kstrdup
+	END
+}
+
+# The stacks of a kernel sampling them, as debugfs lists them.
+STACKS='# kmemtrace stacks v1
+# captured 6 lost 1 unlisted 1
+stack 00000a01 4
+ ffffffff81000500 __kmalloc_noprof+0x10/0x40
+ ffffffff81000110 foo_alloc+0x10/0x40
+ ffffffff81000600 caller_a+0x20/0x80
+ ffffffff81000700 ret_from_fork+0x1c/0x30
+stack 00000a02 3
+ ffffffff81000500 __kmalloc_noprof+0x10/0x40
+ ffffffff81000110 foo_alloc+0x10/0x40
+ ffffffff81000800 caller_b+0x8/0x20
+stack 00000b01 2
+ ffffffff81000500 __kmalloc_noprof+0x30/0x40
+ ffffffffc0001123 pattern_kmalloc+0x23/0x60 [kmemtrace_pattern]'
+
+# stacks_trace DIR: allocations with stacks at two call sites: a01 twice,
+# a02, a03 (not in DIR/stacks), b01 (no frame at its call site), one
+# stack lost, one not sampled; the first one freed
+stacks_trace() {
+	mktrace "$1" && echo "$STACKS" > "$1/stacks" && echo "$KALLSYMS" > "$1/kallsyms" &&
+		mk "$1/cpu0" site=0xffffffff81000110,ptr=1,alloc=64,stack=0xa01 \
+			site=0xffffffff81000110,ptr=2,alloc=64,stack=0xa01 \
+			site=0xffffffff81000110,ptr=3,alloc=256,stack=0xa02 \
+			site=0xffffffff81000110,ptr=4,alloc=8,stack=0xa03 \
+			site=0xffffffff81000210,ptr=5,alloc=32,stack=0xb01 \
+			site=0xffffffff81000110,ptr=6,alloc=16,flags=stack_lost \
+			site=0xffffffff81000110,ptr=7,alloc=4 kind=free,ptr=1
+}
+
+# The stacks view: per call site, its stacks by bytes, each from the frame
+# of the call site outward (all frames when none is), a stack DIR/stacks
+# lacks and the allocations without a stack counted.
+t_report_view_stacks() {
+	stacks_trace t || return 1
+	run report -v stacks t
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
+	kmemtrace report v1
+
+	stacks of the allocations by call site, by bytes allocated (top 10 of 2, 5 stacks each):
+	    allocs        bytes  stack
+	foo_alloc+0x10: 4 allocations with a stack, 392 bytes, 3 stacks
+	         1          256  stack 00000a02
+	                         foo_alloc+0x10/0x40
+	                         caller_b+0x8/0x20
+	         2          128  stack 00000a01
+	                         foo_alloc+0x10/0x40
+	                         caller_a+0x20/0x80
+	                         ret_from_fork+0x1c/0x30
+	         1            8  stack 00000a03 (not in DIR/stacks)
+
+	bar_create+0x10: 1 allocations with a stack, 32 bytes, 1 stacks
+	         1           32  stack 00000b01
+	                         __kmalloc_noprof+0x30/0x40
+	                         pattern_kmalloc+0x23/0x60 [kmemtrace_pattern]
+
+	allocations with a stack: 5 (424 bytes), without: 2, of which stack lost (depot full): 1
+	stacks not in DIR/stacks: 1, of 1 allocations
+	kernel: captured 6, lost 1, unlisted 1
+	END
+	run report -v stacks --stacks 1 -n 1 t
+	expect_rc 0 && sed -n '/^foo/,/^$/p' out > site && expect_file site <<-'END' || return 1
+	foo_alloc+0x10: 4 allocations with a stack, 392 bytes, 3 stacks
+	         1          256  stack 00000a02
+	                         foo_alloc+0x10/0x40
+	                         caller_b+0x8/0x20
+	  ... 2 more stacks
+
+	END
+	run report -v stacks --csv t
+	expect_rc 0 && expect_out <<-'END' || return 1
+	# stacks
+	address,call_site,stack,allocs,bytes,frames
+	0xffffffff81000110,foo_alloc+0x10,0xa02,1,256,foo_alloc+0x10/0x40;caller_b+0x8/0x20
+	0xffffffff81000110,foo_alloc+0x10,0xa01,2,128,foo_alloc+0x10/0x40;caller_a+0x20/0x80;ret_from_fork+0x1c/0x30
+	0xffffffff81000110,foo_alloc+0x10,0xa03,1,8,
+	0xffffffff81000210,bar_create+0x10,0xb01,1,32,__kmalloc_noprof+0x30/0x40;pattern_kmalloc+0x23/0x60 [kmemtrace_pattern]
+	END
+	run report -v live --stacks 2 t
+	expect_rc 2 && expect_has err "--stacks is for --view stacks"
+}
+
+# --by stack groups the live allocations by their stack_id.
+t_report_live_by_stack() {
+	stacks_trace t || return 1
+	run report -v live --by stack --csv t
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END'
+	# live
+	count,bytes,oldest,median,type,cache,group
+	1,256,5000,5000,kmalloc,,stack 00000a02
+	1,64,6000,6000,kmalloc,,stack 00000a01
+	1,32,3000,3000,kmalloc,,stack 00000b01
+	2,20,2000,1000,kmalloc,,(no stack)
+	1,8,4000,4000,kmalloc,,stack 00000a03 (not in DIR/stacks)
+	END
+}
+
+# A malformed stacks file: each bad stack is reported and skipped, the
+# others kept.
+t_report_stacks_malformed() {
+	stacks_trace t && printf '%s\n' '# kmemtrace stacks v1' 'stack 00000a01 2' \
+		' ffffffff81000110 foo_alloc+0x10/0x40' 'stack 00000a02 1' \
+		' ffffffff81000110 foo_alloc+0x10/0x40' ' ffffffff81000111 extra' \
+		'stack zz 1' 'stack 00000a02 1' ' ffffffff81000800 caller_b+0x8/0x20' \
+		'stack 00000b01 0' > t/stacks || return 1
+	run report -v stacks --csv t
+	expect_rc 0 && expect_err <<-'END' && expect_out <<-'END'
+	kmemtrace: t/stacks: line 2: stack 00000a01 has 1 frames, not 2, skipped
+	kmemtrace: t/stacks: line 6: not " ADDRESS SYMBOL" of stack 00000a02, skipped
+	kmemtrace: t/stacks: line 7: not "stack HANDLE NFRAMES", skipped
+	kmemtrace: t/stacks: line 10: bad frame count '0', skipped
+	kmemtrace: t/stacks: line 8: stack 00000a02 listed twice, skipped
+	END
+	# stacks
+	address,call_site,stack,allocs,bytes,frames
+	0xffffffff81000110,foo_alloc+0x10,0xa02,1,256,foo_alloc+0x10/0x40
+	0xffffffff81000110,foo_alloc+0x10,0xa01,2,128,
+	0xffffffff81000110,foo_alloc+0x10,0xa03,1,8,
+	0xffffffff81000210,bar_create+0x10,0xb01,1,32,
 	END
 }
 
@@ -1676,19 +1799,23 @@ t_record_fake_debugfs() {
 # record copies the codetags of the kernel, when it has them, and never
 # leaves those of an earlier recording.
 t_record_copies_tags() {
-	fake_debugfs fake && echo "$TAGS" > fake/tags || return 1
+	fake_debugfs fake && echo "$TAGS" > fake/tags && echo "$STACKS" > fake/stacks ||
+		return 1
 	run record -D fake -o rec -K kallsyms -- true
 	expect_rc 0 && expect_err <<-'END' || return 1
 	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	cmp fake/tags rec/tags || fail "rec/tags differs from fake/tags" || return 1
-	rm fake/tags || return 1
+	cmp fake/stacks rec/stacks || fail "rec/stacks differs from fake/stacks" ||
+		return 1
+	rm fake/tags fake/stacks || return 1
 	run record -D fake -o rec -K kallsyms -- true
 	expect_rc 0 && expect_err <<-'END' || return 1
-	kmemtrace: rec: removed 10 files of an earlier recording
+	kmemtrace: rec: removed 11 files of an earlier recording
 	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
 	END
-	[ ! -e rec/tags ] || fail "stale rec/tags left"
+	[ ! -e rec/tags ] && [ ! -e rec/stacks ] ||
+		fail "stale rec/tags or rec/stacks left"
 }
 
 t_record_without_stats_and_caches() {
@@ -2206,6 +2333,9 @@ report_view_live
 report_live_by_line
 report_by_line_tags
 report_allocinfo
+report_view_stacks
+report_live_by_stack
+report_stacks_malformed
 dump_tag_lines
 report_view_lifetimes
 report_view_frees
