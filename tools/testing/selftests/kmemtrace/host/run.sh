@@ -1818,6 +1818,35 @@ t_record_copies_tags() {
 		fail "stale rec/tags or rec/stacks left"
 }
 
+# A module loaded and unloaded while recording keeps its symbols in
+# DIR/kallsyms: record reads kallsyms again when the modules file changes.
+t_record_modules_change() {
+	fake_debugfs fake &&
+		mk fake/cpu0 site=0xffffffffc0002012,ptr=1,alloc=8 site=0xffffffffc0001010,ptr=2,alloc=8 &&
+		printf 'mymod 16384 0 - Live 0xffffffffc0001000\n' > modules || return 1
+	run record -D fake -o rec -K kallsyms --modules modules -- sh -c '
+		sleep 0.3
+		printf "ffffffffc0002000 t m2_fn\t[m2]\n" >> kallsyms
+		printf "m2 16384 0 - Live 0xffffffffc0002000\n" >> modules
+		sleep 0.5
+		grep -v "\[m2\]" kallsyms > kallsyms.new && mv kallsyms.new kallsyms
+		grep -v "^m2 " modules > modules.new && mv modules.new modules
+		sleep 0.3'
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
+	END
+	{ cat kallsyms; printf 'ffffffffc0002000 t m2_fn\t[m2]\n'; } > expected
+	diff -u expected rec/kallsyms >&2 || fail "m2 lost from rec/kallsyms" || return 1
+	run dump rec
+	expect_rc 0 && expect_has out "sym=m2_fn+0x12 [m2]" &&
+		expect_has out "sym=mod_fn+0x10 [mymod]" || return 1
+	# Without a modules file, kallsyms is copied as it is at the end.
+	run record -D fake -o rec -K kallsyms --modules missing -- true
+	expect_rc 0 && expect_has err "kmemtrace: warning: missing: No such file or directory, the symbols of modules unloaded while recording will be missing" ||
+		return 1
+	cmp kallsyms rec/kallsyms || fail "rec/kallsyms is not kallsyms"
+}
+
 t_record_without_stats_and_caches() {
 	fake_debugfs fake && rm fake/stats fake/caches || return 1
 	# What a recording from a newer kernel left must not stay.
@@ -2377,6 +2406,7 @@ streams_memory_bounded
 record_fake_debugfs
 record_without_stats_and_caches
 record_copies_tags
+record_modules_change
 record_writes_header
 record_saves_comms
 record_progress_on_terminal
