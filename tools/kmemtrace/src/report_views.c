@@ -680,7 +680,7 @@ static const struct kmt_col live_list_cols[] = {
 	KMT_COL("age", KMT_NS), KMT_COL("bytes", KMT_U64), KMT_COL("type", KMT_STR),
 	KMT_COL("cpu", KMT_U64), KMT_COL("pid", KMT_U64), KMT_COL("comm", KMT_STR),
 	KMT_COL("ptr", KMT_HEX), KMT_COL("cache", KMT_STR), KMT_COL("address", KMT_HEX),
-	KMT_COL("call_site", KMT_STR),
+	KMT_COL("call_site", KMT_STR), KMT_COL("stack", KMT_STR), KMT_COL("line", KMT_STR),
 };
 
 static void types_text(unsigned int types, char *buf, size_t len)
@@ -757,6 +757,7 @@ static void live_list(struct report *r, struct live_ref *refs, size_t n,
 {
 	enum report_key keys[REPORT_MAX_KEYS];
 	const struct live_obj *obj;
+	const struct kmt_tag *t;
 	struct kmt_table tab;
 	union kmt_cell *row;
 	char title[128], buf[32];
@@ -785,6 +786,13 @@ static void live_list(struct report *r, struct live_ref *refs, size_t n,
 								buf, sizeof(buf)));
 		row[8].u = r->sites.sites[obj->site].key;
 		kmt_cell_str(&row[9], site_name(r, row[8].u));
+		if (r->origins[obj->origin].stack) {
+			snprintf(buf, sizeof(buf), "%08x", r->origins[obj->origin].stack);
+			kmt_cell_str(&row[10], buf);
+		}
+		t = obj_tag(r, obj);
+		if (t)
+			kmt_cell_str(&row[11], t->text);
 	}
 	kmt_out_table(o, &tab);
 	kmt_table_free(&tab);

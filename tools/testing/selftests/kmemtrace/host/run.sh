@@ -613,10 +613,10 @@ t_report_view_live() {
 	run report -v live --list t
 	expect_rc 0 && sed -n '3,$p' out > list && expect_file list <<-'END'
 	live allocations by age (top 10 of 3):
-	   age bytes  type    cpu pid  comm                  ptr  cache            address  call_site
-	3.50us  8192  vmalloc   0  12  worker 0xffffc90000001000  -     0xffffffffc0001010  mod_fn+0x10 [mymod]
-	2.50us  8192  pages     0   0  -      0xffffea0000001000  -     0xffffffffc0001010  mod_fn+0x10 [mymod]
-	   0ns     8  kmalloc   1  13  -                  0x4000  -     0xffffffff81000120  foo_alloc+0x20
+	   age bytes  type    cpu pid  comm                  ptr  cache            address  call_site            stack  line
+	3.50us  8192  vmalloc   0  12  worker 0xffffc90000001000  -     0xffffffffc0001010  mod_fn+0x10 [mymod]  -      -
+	2.50us  8192  pages     0   0  -      0xffffea0000001000  -     0xffffffffc0001010  mod_fn+0x10 [mymod]  -      -
+	   0ns     8  kmalloc   1  13  -                  0x4000  -     0xffffffff81000120  foo_alloc+0x20       -      -
 	END
 }
 
@@ -1576,11 +1576,23 @@ t_report_by_line_tags() {
 	1,2,0,0,kmalloc,,samples/kmemtrace/kmemtrace_pattern.c:90 [kmemtrace_pattern]
 	END
 	run report -v live --csv --module vmlinux t
-	expect_rc 0 && expect_out <<-'END'
+	expect_rc 0 && expect_out <<-'END' || return 1
 	# live
 	count,bytes,oldest,median,type,cache,group
 	1,64,5000,5000,kmalloc,,foo_alloc+0x10
 	1,32,4000,4000,kmalloc,,foo_alloc+0x20
+	END
+	# One line per allocation names the line of its tag.
+	run report -v live --list --csv t
+	expect_rc 0 && expect_out <<-'END'
+	# live_list
+	age,bytes,type,cpu,pid,comm,ptr,cache,address,call_site,stack,line
+	5000,64,kmalloc,0,0,,0x1,,0xffffffff81000110,foo_alloc+0x10,,mm/util.c:100
+	4000,32,kmalloc,0,0,,0x2,,0xffffffff81000120,foo_alloc+0x20,,mm/util.c:100
+	3000,16,kmalloc,0,0,,0x3,,0xffffffff81000110,foo_alloc+0x10,,samples/kmemtrace/kmemtrace_pattern.c:57 [kmemtrace_pattern]
+	2000,8,kmalloc,0,0,,0x4,,0xffffffff81000110,foo_alloc+0x10,,
+	1000,4,kmalloc,0,0,,0x5,,0xffffffff81000210,bar_create+0x10,,
+	0,2,kmalloc,0,0,,0x6,,0xffffffff81000110,foo_alloc+0x10,,samples/kmemtrace/kmemtrace_pattern.c:90 [kmemtrace_pattern]
 	END
 }
 
@@ -1731,6 +1743,14 @@ t_report_live_by_stack() {
 	1,32,3000,3000,kmalloc,,stack 00000b01
 	2,20,2000,1000,kmalloc,,(no stack)
 	1,8,4000,4000,kmalloc,,stack 00000a03 (not in DIR/stacks)
+	END
+	run report -v live --list --csv -n 3 t
+	expect_rc 0 && expect_out <<-'END'
+	# live_list
+	age,bytes,type,cpu,pid,comm,ptr,cache,address,call_site,stack,line
+	6000,64,kmalloc,0,0,,0x2,,0xffffffff81000110,foo_alloc+0x10,00000a01,
+	5000,256,kmalloc,0,0,,0x3,,0xffffffff81000110,foo_alloc+0x10,00000a02,
+	4000,8,kmalloc,0,0,,0x4,,0xffffffff81000110,foo_alloc+0x10,00000a03,
 	END
 }
 
