@@ -146,8 +146,10 @@ static void report_usage(int status)
 		"  cache names come from DIR/caches.  Filters select allocations (with\n"
 		"  their frees); --time selects events.  Byte totals that overflow 64\n"
 		"  bits print as \"overflow\".  Warns when the symbols (kallsyms, -s,\n"
-		"  -k) do not match the _text or build id in DIR/header.  Exits 1 when\n"
-		"  no event is valid.\n"
+		"  -k) do not match the _text or build id in DIR/header.  DIR/tags and\n"
+		"  DIR/stacks, when recorded, name the codetags and the stacks of the\n"
+		"  events; traces of event ABI 1 are read too.  Exits 1 when no event\n"
+		"  is valid.\n"
 		"\n");
 	kmt_opts_usage(out, report_opts, ARRAY_SIZE(report_opts));
 	fprintf(out, "\n");
@@ -1398,9 +1400,13 @@ int report_run(struct report_run *run, struct report_params *p,
 		       p->filter.modules.nr;
 	/* Origin 0 and tag index 0: none. */
 	origin_add(r, 0, 0);
-	kmt_tags_load(&run->tags, run->t.dir);
+	/* Only the views that name tags and stacks need their files. */
+	kmt_tags_load(&run->tags, p->filter.modules.nr ||
+		      (p->views & (1u << VIEW_LIVE | 1u << VIEW_ALLOCINFO)) ?
+		      run->t.dir : NULL);
 	r->tags = &run->tags;
-	kmt_stacks_load(&run->stacks, run->t.dir);
+	kmt_stacks_load(&run->stacks, p->views & (1u << VIEW_LIVE | 1u << VIEW_STACKS) ?
+			run->t.dir : NULL);
 	r->stacks = &run->stacks;
 	kmt_symcache_init(&r->names, &run->syms);
 	/* The filters need these during the pass; problems come after. */
