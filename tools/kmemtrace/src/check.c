@@ -36,7 +36,8 @@ static void check_usage(int status)
 		"  exactly for the events of each CPU: leading (before the first event of\n"
 		"  the stream), gaps and trailing (after the last one), against the CPU's\n"
 		"  dropped count.  DIR/header and DIR/comms must be well formed, and the\n"
-		"  header must give a supported ABI version and the streams' byte order.\n"
+		"  header (and DIR/abi_version) must give a supported ABI version, 1 or 2,\n"
+		"  that of the streams, and the streams' byte order.\n"
 		"  Totals that overflow 64 bits print as \"overflow\".\n"
 		"  Exits 1 when a problem is found.\n"
 		"\n"
@@ -163,10 +164,35 @@ static size_t check_loss(const struct kmt_stream *s, const struct kmt_stats *st,
 	return 0;
 }
 
-/* Compare DIR/abi_version, when present, with the supported version. */
-static size_t check_abi_file(const char *dir)
+/*
+ * An ABI version @abi that @path gives must be one this kmemtrace reads,
+ * and that of the streams of @t (those with an event of a known magic).
+ */
+static size_t check_abi(struct kmt_trace *t, const char *path, uint64_t abi)
 {
-	char *path = path_join(dir, "abi_version");
+	struct kmt_stream *s;
+	size_t i, errors = 0;
+
+	if (abi < KMT_ABI_V1 || abi > KMEMTRACE_ABI_VERSION) {
+		err_msg("%s: ABI version %llu, this kmemtrace reads %d to %d", path,
+			(unsigned long long)abi, KMT_ABI_V1, KMEMTRACE_ABI_VERSION);
+		return 1;
+	}
+	for (i = 0; i < t->nr; i++) {
+		s = &t->streams[i];
+		if (kmt_stream_order(s) == KMT_ORDER_UNKNOWN || s->abi == abi)
+			continue;
+		err_msg("%s: events are ABI version %u, but %s says %llu", s->path,
+			s->abi, path, (unsigned long long)abi);
+		errors++;
+	}
+	return errors;
+}
+
+/* Compare DIR/abi_version, when present, with the streams. */
+static size_t check_abi_file(struct kmt_trace *t)
+{
+	char *path = path_join(t->dir, "abi_version");
 	uint64_t abi;
 	size_t errors = 0;
 	int ret;
@@ -175,10 +201,8 @@ static size_t check_abi_file(const char *dir)
 	if (ret && ret != -ENOENT) {
 		err_msg("%s: %s", path, ret == -EINVAL ? "not a number" : strerror(-ret));
 		errors++;
-	} else if (!ret && abi != KMEMTRACE_ABI_VERSION) {
-		err_msg("%s: ABI version %llu, this kmemtrace supports %d", path,
-			(unsigned long long)abi, KMEMTRACE_ABI_VERSION);
-		errors++;
+	} else if (!ret) {
+		errors += check_abi(t, path, abi);
 	}
 	free(path);
 	return errors;
@@ -203,12 +227,8 @@ static size_t check_header(struct kmt_trace *t)
 	bool big;
 	uint64_t abi;
 
-	if (!kmt_header_get_u64(h, "abi_version", &abi) &&
-	    abi != KMEMTRACE_ABI_VERSION) {
-		err_msg("%s: ABI version %llu, this kmemtrace supports %d", h->path,
-			(unsigned long long)abi, KMEMTRACE_ABI_VERSION);
-		errors++;
-	}
+	if (!kmt_header_get_u64(h, "abi_version", &abi))
+		errors += check_abi(t, h->path, abi);
 	order = kmt_header_get(h, "byte_order");
 	if (!order)
 		return errors;
@@ -346,7 +366,7 @@ int check_main(int argc, char **argv)
 	if (t.dir) {
 		errors += t.header_problems;
 		errors += check_header(&t);
-		errors += check_abi_file(t.dir);
+		errors += check_abi_file(&t);
 		errors += kmt_trace_read_stats(&t);
 		errors += kmt_comms_load(&comms, t.dir, false);
 		kmt_comms_free(&comms);

@@ -13,6 +13,7 @@
 #include "fmt.h"
 #include "kmemtrace.h"
 #include "symbols.h"
+#include "tags.h"
 #include "trace.h"
 #include "utils.h"
 
@@ -32,12 +33,16 @@ static void dump_usage(int status)
 		"  Print the valid events of the cpuN files of DIR, or of one FILE, one\n"
 		"  line per event, in time order (each CPU's in the order recorded):\n"
 		"    cpu seq ts kind type site ptr req alloc gfp node pid order cache_id\n"
-		"    [migratetype] [cache] [flags] [sym]\n"
+		"    stack_id tag [migratetype] [cache] [flags] [line] [sym]\n"
+		"  stack_id and tag are 0 in ABI 1 traces, which are read too.\n"
+		"  line is the source line of the tag, \"file:line [module]\", when\n"
+		"  DIR/tags lists it.\n"
 		"  migratetype is shown for page allocations, cache (the cache name) for\n"
-		"  kmem_cache events when DIR/caches names it, flags (irq, backing) when\n"
-		"  any is set, sym (the symbolized call site) when symbols are known\n"
-		"  (DIR/kallsyms, -s or -k); warns when they do not match the _text or\n"
-		"  build id in DIR/header.  Exits 1 when no event is valid.\n"
+		"  kmem_cache events when DIR/caches names it, flags (irq, backing,\n"
+		"  unpaired, stack_lost) when any is set, sym (the symbolized call site)\n"
+		"  when symbols are known (DIR/kallsyms, -s or -k); warns when they do\n"
+		"  not match the _text or build id in DIR/header.  Exits 1 when no event\n"
+		"  is valid.\n"
 		"\n"
 		"     -k/--vmlinux VMLINUX  symbolize call sites with this vmlinux (libdw)\n"
 		"     -s/--symbols SYMFILE  use this kallsyms or System.map file\n"
@@ -87,6 +92,7 @@ struct dump_out {
 /* The keys of out_field(), readable 16 bytes at a time. */
 static const char key_cache[16] = " cache=";
 static const char key_flags[16] = " flags=";
+static const char key_line[16] = " line=";
 static const char key_sym[16] = " sym=";
 
 static void out_write(const char *buf, size_t len);
@@ -155,11 +161,14 @@ struct dump_ctx {
 	struct kmt_symcache syms;
 	bool symbolize;
 	const struct kmt_caches *caches;
+	const struct kmt_tags *tags;
+	char **tag_texts;
+	size_t *tag_lens;
 	struct kmt_map cache_index;
 	size_t *cache_lens;
 	char **cache_names;
-	char flags[8][64];
-	size_t flags_len[8];
+	char flags[16][64];
+	size_t flags_len[16];
 	/* " KIND TYPE site=0x" of each valid kind and type */
 	char kind_type[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1][32];
 	size_t kind_type_len[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
@@ -187,6 +196,18 @@ static void dump_index_caches(struct dump_ctx *d)
 		d->cache_lens[i] = strlen(d->caches->caches[i].name);
 		d->cache_names[i] = block_dup(d->caches->caches[i].name,
 					      d->cache_lens[i]);
+	}
+}
+
+static void dump_index_tags(struct dump_ctx *d)
+{
+	size_t i;
+
+	d->tag_lens = xcalloc(d->tags->nr, sizeof(*d->tag_lens));
+	d->tag_texts = xcalloc(d->tags->nr, sizeof(*d->tag_texts));
+	for (i = 0; i < d->tags->nr; i++) {
+		d->tag_lens[i] = strlen(d->tags->tags[i].text);
+		d->tag_texts[i] = block_dup(d->tags->tags[i].text, d->tag_lens[i]);
 	}
 }
 
@@ -253,7 +274,7 @@ static inline char *dump_ts(struct dump_ctx *d, char *p,
 #define DUMP_NAME_MAX	256
 
 /* Room for a line: every number at its longest, and three names. */
-#define DUMP_LINE_MAX	(16 * FMT_U64_MAX + 128 + 3 * (DUMP_NAME_MAX + 32))
+#define DUMP_LINE_MAX	(18 * FMT_U64_MAX + 160 + 4 * (DUMP_NAME_MAX + 32))
 
 /*
  * Write " KEY" and the name @s of @len bytes, readable 16 bytes at a time,
@@ -305,6 +326,10 @@ static void dump_event(struct dump_ctx *d, const struct kmemtrace_event *ev,
 	p = fmt_u64(p, ev->order);
 	p = fmt_lit(p, " cache_id=");
 	p = fmt_u64(p, ev->cache_id);
+	p = fmt_lit(p, " stack_id=0x");
+	p = fmt_x64(p, ev->stack_id);
+	p = fmt_lit(p, " tag=0x");
+	p = fmt_x64(p, ev->tag);
 	if (ev->type == KMEMTRACE_TYPE_PAGES && ev->kind == KMEMTRACE_KIND_ALLOC) {
 		p = fmt_lit(p, " migratetype=");
 		p = fmt_u64(p, ev->migratetype);
@@ -318,6 +343,8 @@ static void dump_event(struct dump_ctx *d, const struct kmemtrace_event *ev,
 		i = ev->flags & KMT_KNOWN_FLAGS;
 		p = dump_name(d, p, key_flags, 7, d->flags[i], d->flags_len[i]);
 	}
+	if (ev->tag && kmt_map_find(&d->tags->map, ev->tag, &i))
+		p = dump_name(d, p, key_line, 6, d->tag_texts[i], d->tag_lens[i]);
 	if (d->symbolize)
 		p = dump_name(d, p, key_sym, 5, d->syms.names[sym],
 			      d->syms.lens[sym]);
@@ -342,6 +369,7 @@ static int dump_load(struct kmt_trace *t, const char *path)
 int dump_main(int argc, char **argv)
 {
 	struct kmt_caches caches;
+	struct kmt_tags tags;
 	struct dump_params p;
 	struct kmt_symtab syms;
 	const struct kmemtrace_event *ev[KMT_MERGE_BATCH];
@@ -365,11 +393,14 @@ int dump_main(int argc, char **argv)
 	}
 	st = xcalloc(t.nr, sizeof(*st));
 	kmt_caches_load(&caches, t.dir);
+	kmt_tags_load(&tags, t.dir);
 	d = xcalloc(1, sizeof(*d));
 	kmt_symcache_init(&d->syms, &syms);
 	d->symbolize = syms.nr || syms.dw;
 	d->caches = &caches;
 	dump_index_caches(d);
+	d->tags = &tags;
+	dump_index_tags(d);
 	/* Valid events have no unknown flag: name each combination once. */
 	for (f = 1; f < ARRAY_SIZE(d->flags); f++) {
 		kmt_flags_format(f, d->flags[f], sizeof(d->flags[f]) - 16);
@@ -413,6 +444,11 @@ int dump_main(int argc, char **argv)
 		free(d->cache_names[i]);
 	free(d->cache_names);
 	free(d->cache_lens);
+	for (i = 0; i < tags.nr; i++)
+		free(d->tag_texts[i]);
+	free(d->tag_texts);
+	free(d->tag_lens);
+	kmt_tags_free(&tags);
 	free(d);
 	kmt_caches_free(&caches);
 	free(st);

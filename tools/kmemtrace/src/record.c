@@ -36,6 +36,7 @@
 
 #define KMT_DEBUGFS		"/sys/kernel/debug/kmemtrace"
 #define KMT_KALLSYMS		"/proc/kallsyms"
+#define KMT_MODULES		"/proc/modules"
 #define KMT_NOTES		"/sys/kernel/notes"
 #define KMT_PROC		"/proc"
 #define KMT_POLL_MS		100
@@ -54,6 +55,8 @@ struct record_params {
 	const char *outdir;
 	const char *debugfs;
 	const char *kallsyms;
+	const char *modules;
+	bool has_modules;
 	const char *notes;
 	uint64_t duration;
 	bool has_duration;
@@ -85,8 +88,30 @@ struct progress {
 	uint64_t dropped;
 };
 
+/* The kallsyms lines of one module, as last read. */
+struct mod_syms {
+	char *name;
+	char *lines;
+	size_t len;
+	bool seen;		/* in the last kallsyms read */
+};
+
+/*
+ * The symbols of the modules seen while recording: kallsyms is read again
+ * when the modules file changes, so that a module unloaded before the end
+ * keeps its symbols in DIR/kallsyms.
+ */
+struct modules {
+	bool on;
+	char *last;		/* the contents of the modules file */
+	size_t last_len;
+	struct mod_syms *mods;
+	size_t nr;
+};
+
 struct recorder {
 	const struct record_params *p;
+	struct modules modules;
 	struct cpu_stream *cpus;
 	size_t nr;
 	bool enabled;
@@ -105,12 +130,15 @@ static void record_usage(int status)
 
 	fprintf(out,
 		"  usage: kmemtrace record -o DIR [-e] [-q] [-d SECONDS] [-D DEBUGFS_DIR]\n"
-		"                          [-K KALLSYMS] [--notes FILE] [-- CMD [ARGS...]]\n"
+		"                          [-K KALLSYMS] [--modules FILE] [--notes FILE]\n"
+		"                          [-- CMD [ARGS...]]\n"
 		"\n"
 		"  Write DIR/header (the traced kernel and the recording), enable\n"
 		"  kmemtrace, run CMD (or wait for SIGINT/SIGTERM, or SECONDS), disable\n"
 		"  kmemtrace and write the cpuN streams, abi_version, dropped, stats,\n"
-		"  caches, kallsyms and comms (the names of the tasks) to DIR.  Needs root.\n"
+		"  caches, kallsyms, comms (the names of the tasks) and, when the kernel\n"
+		"  has them, tags (the codetags of the events) and stacks (their stack\n"
+		"  traces) to DIR.  Needs root.\n"
 		"\n"
 		"     -o/--output DIR         directory to write, created if needed; the\n"
 		"                             files of an earlier recording there are\n"
@@ -121,7 +149,11 @@ static void record_usage(int status)
 		"                             (not with CMD)\n"
 		"     -D/--debugfs DIR        kmemtrace debugfs directory\n"
 		"                             (default " KMT_DEBUGFS ")\n"
-		"     -K/--kallsyms FILE      copy FILE instead of " KMT_KALLSYMS "\n"
+		"     -K/--kallsyms FILE      copy FILE instead of " KMT_KALLSYMS "; it is read\n"
+		"                             again when the modules file changes, and\n"
+		"                             the symbols of modules unloaded meanwhile\n"
+		"                             are kept\n"
+		"     --modules FILE          watch FILE instead of " KMT_MODULES "\n"
 		"     --notes FILE            read the kernel's build id from FILE\n"
 		"                             instead of " KMT_NOTES "\n"
 		"     -q/--quiet              no progress line (shown every second when\n"
@@ -154,6 +186,7 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 		{ "debugfs",	required_argument,	NULL, 'D' },
 		{ "kallsyms",	required_argument,	NULL, 'K' },
 		{ "notes",	required_argument,	NULL, 'N' },
+		{ "modules",	required_argument,	NULL, 'M' },
 		{ "quiet",	no_argument,		NULL, 'q' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 },
@@ -163,6 +196,7 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 	memset(p, 0, sizeof(*p));
 	p->debugfs = KMT_DEBUGFS;
 	p->kallsyms = KMT_KALLSYMS;
+	p->modules = KMT_MODULES;
 	p->notes = KMT_NOTES;
 	/* '+': stop at CMD, its options are its own. */
 	while ((c = getopt_long(argc, argv, "+o:ed:D:K:qh", long_options, NULL)) != -1) {
@@ -194,6 +228,10 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 		case 'N':
 			p->notes = optarg;
 			break;
+		case 'M':
+			p->modules = optarg;
+			p->has_modules = true;
+			break;
 		case 'q':
 			p->quiet = true;
 			break;
@@ -224,8 +262,8 @@ static int check_debugfs(const char *dir)
 	if (ret)
 		err_msg("%s: %s", path, ret == -EINVAL ? "not a number" : strerror(-ret));
 	else if (abi != KMEMTRACE_ABI_VERSION)
-		err_msg("%s: ABI version %llu, this kmemtrace supports %d", path,
-			(unsigned long long)abi, KMEMTRACE_ABI_VERSION);
+		err_msg("%s: ABI version %llu, this kmemtrace records version %d only",
+			path, (unsigned long long)abi, KMEMTRACE_ABI_VERSION);
 	free(path);
 	return ret || abi != KMEMTRACE_ABI_VERSION ? -1 : 0;
 }
@@ -241,7 +279,7 @@ static int make_outdir(const char *dir)
 /* The files record writes into DIR besides the cpuN streams. */
 static const char * const record_files[] = {
 	"header", "abi_version", "dropped", "stats", "caches", "kallsyms",
-	"comms",
+	"comms", "tags", "stacks",
 };
 
 static bool is_record_file(const char *name)
@@ -644,6 +682,193 @@ static struct pollfd *poll_fds(struct recorder *r, struct pollfd *pfd)
 	return pfd;
 }
 
+/* ------------------------------------------------------------- modules */
+
+/* The module of a kallsyms line "ADDR TYPE NAME\t[MODULE]", or NULL. */
+static const char *line_module(const char *line, size_t len, size_t *mlen)
+{
+	const char *open;
+
+	while (len && (line[len - 1] == '\r' || line[len - 1] == ' '))
+		len--;
+	if (len < 3 || line[len - 1] != ']')
+		return NULL;
+	open = memrchr(line, '[', len);
+	if (!open || open == line || (open[-1] != '\t' && open[-1] != ' ') ||
+	    open + 2 > line + len - 1)
+		return NULL;
+	*mlen = line + len - 1 - (open + 1);
+	return open + 1;
+}
+
+static struct mod_syms *mod_find(struct modules *m, const char *name,
+				 size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr; i++)
+		if (strlen(m->mods[i].name) == len &&
+		    !memcmp(m->mods[i].name, name, len))
+			return &m->mods[i];
+	return NULL;
+}
+
+/*
+ * Keep the symbols of every module of kallsyms text @buf: those of a
+ * module replace what an earlier read had of it.  The modules @buf has
+ * are marked seen, the others not.
+ */
+static void modules_keep(struct modules *m, const char *buf)
+{
+	struct mod_syms *ms, *fresh = NULL;
+	const char *line, *next, *name;
+	size_t i, len, mlen, nr = 0;
+
+	for (line = buf; *line; line = next) {
+		next = line + strcspn(line, "\n");
+		len = next - line;
+		next += *next == '\n';
+		name = line_module(line, len, &mlen);
+		if (!name)
+			continue;
+		for (i = 0; i < nr; i++)
+			if (strlen(fresh[i].name) == mlen &&
+			    !memcmp(fresh[i].name, name, mlen))
+				break;
+		if (i == nr) {
+			fresh = xrealloc(fresh, (nr + 1) * sizeof(*fresh));
+			fresh[nr].name = xstrndup(name, mlen);
+			fresh[nr].lines = NULL;
+			fresh[nr].seen = true;
+			fresh[nr++].len = 0;
+		}
+		ms = &fresh[i];
+		ms->lines = xrealloc(ms->lines, ms->len + len + 1);
+		memcpy(ms->lines + ms->len, line, len);
+		ms->lines[ms->len + len] = '\n';
+		ms->len += len + 1;
+	}
+	for (i = 0; i < m->nr; i++)
+		m->mods[i].seen = false;
+	for (i = 0; i < nr; i++) {
+		ms = mod_find(m, fresh[i].name, strlen(fresh[i].name));
+		if (!ms) {
+			m->mods = xrealloc(m->mods, (m->nr + 1) * sizeof(*m->mods));
+			ms = &m->mods[m->nr++];
+		} else {
+			free(ms->name);
+			free(ms->lines);
+		}
+		*ms = fresh[i];
+	}
+	free(fresh);
+}
+
+/* Read kallsyms again and keep the symbols of its modules. */
+static void modules_scan(struct recorder *r)
+{
+	size_t len;
+	char *buf;
+
+	if (read_file(r->p->kallsyms, &buf, &len))
+		return;
+	modules_keep(&r->modules, buf);
+	free(buf);
+}
+
+/*
+ * Start watching the modules file: a kernel without modules has none,
+ * which is only worth a word when --modules named it.
+ */
+static void modules_start(struct recorder *r)
+{
+	struct modules *m = &r->modules;
+	int ret;
+
+	ret = read_file(r->p->modules, &m->last, &m->last_len);
+	if (ret) {
+		if (r->p->has_modules)
+			err_msg("warning: %s: %s, the symbols of modules unloaded while recording will be missing",
+				r->p->modules, strerror(-ret));
+		return;
+	}
+	m->on = true;
+	modules_scan(r);
+}
+
+/* When the modules file changed, read kallsyms again. */
+static void modules_poll(struct recorder *r)
+{
+	struct modules *m = &r->modules;
+	size_t len;
+	char *buf;
+
+	if (!m->on || read_file(r->p->modules, &buf, &len))
+		return;
+	if (len == m->last_len && !memcmp(buf, m->last, len)) {
+		free(buf);
+		return;
+	}
+	free(m->last);
+	m->last = buf;
+	m->last_len = len;
+	modules_scan(r);
+}
+
+/*
+ * Write DIR/kallsyms: kallsyms as it is now, then the symbols of the
+ * modules seen while recording that it lacks (unloaded since).
+ */
+static int write_kallsyms(struct recorder *r)
+{
+	char *dst = path_join(r->p->outdir, "kallsyms");
+	struct modules *m = &r->modules;
+	size_t len, i;
+	char *buf;
+	int ret, fd;
+
+	ret = read_file(r->p->kallsyms, &buf, &len);
+	if (ret) {
+		err_msg("%s: %s", r->p->kallsyms, strerror(-ret));
+		free(dst);
+		return ret;
+	}
+	if (m->on)
+		modules_keep(m, buf);
+	fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+	} else {
+		ret = write_all(fd, buf, len);
+		if (!ret && len && buf[len - 1] != '\n')
+			ret = write_all(fd, "\n", 1);
+		for (i = 0; !ret && m->on && i < m->nr; i++)
+			if (!m->mods[i].seen)
+				ret = write_all(fd, m->mods[i].lines, m->mods[i].len);
+		if (close(fd) && !ret)
+			ret = -errno;
+	}
+	if (ret) {
+		err_msg("%s: %s", dst, strerror(-ret));
+		unlink(dst);
+	}
+	free(buf);
+	free(dst);
+	return ret;
+}
+
+static void modules_free(struct modules *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr; i++) {
+		free(m->mods[i].name);
+		free(m->mods[i].lines);
+	}
+	free(m->mods);
+	free(m->last);
+}
+
 /* The progress line on the terminal, to erase before a message. */
 static struct progress *progress_line;
 
@@ -786,6 +1011,7 @@ static int record_loop(struct recorder *r)
 	while ((timeout = record_timeout(r, deadline)) >= 0) {
 		if (now_ms() - scanned >= KMT_POLL_MS) {
 			scanned = now_ms();
+			modules_poll(r);
 			if (open_new_streams(r))
 				goto fail;
 			if (r->nr != polled) {
@@ -873,6 +1099,20 @@ static void copy_optional(struct recorder *r, const char *name,
 	free(src);
 }
 
+/*
+ * Copy a file only some kernels have (tags: CONFIG_MEM_ALLOC_PROFILING),
+ * saying nothing when it is missing.
+ */
+static void copy_if_present(struct recorder *r, const char *name,
+			    const char *without)
+{
+	char *src = path_join(r->p->debugfs, name);
+
+	if ((!access(src, F_OK) || errno != ENOENT) && copy_meta(r, src, name))
+		err_msg("warning: %s not copied, %s", name, without);
+	free(src);
+}
+
 /* Task names are a help: failing to write them only gets a warning. */
 static void write_comms(struct recorder *r)
 {
@@ -899,8 +1139,11 @@ static int record_finish(struct recorder *r)
 		ret = -1;
 	copy_optional(r, "stats", "check cannot account for lost events per CPU");
 	copy_optional(r, "caches", "report will show cache ids without names");
+	copy_if_present(r, "tags", "report will show codetags as addresses");
+	copy_if_present(r, "stacks", "report will show stacks as handles");
 	write_comms(r);
-	if (copy_meta(r, r->p->kallsyms, "kallsyms"))
+	modules_poll(r);
+	if (write_kallsyms(r))
 		err_msg("warning: no kallsyms in %s, report will not symbolize",
 			r->p->outdir);
 	for (i = 0; i < r->nr; i++)
@@ -951,6 +1194,7 @@ int record_main(int argc, char **argv)
 	r->p = &p;
 	r->comms = kmt_comm_rec_new(KMT_PROC);
 	kmt_comm_rec_scan(r->comms);
+	modules_start(r);
 	ret = open_streams(r);
 	if (!ret && p.empty && drain_streams(r, true) < 0)
 		ret = -1;
@@ -964,6 +1208,7 @@ int record_main(int argc, char **argv)
 	if (!ret)
 		ret = record_finish(r);
 	record_close(r);
+	modules_free(&r->modules);
 	kmt_comm_rec_free(r->comms);
 	free(r);
 	return ret ? 1 : 0;

@@ -32,6 +32,8 @@ static const char * const view_names[NR_VIEWS] = {
 	[VIEW_PAGES]		= "pages",
 	[VIEW_GFP]		= "gfp",
 	[VIEW_NODES]		= "nodes",
+	[VIEW_ALLOCINFO]	= "allocinfo",
+	[VIEW_STACKS]		= "stacks",
 };
 
 static const struct {
@@ -59,6 +61,7 @@ static const char * const by_names[NR_BY] = {
 	[BY_CACHE]	= "cache",
 	[BY_TYPE]	= "type",
 	[BY_PID]	= "pid",
+	[BY_STACK]	= "stack",
 };
 
 enum {
@@ -68,6 +71,7 @@ enum {
 	OPT_MIN_AGE,
 	OPT_JSON,
 	OPT_CSV,
+	OPT_STACKS,
 };
 
 static const struct kmt_opt report_opts[] = {
@@ -80,7 +84,9 @@ static const struct kmt_opt report_opts[] = {
 	{ "view", 'v', "VIEW[,...]",
 	  "what to print (default summary): summary, sites,\n"
 	  "caches, live, lifetimes, frees, pages, gfp,\n"
-	  "nodes, or all" },
+	  "nodes, allocinfo (the change of /proc/allocinfo\n"
+	  "per codetag, in its format), stacks (the stacks\n"
+	  "of each call site, DIR/stacks), or all" },
 	{ "top", 'n', "TOP", "print TOP rows per table (default 10)" },
 	{ "sort", OPT_SORT, "KEY[,...]",
 	  "sort rows by these keys, largest first: bytes,\n"
@@ -88,7 +94,12 @@ static const struct kmt_opt report_opts[] = {
 	  "lifetime, age, mismatch" },
 	{ "by", OPT_BY, "GROUP",
 	  "group the live view by site (default), func,\n"
-	  "line (file:line, with -k), cache, type or pid" },
+	  "line (file:line of the codetag in DIR/tags, else\n"
+	  "of the call site with -k), cache, type, pid or\n"
+	  "stack (the stack_id)" },
+	{ "stacks", OPT_STACKS, "N",
+	  "stacks view: up to N stacks per call site\n"
+	  "(default 5)" },
 	{ "list", OPT_LIST, NULL,
 	  "live view: one line per live allocation" },
 	{ "min-age", OPT_MIN_AGE, "AGE",
@@ -116,6 +127,9 @@ const struct kmt_opt report_filter_opts[] = {
 	  "func+0xoff or an address" },
 	{ "cache", OPT_CACHE, "CACHE[,...]",
 	  "only allocations of these caches, by name or id" },
+	{ "module", OPT_MODULE, "MODULE[,...]",
+	  "only allocations whose codetag (DIR/tags) is of\n"
+	  "these modules; vmlinux: built in" },
 };
 
 const size_t report_nr_filter_opts = ARRAY_SIZE(report_filter_opts);
@@ -132,8 +146,10 @@ static void report_usage(int status)
 		"  cache names come from DIR/caches.  Filters select allocations (with\n"
 		"  their frees); --time selects events.  Byte totals that overflow 64\n"
 		"  bits print as \"overflow\".  Warns when the symbols (kallsyms, -s,\n"
-		"  -k) do not match the _text or build id in DIR/header.  Exits 1 when\n"
-		"  no event is valid.\n"
+		"  -k) do not match the _text or build id in DIR/header.  DIR/tags and\n"
+		"  DIR/stacks, when recorded, name the codetags and the stacks of the\n"
+		"  events; traces of event ABI 1 are read too.  Exits 1 when no event\n"
+		"  is valid.\n"
 		"\n");
 	kmt_opts_usage(out, report_opts, ARRAY_SIZE(report_opts));
 	fprintf(out, "\n");
@@ -385,6 +401,9 @@ bool report_filter_arg(int c, const char *arg, struct report_params *p,
 	case OPT_CACHE:
 		parse_names(arg, &p->filter.caches);
 		break;
+	case OPT_MODULE:
+		parse_names(arg, &p->filter.modules);
+		break;
 	default:
 		return false;
 	}
@@ -450,6 +469,10 @@ static void report_parse_args(int argc, char **argv, struct report_params *p)
 		case OPT_JSON:
 			p->format = KMT_JSON;
 			break;
+		case OPT_STACKS:
+			if (parse_u64(optarg, &p->stacks) || !p->stacks)
+				report_bad_arg("bad number for --stacks: '%s'", optarg);
+			break;
 		case OPT_CSV:
 			p->format = KMT_CSV;
 			break;
@@ -474,6 +497,10 @@ static void report_parse_args(int argc, char **argv, struct report_params *p)
 		report_bad_arg("--list and --min-age are for --view live");
 	if (p->by && !(p->views & (1u << VIEW_LIVE)))
 		report_bad_arg("--by is for --view live");
+	if (p->stacks && !(p->views & (1u << VIEW_STACKS)))
+		report_bad_arg("--stacks is for --view stacks");
+	if (!p->stacks)
+		p->stacks = 5;
 	if (p->sort[0] && !report_sort_applies(p->views, p->sort))
 		report_bad_arg("no view asked for sorts by these --sort keys");
 }
@@ -482,6 +509,7 @@ void report_params_free(struct report_params *p)
 {
 	struct name_list *lists[] = {
 		&p->filter.comms, &p->filter.sites, &p->filter.caches,
+		&p->filter.modules,
 	};
 	size_t i, j;
 
@@ -715,6 +743,28 @@ static bool pid_selected(struct report *r, uint32_t pid)
 	return sel;
 }
 
+/* Whether the codetag @tag is of a module of --module. */
+static bool module_selected(struct report *r, uint64_t tag)
+{
+	const struct name_list *l = &r->p->filter.modules;
+	const struct kmt_tag *t;
+	const char *name;
+	uint32_t sel;
+	size_t i;
+
+	if (!tag)
+		return false;
+	if (kmt_map_find(&r->module_selected, tag, &sel))
+		return sel;
+	sel = 0;
+	t = kmt_tags_find(r->tags, tag);
+	name = !t ? NULL : t->module ? t->module : "vmlinux";
+	for (i = 0; i < l->nr && name && !sel; i++)
+		sel = !strcmp(name, l->names[i]);
+	kmt_map_insert(&r->module_selected, tag, sel, NULL);
+	return sel;
+}
+
 /* Whether the filters select an allocation (or a free without one). */
 static bool event_selected(struct report *r, const struct kmemtrace_event *ev,
 			   struct site *site)
@@ -734,7 +784,211 @@ static bool event_selected(struct report *r, const struct kmemtrace_event *ev,
 		return false;
 	if (f->sites.nr && !site_selected(r, site))
 		return false;
+	if (f->modules.nr && !module_selected(r, ev->tag))
+		return false;
 	return true;
+}
+
+/* --------------------------------------------------------------- origins */
+
+static uint32_t tag_index(struct report *r, uint64_t tag)
+{
+	uint32_t i;
+	bool added;
+
+	if (kmt_map_find(&r->tag_map, tag, &i))
+		return i;
+	i = kmt_map_insert(&r->tag_map, tag, r->nr_tag_addrs, &added);
+	if (r->nr_tag_addrs == r->size_tag_addrs) {
+		r->size_tag_addrs = r->size_tag_addrs ? 2 * r->size_tag_addrs : 256;
+		r->tag_addrs = xrealloc(r->tag_addrs, r->size_tag_addrs *
+					sizeof(*r->tag_addrs));
+	}
+	r->tag_addrs[r->nr_tag_addrs++] = tag;
+	return i;
+}
+
+static uint32_t origin_add(struct report *r, uint64_t tag, uint32_t stack)
+{
+	uint32_t ti = tag_index(r, tag), i;
+	uint64_t key = (uint64_t)ti << 32 | stack;
+	struct origin *o;
+	bool added;
+
+	if (kmt_map_find(&r->origin_map, key, &i))
+		return i;
+	i = kmt_map_insert(&r->origin_map, key, r->nr_origins, &added);
+	if (r->nr_origins == r->size_origins) {
+		r->size_origins = r->size_origins ? 2 * r->size_origins : 256;
+		r->origins = xrealloc(r->origins, r->size_origins *
+				      sizeof(*r->origins));
+	}
+	o = &r->origins[r->nr_origins++];
+	o->tag = tag;
+	o->stack = stack;
+	o->tag_index = ti;
+	return i;
+}
+
+/* The origin of an alloc: 0, without a tag and a stack, needs no lookup. */
+static inline uint32_t event_origin(struct report *r,
+				    const struct kmemtrace_event *ev)
+{
+	if (!(ev->tag | ev->stack_id))
+		return 0;
+	return origin_add(r, ev->tag, ev->stack_id);
+}
+
+/* --------------------------------------------------------------- stacks */
+
+/* A selected alloc at site @si, for the stacks view. */
+static void count_stack(struct report *r, const struct kmemtrace_event *ev,
+			uint32_t si)
+{
+	uint64_t key = (uint64_t)si << 32 | ev->stack_id;
+	struct stack_stat *s;
+	uint32_t i;
+	bool added;
+
+	if (ev->flags & KMEMTRACE_FLAG_STACK_LOST)
+		r->stack_lost++;
+	if (!ev->stack_id) {
+		r->nostack_allocs++;
+		return;
+	}
+	r->stack_allocs++;
+	r->overflow |= add_u64_sat(&r->stack_bytes, ev->bytes_alloc);
+	if (!kmt_map_find(&r->stack_map, key, &i)) {
+		i = kmt_map_insert(&r->stack_map, key, r->nr_stack_stats, &added);
+		if (r->nr_stack_stats == r->size_stack_stats) {
+			r->size_stack_stats = r->size_stack_stats ?
+					      2 * r->size_stack_stats : 256;
+			r->stack_stats = xrealloc(r->stack_stats, r->size_stack_stats *
+						  sizeof(*r->stack_stats));
+		}
+		s = &r->stack_stats[r->nr_stack_stats++];
+		memset(s, 0, sizeof(*s));
+		s->site = si;
+		s->stack = ev->stack_id;
+	}
+	s = &r->stack_stats[i];
+	s->allocs++;
+	r->overflow |= add_u64_sat(&s->bytes, ev->bytes_alloc);
+}
+
+/* ------------------------------------------------------------ allocinfo */
+
+/* The counters of tag index @ti. */
+static struct ai_count *ai_get(struct report *r, uint32_t ti)
+{
+	size_t n;
+
+	if (ti >= r->nr_ai) {
+		n = r->size_tag_addrs > ti ? r->size_tag_addrs : ti + 1;
+		r->ai = xrealloc(r->ai, n * sizeof(*r->ai));
+		memset(r->ai + r->nr_ai, 0, (n - r->nr_ai) * sizeof(*r->ai));
+		r->nr_ai = n;
+	}
+	return &r->ai[ti];
+}
+
+/*
+ * A selected alloc @o of @ev, live now: the tag it carries was touched,
+ * and, but for a vmalloc area (allocinfo counts its pages and page array,
+ * which have events of their own), it counts one call and its bytes.
+ */
+static void ai_alloc(struct report *r, const struct kmemtrace_event *ev,
+		     struct live_obj *o)
+{
+	uint32_t ti = r->origins[o->origin].tag_index;
+	struct ai_count *c;
+
+	o->counted = 0;
+	if (!ti)
+		return;
+	c = ai_get(r, ti);
+	c->touched = true;
+	if (ev->type == KMEMTRACE_TYPE_VMALLOC)
+		return;
+	c->calls++;
+	c->bytes += ev->bytes_alloc;
+	o->counted = 1;
+}
+
+/* The free of a live alloc @o: take back what it counted. */
+static void ai_free(struct report *r, const struct live_obj *o)
+{
+	struct ai_count *c;
+
+	if (!o->counted)
+		return;
+	c = ai_get(r, r->origins[o->origin].tag_index);
+	c->calls--;
+	c->bytes -= o->bytes;
+}
+
+/*
+ * A realloc in place of live alloc @o, to @bytes: it keeps the alloc's
+ * tag, whose bytes change by the difference; its own tag was touched.
+ */
+static void ai_realloc(struct report *r, const struct kmemtrace_event *ev,
+		       const struct live_obj *o)
+{
+	struct ai_count *c;
+
+	if (ev->tag && (!r->filtering || o->selected))
+		ai_get(r, tag_index(r, ev->tag))->touched = true;
+	if (!o->counted)
+		return;
+	c = ai_get(r, r->origins[o->origin].tag_index);
+	c->bytes += (int64_t)(ev->bytes_alloc - o->bytes);
+}
+
+/*
+ * A backing event, which the other views leave out: allocinfo counts the
+ * slab pages under mm/slub.c's line, a vmalloc area's pages and page
+ * array under the caller's.  They pair in a live table of their own.
+ */
+static void ai_backing(struct report *r, const struct kmemtrace_event *ev)
+{
+	unsigned int family = pair_type(ev->type);
+	struct live_table *lt = &r->backing_live;
+	struct live_obj *o;
+	bool sel;
+
+	live_reserve(lt, 1);
+	o = live_probe(lt, live_hash(family, ev->ptr, lt->bits), family, ev->ptr);
+	if (ev->kind == KMEMTRACE_KIND_FREE) {
+		if (!o->family) {
+			r->ai_free_unknown++;
+			return;
+		}
+		ai_free(r, o);
+		live_remove(lt, o);
+		return;
+	}
+	if (ev->kind == KMEMTRACE_KIND_REALLOC) {
+		if (!o->family) {
+			r->ai_realloc_unknown++;
+			return;
+		}
+		ai_realloc(r, ev, o);
+		o->bytes = ev->bytes_alloc;
+		return;
+	}
+	sel = !r->filtering ||
+	      event_selected(r, ev, site_get(&r->sites, ev->call_site));
+	if (!o->family) {
+		o->ptr = ev->ptr;
+		o->family = family;
+		lt->nr++;
+	}
+	o->bytes = ev->bytes_alloc;
+	o->origin = event_origin(r, ev);
+	o->selected = sel;
+	o->counted = 0;
+	if (sel)
+		ai_alloc(r, ev, o);
 }
 
 /* ---------------------------------------------------------------- pass */
@@ -796,10 +1050,16 @@ static void account_alloc(struct report *r, const struct kmemtrace_event *ev,
 	o->cpu = ev->cpu;
 	o->pid = ev->pid;
 	o->cache_id = ev->cache_id;
+	o->origin = event_origin(r, ev);
 	o->type = ev->type;
 	o->selected = sel;
+	o->counted = 0;
 	if (!sel)
 		return;
+	if (r->allocinfo)
+		ai_alloc(r, ev, o);
+	if (r->stacks_view)
+		count_stack(r, ev, si);
 	if (r->plot)
 		plot_alloc(r, o);
 	r->selected++;
@@ -923,8 +1183,11 @@ static void account_free(struct report *r, const struct kmemtrace_event *ev,
 	if (!o->family) {
 		if (!r->summary_only)
 			account_unknown_free(r, ev);
+		r->ai_free_unknown++;
 		return;
 	}
+	if (r->allocinfo)
+		ai_free(r, o);
 	/* The summary does not look at frees, nor at their allocation. */
 	if (!r->summary_only && o->selected)
 		account_free_of(r, ev, o);
@@ -938,8 +1201,14 @@ static void account_realloc(struct report *r, const struct kmemtrace_event *ev,
 	struct live_obj *o;
 
 	o = live_probe(&r->live, slot, pair_type(ev->type), ev->ptr);
-	if (!o->family)
+	if (!o->family) {
+		r->ai_realloc_unknown++;
+		if (r->allocinfo && ev->tag && !r->filtering)
+			ai_get(r, tag_index(r, ev->tag))->touched = true;
 		return;
+	}
+	if (r->allocinfo)
+		ai_realloc(r, ev, o);
 	if (r->plot && o->selected)
 		plot_resize(r, o, ev->bytes_alloc);
 	o->bytes = ev->bytes_alloc;
@@ -948,6 +1217,8 @@ static void account_realloc(struct report *r, const struct kmemtrace_event *ev,
 /* Backing store events are only counted, unpaired frees skipped. */
 static void account_backing(struct report *r, const struct kmemtrace_event *ev)
 {
+	if (r->allocinfo && !kmt_event_is_unpaired(ev))
+		ai_backing(r, ev);
 	if (kmt_event_is_unpaired(ev)) {
 		r->unpaired++;
 	} else if (ev->kind == KMEMTRACE_KIND_ALLOC) {
@@ -1085,6 +1356,10 @@ static void report_free(struct report *r)
 	size_t i;
 
 	live_free(&r->live);
+	live_free(&r->backing_live);
+	free(r->ai);
+	free(r->stack_stats);
+	kmt_map_free(&r->stack_map);
 	site_table_free(&r->sites);
 	site_table_free(&r->caches);
 	site_table_free(&r->gfps);
@@ -1095,6 +1370,11 @@ static void report_free(struct report *r)
 	free(r->mismatches);
 	kmt_symcache_free(&r->names);
 	kmt_map_free(&r->pid_selected);
+	kmt_map_free(&r->module_selected);
+	free(r->origins);
+	kmt_map_free(&r->origin_map);
+	free(r->tag_addrs);
+	kmt_map_free(&r->tag_map);
 }
 
 int report_run(struct report_run *run, struct report_params *p,
@@ -1116,7 +1396,18 @@ int report_run(struct report_run *run, struct report_params *p,
 	r->plot = plot;
 	r->filtering = p->filter.types || p->filter.cpus.nr ||
 		       p->filter.pids.nr || p->filter.comms.nr ||
-		       p->filter.sites.nr || p->filter.caches.nr;
+		       p->filter.sites.nr || p->filter.caches.nr ||
+		       p->filter.modules.nr;
+	/* Origin 0 and tag index 0: none. */
+	origin_add(r, 0, 0);
+	/* Only the views that name tags and stacks need their files. */
+	kmt_tags_load(&run->tags, p->filter.modules.nr ||
+		      (p->views & (1u << VIEW_LIVE | 1u << VIEW_ALLOCINFO)) ?
+		      run->t.dir : NULL);
+	r->tags = &run->tags;
+	kmt_stacks_load(&run->stacks, p->views & (1u << VIEW_LIVE | 1u << VIEW_STACKS) ?
+			run->t.dir : NULL);
+	r->stacks = &run->stacks;
 	kmt_symcache_init(&r->names, &run->syms);
 	/* The filters need these during the pass; problems come after. */
 	kmt_caches_load(&run->caches, p->filter.caches.nr ? run->t.dir : NULL);
@@ -1135,6 +1426,8 @@ int report_run(struct report_run *run, struct report_params *p,
 	r->gfp = want(r, VIEW_GFP);
 	r->nodes_view = want(r, VIEW_NODES);
 	r->lifetimes_view = want(r, VIEW_LIFETIMES);
+	r->allocinfo = want(r, VIEW_ALLOCINFO);
+	r->stacks_view = want(r, VIEW_STACKS);
 	kmt_merge_start(&m, &run->t, run->st);
 	account_events(r, &m);
 	run->errors = kmt_merge_end(&m);
@@ -1149,6 +1442,8 @@ void report_run_free(struct report_run *run)
 	report_free(&run->r);
 	kmt_comms_free(&run->comms);
 	kmt_caches_free(&run->caches);
+	kmt_tags_free(&run->tags);
+	kmt_stacks_free(&run->stacks);
 	free(run->st);
 	kmt_symtab_free(&run->syms);
 	kmt_trace_free(&run->t);

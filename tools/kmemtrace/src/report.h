@@ -12,8 +12,10 @@
 #include "comms.h"
 #include "hash.h"
 #include "opts.h"
+#include "stacks.h"
 #include "symbols.h"
 #include "table.h"
+#include "tags.h"
 #include "trace.h"
 
 /* The views of "kmemtrace report", in the order they are printed. */
@@ -27,6 +29,8 @@ enum report_view {
 	VIEW_PAGES,
 	VIEW_GFP,
 	VIEW_NODES,
+	VIEW_ALLOCINFO,
+	VIEW_STACKS,
 	NR_VIEWS,
 };
 
@@ -56,6 +60,7 @@ enum report_by {
 	BY_CACHE,
 	BY_TYPE,
 	BY_PID,
+	BY_STACK,
 	NR_BY,
 };
 
@@ -82,6 +87,7 @@ struct name_list {
  * @comms: --comm
  * @sites: --site
  * @caches: --cache
+ * @modules: --module
  */
 struct report_filter {
 	bool time;
@@ -93,6 +99,7 @@ struct report_filter {
 	struct name_list comms;
 	struct name_list sites;
 	struct name_list caches;
+	struct name_list modules;
 };
 
 /* The values of the filter options, which report and plot share. */
@@ -104,6 +111,7 @@ enum {
 	OPT_TIME,
 	OPT_SITE,
 	OPT_CACHE,
+	OPT_MODULE,
 };
 
 struct report_params {
@@ -111,6 +119,7 @@ struct report_params {
 	const char *vmlinux;
 	const char *symfile;
 	uint64_t top;
+	uint64_t stacks;
 	unsigned int views;
 	enum report_key sort[REPORT_MAX_KEYS];
 	enum report_by by;
@@ -170,13 +179,25 @@ struct live_obj {
 	uint64_t ts;		/* when it was allocated */
 	uint64_t bytes;		/* bytes allocated, after reallocs */
 	uint32_t site;		/* index in report.sites */
-	uint32_t cpu;
 	uint32_t pid;
 	uint32_t cache_id;
+	uint32_t origin;	/* index in report.origins: its tag and stack */
+	uint16_t cpu;
 	uint8_t family;		/* pair_type() of the alloc, 0 for an empty slot */
 	uint8_t type;
 	uint8_t selected;	/* whether the filters selected the alloc */
+	uint8_t counted;	/* whether the allocinfo view counted it */
 	uint8_t pad;
+};
+
+/*
+ * Where an allocation came from: its codetag and its stack.  Origin 0 is
+ * neither, that of every event of a trace without them.
+ */
+struct origin {
+	uint64_t tag;		/* the tag of the alloc, 0 for none */
+	uint32_t stack;		/* its stack_id, 0 for none */
+	uint32_t tag_index;	/* index of @tag in report.tag_addrs, 0 for none */
 };
 
 /*
@@ -201,6 +222,24 @@ struct mismatch {
 	uint8_t alloc_type;
 	uint8_t free_type;
 	uint64_t count;
+};
+
+/*
+ * What the allocinfo view adds up for one codetag: the change of its
+ * /proc/allocinfo counters over the trace.
+ */
+struct ai_count {
+	int64_t bytes;
+	int64_t calls;
+	bool touched;		/* an alloc or realloc of the trace carried it */
+};
+
+/* The allocations of one call site with one stack, for the stacks view. */
+struct stack_stat {
+	uint32_t site;		/* index in report.sites */
+	uint32_t stack;		/* the stack_id */
+	uint64_t allocs;
+	uint64_t bytes;
 };
 
 /* Allocations with one gfp_flags value, or on one node. */
@@ -264,6 +303,8 @@ struct report {
 	bool gfp;		/* the gfp view is asked for */
 	bool nodes_view;	/* the nodes view is asked for */
 	bool lifetimes_view;	/* the lifetimes view is asked for */
+	bool allocinfo;		/* the allocinfo view is asked for */
+	bool stacks_view;	/* the stacks view is asked for */
 	bool overflow;		/* a byte total saturated (add_u64_sat()) */
 	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
 	size_t events;
@@ -291,7 +332,31 @@ struct report {
 	struct kmt_symcache names;
 	const struct kmt_caches *caches_file;
 	const struct kmt_comms *comms;
+	const struct kmt_tags *tags;
 	struct kmt_map pid_selected;
+	struct kmt_map module_selected;
+	struct origin *origins;
+	size_t nr_origins;
+	size_t size_origins;
+	struct kmt_map origin_map;
+	uint64_t *tag_addrs;	/* the tags seen, by index; 0 first */
+	size_t nr_tag_addrs;
+	size_t size_tag_addrs;
+	struct kmt_map tag_map;
+	struct ai_count *ai;	/* per tag index, for the allocinfo view */
+	size_t nr_ai;
+	struct live_table backing_live;	/* live backing allocs, for allocinfo */
+	uint64_t ai_free_unknown;	/* frees without an alloc */
+	uint64_t ai_realloc_unknown;	/* reallocs without an alloc */
+	const struct kmt_stacks *stacks;
+	struct stack_stat *stack_stats;	/* per call site and stack */
+	size_t nr_stack_stats;
+	size_t size_stack_stats;
+	struct kmt_map stack_map;
+	uint64_t stack_allocs;		/* selected allocs with a stack */
+	uint64_t stack_bytes;
+	uint64_t nostack_allocs;	/* those without */
+	uint64_t stack_lost;		/* of those, flagged stack_lost */
 	struct plot_state *plot;
 };
 
@@ -301,6 +366,8 @@ struct report {
  * @syms: its symbols
  * @caches: its caches file
  * @comms: its comms file
+ * @tags: its tags file
+ * @stacks: its stacks file
  * @st: statistics of its streams
  * @errors: problems found in its streams
  * @plot: what to add up for plot, or NULL
@@ -311,6 +378,8 @@ struct report_run {
 	struct kmt_symtab syms;
 	struct kmt_caches caches;
 	struct kmt_comms comms;
+	struct kmt_tags tags;
+	struct kmt_stacks stacks;
 	struct kmt_stats *st;
 	size_t errors;
 	struct plot_state *plot;

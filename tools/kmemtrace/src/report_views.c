@@ -585,18 +585,37 @@ static bool site_line(struct report *r, uint64_t addr, char *buf, size_t len)
 	return false;
 }
 
+/* The codetag of a live allocation in DIR/tags, or NULL. */
+static const struct kmt_tag *obj_tag(const struct report *r,
+				     const struct live_obj *o)
+{
+	return kmt_tags_find(r->tags, r->origins[o->origin].tag);
+}
+
 /*
  * Per site, the number of its group in name order: of its function for
- * --by func, of its line for --by line.
+ * --by func, of its line for --by line.  For --by line, the codetags
+ * follow the sites, by tag index: an allocation whose tag is in DIR/tags
+ * is in the group of its tag's line, whatever its call site.
  */
 static uint32_t *number_groups(struct report *r)
 {
-	struct site_key *keys = xcalloc(r->sites.nr, sizeof(*keys));
-	uint32_t *group = xcalloc(r->sites.nr, sizeof(*group));
+	size_t tags = r->p->by == BY_LINE ? r->nr_tag_addrs : 0;
+	struct site_key *keys = xcalloc(r->sites.nr + tags, sizeof(*keys));
+	uint32_t *group = xcalloc(r->sites.nr + tags, sizeof(*group));
 	size_t i, n = 0, lines = 0;
+	const struct kmt_tag *t;
 	const char *name;
 	char buf[512];
 
+	for (i = 1; i < tags; i++) {
+		t = kmt_tags_find(r->tags, r->tag_addrs[i]);
+		if (!t)
+			continue;
+		keys[n].name = xstrdup(t->text);
+		keys[n++].site = r->sites.nr + i;
+		lines++;
+	}
 	for (i = 0; i < r->sites.nr; i++) {
 		if (!r->sites.sites[i].live)
 			continue;
@@ -611,7 +630,7 @@ static uint32_t *number_groups(struct report *r)
 		keys[n++].site = i;
 	}
 	if (r->p->by == BY_LINE && n && !lines)
-		err_msg("note: --by line: no call site has a source line (-k VMLINUX with debug info has them), each is a group");
+		err_msg("note: --by line: no allocation has a source line (DIR/tags, or -k VMLINUX with debug info, has them), each call site is a group");
 	qsort(keys, n, sizeof(*keys), site_key_cmp);
 	for (i = 0; i < n; i++) {
 		group[keys[i].site] = i;
@@ -631,7 +650,10 @@ static uint64_t live_group_key(const struct report *r, const uint32_t *group,
 	case BY_SITE:
 		return r->sites.sites[o->site].key;
 	case BY_FUNC:
+		return group[o->site];
 	case BY_LINE:
+		if (obj_tag(r, o))
+			return group[r->sites.nr + r->origins[o->origin].tag_index];
 		return group[o->site];
 	case BY_CACHE:
 		/* Not a cache: grouped by type, before the caches. */
@@ -641,6 +663,8 @@ static uint64_t live_group_key(const struct report *r, const uint32_t *group,
 		return o->type;
 	case BY_PID:
 		return o->pid;
+	case BY_STACK:
+		return r->origins[o->origin].stack;
 	default:
 		return 0;
 	}
@@ -656,7 +680,7 @@ static const struct kmt_col live_list_cols[] = {
 	KMT_COL("age", KMT_NS), KMT_COL("bytes", KMT_U64), KMT_COL("type", KMT_STR),
 	KMT_COL("cpu", KMT_U64), KMT_COL("pid", KMT_U64), KMT_COL("comm", KMT_STR),
 	KMT_COL("ptr", KMT_HEX), KMT_COL("cache", KMT_STR), KMT_COL("address", KMT_HEX),
-	KMT_COL("call_site", KMT_STR),
+	KMT_COL("call_site", KMT_STR), KMT_COL("stack", KMT_STR), KMT_COL("line", KMT_STR),
 };
 
 static void types_text(unsigned int types, char *buf, size_t len)
@@ -669,6 +693,22 @@ static void types_text(unsigned int types, char *buf, size_t len)
 		if (types & (1u << type) && used < len)
 			used += snprintf(buf + used, len - used, "%s%s",
 					 used ? "," : "", kmt_type_name(type));
+}
+
+/*
+ * "stack HANDLE", with " (not in DIR/stacks)" when the file lacks it, or
+ * "(no stack)".
+ */
+static const char *stack_name(const struct report *r, uint32_t handle,
+			      char *buf, size_t len)
+{
+	if (!handle)
+		snprintf(buf, len, "(no stack)");
+	else
+		snprintf(buf, len, "stack %08x%s", handle,
+			 kmt_stacks_find(r->stacks, handle) ? "" :
+			 " (not in DIR/stacks)");
+	return buf;
 }
 
 /* The name of the group of @g. */
@@ -686,6 +726,8 @@ static const char *group_name(struct report *r, const struct live_group *g,
 		snprintf(buf, len, "%.*s", (int)func_len(name), name);
 		return buf;
 	case BY_LINE:
+		if (obj_tag(r, o))
+			return obj_tag(r, o)->text;
 		site_line(r, r->sites.sites[o->site].key, buf, len);
 		return buf;
 	case BY_CACHE:
@@ -703,6 +745,8 @@ static const char *group_name(struct report *r, const struct live_group *g,
 		else
 			snprintf(buf, len, "%u", o->pid);
 		return buf;
+	case BY_STACK:
+		return stack_name(r, r->origins[o->origin].stack, buf, len);
 	default:
 		return "?";
 	}
@@ -713,6 +757,7 @@ static void live_list(struct report *r, struct live_ref *refs, size_t n,
 {
 	enum report_key keys[REPORT_MAX_KEYS];
 	const struct live_obj *obj;
+	const struct kmt_tag *t;
 	struct kmt_table tab;
 	union kmt_cell *row;
 	char title[128], buf[32];
@@ -741,6 +786,13 @@ static void live_list(struct report *r, struct live_ref *refs, size_t n,
 								buf, sizeof(buf)));
 		row[8].u = r->sites.sites[obj->site].key;
 		kmt_cell_str(&row[9], site_name(r, row[8].u));
+		if (r->origins[obj->origin].stack) {
+			snprintf(buf, sizeof(buf), "%08x", r->origins[obj->origin].stack);
+			kmt_cell_str(&row[10], buf);
+		}
+		t = obj_tag(r, obj);
+		if (t)
+			kmt_cell_str(&row[11], t->text);
 	}
 	kmt_out_table(o, &tab);
 	kmt_table_free(&tab);
@@ -787,7 +839,7 @@ static void live_groups(struct report *r, struct live_ref *refs, size_t n,
 	kmt_table_init(&tab, "live", live_cols, ARRAY_SIZE(live_cols));
 	kmt_table_title(&tab, "live allocations by %s, by %s (top %llu of %zu):",
 			((const char * const []){ "call site", "function",
-			  "line", "cache", "type", "pid" })[r->p->by], title,
+			  "line", "cache", "type", "pid", "stack" })[r->p->by], title,
 			(unsigned long long)r->p->top, nr);
 	for (i = 0; i < nr && i < r->p->top; i++) {
 		g = &groups[i];
@@ -815,7 +867,7 @@ static void view_live(struct report *r, struct kmt_out *o)
 	struct live_ref *refs = xcalloc(r->live.nr, sizeof(*refs));
 	uint32_t *group = NULL;
 	struct live_obj *obj;
-	size_t i, n = 0;
+	size_t i, n = 0, untagged = 0;
 	uint64_t age;
 
 	if (r->p->by == BY_FUNC || r->p->by == BY_LINE)
@@ -832,7 +884,14 @@ static void view_live(struct report *r, struct kmt_out *o)
 		refs[n].obj = obj;
 		refs[n].age = age;
 		refs[n++].group = live_group_key(r, group, obj);
+		if (r->p->by == BY_LINE && r->origins[obj->origin].tag &&
+		    !obj_tag(r, obj))
+			untagged++;
 	}
+	if (untagged)
+		err_msg("note: --by line: %zu live allocations have a codetag that %s, grouped by call site",
+			untagged, r->tags->present ? "DIR/tags lacks" :
+			"no DIR/tags names");
 	if (r->p->list)
 		live_list(r, refs, n, o);
 	else
@@ -1286,6 +1345,281 @@ static void view_keyed(struct report *r, enum report_view v, struct kmt_out *o)
 	free(sites);
 }
 
+/* ------------------------------------------------------- allocinfo view */
+
+static const struct kmt_col allocinfo_cols[] = {
+	KMT_COL("bytes", KMT_S64), KMT_COL("calls", KMT_S64), KMT_COL("tag", KMT_HEX),
+	KMT_COL("line", KMT_STR), KMT_COL("module", KMT_STR),
+	KMT_COL("function", KMT_STR),
+};
+
+/* Whether --module, if given, names the module of @t. */
+static bool tag_module_selected(const struct report *r, const struct kmt_tag *t)
+{
+	const struct name_list *l = &r->p->filter.modules;
+	const char *name = t->module ? t->module : "vmlinux";
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		if (!strcmp(name, l->names[i]))
+			return true;
+	return !l->nr;
+}
+
+static const struct report *ai_report;
+
+static int ai_index_cmp(const void *a, const void *b)
+{
+	const uint64_t *tags = ai_report->tag_addrs;
+
+	return cmp_u64(tags[*(const uint32_t *)a], tags[*(const uint32_t *)b]);
+}
+
+/*
+ * The change of /proc/allocinfo over the trace, for the codetags its
+ * allocs and reallocs carried, in the kernel's format, by tag address:
+ * built-in tags, then those of modules.
+ */
+static void view_allocinfo(struct report *r, struct kmt_out *o)
+{
+	uint32_t *idx = xcalloc(r->nr_ai + 1, sizeof(*idx));
+	uint64_t unknown = 0, lines = 0;
+	const struct kmt_tag *t;
+	const struct ai_count *c;
+	struct kmt_table tab;
+	union kmt_cell *row;
+	size_t i, n = 0;
+
+	for (i = 1; i < r->nr_ai; i++)
+		if (r->ai[i].touched)
+			idx[n++] = i;
+	ai_report = r;
+	qsort(idx, n, sizeof(*idx), ai_index_cmp);
+	kmt_table_init(&tab, "allocinfo", allocinfo_cols,
+		       ARRAY_SIZE(allocinfo_cols));
+	if (o->format == KMT_TEXT) {
+		printf("\n# allocinfo: the change of /proc/allocinfo over the trace, by codetag address\n");
+		printf("#     <size>  <calls> <tag info>\n");
+	}
+	for (i = 0; i < n; i++) {
+		c = &r->ai[idx[i]];
+		t = kmt_tags_find(r->tags, r->tag_addrs[idx[i]]);
+		if (!t) {
+			unknown++;
+			continue;
+		}
+		if (!tag_module_selected(r, t))
+			continue;
+		lines++;
+		if (o->format == KMT_TEXT) {
+			/*
+			 * lib/alloc_tag.c alloc_tag_to_text() and
+			 * codetag_to_text(): a blank ends the line.
+			 */
+			printf("%12lli %8llu %s func:%s%c\n", (long long)c->bytes,
+			       (unsigned long long)c->calls, t->text, t->func, ' ');
+			continue;
+		}
+		row = kmt_table_row(&tab);
+		row[0].s = c->bytes;
+		row[1].s = c->calls;
+		row[2].u = t->addr;
+		kmt_cell_str(&row[3], t->file_line);
+		kmt_cell_str(&row[4], t->module);
+		kmt_cell_str(&row[5], t->func);
+	}
+	if (o->format == KMT_TEXT) {
+		printf("# %llu codetags; frees without an alloc in the trace: %llu, reallocs: %llu; codetags not in DIR/tags: %llu\n",
+		       (unsigned long long)lines,
+		       (unsigned long long)r->ai_free_unknown,
+		       (unsigned long long)r->ai_realloc_unknown,
+		       (unsigned long long)unknown);
+	} else {
+		kmt_out_table(o, &tab);
+		kmt_out_u64(o, "frees_without_alloc", r->ai_free_unknown);
+		kmt_out_u64(o, "reallocs_without_alloc", r->ai_realloc_unknown);
+		kmt_out_u64(o, "unknown_tags", unknown);
+	}
+	kmt_table_free(&tab);
+	free(idx);
+}
+
+/* ---------------------------------------------------------- stacks view */
+
+/* The sampled allocations of one call site. */
+struct stack_site {
+	uint32_t site;
+	uint64_t allocs;
+	uint64_t bytes;
+	size_t first;		/* its first stack_stat, once sorted */
+	size_t nr;		/* its number of stacks */
+};
+
+static const struct report *stacks_report;
+
+/* By site, then the most bytes, the most allocs, the lowest handle. */
+static int stack_stat_cmp(const void *a, const void *b)
+{
+	const struct stack_stat *x = a, *y = b;
+	const struct site *s = stacks_report->sites.sites;
+	int c = cmp_u64(s[x->site].key, s[y->site].key);
+
+	if (!c)
+		c = cmp_u64(y->bytes, x->bytes);
+	if (!c)
+		c = cmp_u64(y->allocs, x->allocs);
+	return c ? c : cmp_u64(x->stack, y->stack);
+}
+
+static int stack_site_cmp(const void *a, const void *b)
+{
+	const struct stack_site *x = a, *y = b;
+	const struct site *s = stacks_report->sites.sites;
+	int c = cmp_u64(y->bytes, x->bytes);
+
+	if (!c)
+		c = cmp_u64(y->allocs, x->allocs);
+	return c ? c : cmp_u64(s[x->site].key, s[y->site].key);
+}
+
+static const struct kmt_col stacks_cols[] = {
+	KMT_COL("address", KMT_HEX), KMT_COL("call_site", KMT_STR),
+	KMT_COL("stack", KMT_HEX), KMT_COL("allocs", KMT_U64), KMT_COL("bytes", KMT_U64),
+	KMT_COL("frames", KMT_STR),
+};
+
+/* The frames of @st from the call site @addr outward, joined by ";". */
+static char *stack_frames(const struct kmt_stack *st, uint64_t addr)
+{
+	size_t i, len = 1, used = 0;
+	char *s;
+
+	for (i = kmt_stack_from(st, addr); i < st->nr; i++)
+		len += strlen(st->frames[i].sym) + 1;
+	s = xmalloc(len);
+	s[0] = '\0';
+	for (i = kmt_stack_from(st, addr); i < st->nr; i++)
+		used += snprintf(s + used, len - used, "%s%s", used ? ";" : "",
+				 st->frames[i].sym);
+	return s;
+}
+
+static void stacks_text(struct report *r, const struct stack_site *sites,
+			size_t n)
+{
+	const struct stack_stat *ss;
+	const struct kmt_stack *st;
+	uint64_t addr;
+	size_t i, j, k;
+	char buf[64];
+
+	for (i = 0; i < n && i < r->p->top; i++) {
+		addr = r->sites.sites[sites[i].site].key;
+		printf("%s: %llu allocations with a stack, %llu bytes, %zu stacks\n",
+		       site_name(r, addr), (unsigned long long)sites[i].allocs,
+		       (unsigned long long)sites[i].bytes, sites[i].nr);
+		for (j = 0; j < sites[i].nr && j < r->p->stacks; j++) {
+			ss = &r->stack_stats[sites[i].first + j];
+			printf("  %8llu %12llu  %s\n", (unsigned long long)ss->allocs,
+			       (unsigned long long)ss->bytes,
+			       stack_name(r, ss->stack, buf, sizeof(buf)));
+			st = kmt_stacks_find(r->stacks, ss->stack);
+			for (k = st ? kmt_stack_from(st, addr) : 0; st && k < st->nr; k++)
+				printf("  %23s%s\n", "", st->frames[k].sym);
+		}
+		if (sites[i].nr > r->p->stacks)
+			printf("  ... %zu more stacks\n", sites[i].nr - r->p->stacks);
+		printf("\n");
+	}
+}
+
+/*
+ * Per call site, the stacks that reached it: the sampled allocations of
+ * the top call sites, by stack, each stack printed from the frame of the
+ * call site outward.
+ */
+static void view_stacks(struct report *r, struct kmt_out *o)
+{
+	struct stack_site *sites = xcalloc(r->nr_stack_stats + 1, sizeof(*sites));
+	uint64_t unlisted = 0, unlisted_allocs = 0;
+	const struct stack_stat *ss;
+	const struct kmt_stack *st;
+	struct kmt_table tab;
+	union kmt_cell *row;
+	size_t i, j, n = 0;
+	char *frames;
+
+	stacks_report = r;
+	if (r->nr_stack_stats)
+		qsort(r->stack_stats, r->nr_stack_stats, sizeof(*r->stack_stats),
+		      stack_stat_cmp);
+	for (i = 0; i < r->nr_stack_stats; i++) {
+		ss = &r->stack_stats[i];
+		if (!n || sites[n - 1].site != ss->site) {
+			sites[n].site = ss->site;
+			sites[n++].first = i;
+		}
+		sites[n - 1].nr++;
+		sites[n - 1].allocs += ss->allocs;
+		add_u64_sat(&sites[n - 1].bytes, ss->bytes);
+		if (!kmt_stacks_find(r->stacks, ss->stack)) {
+			unlisted++;
+			unlisted_allocs += ss->allocs;
+		}
+	}
+	if (n)
+		qsort(sites, n, sizeof(*sites), stack_site_cmp);
+	if (o->format == KMT_TEXT) {
+		printf("\nstacks of the allocations by call site, by bytes allocated (top %llu of %zu, %llu stacks each):\n",
+		       (unsigned long long)r->p->top, n,
+		       (unsigned long long)r->p->stacks);
+		printf("  %8s %12s  %s\n", "allocs", "bytes", "stack");
+		stacks_text(r, sites, n);
+		printf("allocations with a stack: %llu (%llu bytes), without: %llu, of which stack lost (depot full): %llu\n",
+		       (unsigned long long)r->stack_allocs,
+		       (unsigned long long)r->stack_bytes,
+		       (unsigned long long)r->nostack_allocs,
+		       (unsigned long long)r->stack_lost);
+		printf("stacks not in DIR/stacks: %llu, of %llu allocations\n",
+		       (unsigned long long)unlisted,
+		       (unsigned long long)unlisted_allocs);
+		if (r->stacks->has_counts)
+			printf("kernel: captured %llu, lost %llu, unlisted %llu\n",
+			       (unsigned long long)r->stacks->captured,
+			       (unsigned long long)r->stacks->lost,
+			       (unsigned long long)r->stacks->unlisted);
+		free(sites);
+		return;
+	}
+	kmt_table_init(&tab, "stacks", stacks_cols, ARRAY_SIZE(stacks_cols));
+	for (i = 0; i < n && i < r->p->top; i++) {
+		for (j = 0; j < sites[i].nr && j < r->p->stacks; j++) {
+			ss = &r->stack_stats[sites[i].first + j];
+			row = kmt_table_row(&tab);
+			row[0].u = r->sites.sites[ss->site].key;
+			kmt_cell_str(&row[1], site_name(r, row[0].u));
+			row[2].u = ss->stack;
+			row[3].u = ss->allocs;
+			row[4].u = ss->bytes;
+			st = kmt_stacks_find(r->stacks, ss->stack);
+			if (!st)
+				continue;
+			frames = stack_frames(st, row[0].u);
+			kmt_cell_str(&row[5], frames);
+			free(frames);
+		}
+	}
+	kmt_out_table(o, &tab);
+	kmt_table_free(&tab);
+	kmt_out_u64(o, "stack_allocs", r->stack_allocs);
+	kmt_out_u64(o, "stack_bytes", r->stack_bytes);
+	kmt_out_u64(o, "nostack_allocs", r->nostack_allocs);
+	kmt_out_u64(o, "stack_lost", r->stack_lost);
+	kmt_out_u64(o, "unlisted_stacks", unlisted);
+	kmt_out_u64(o, "unlisted_allocs", unlisted_allocs);
+	free(sites);
+}
+
 /* ---------------------------------------------------------------- views */
 
 void report_views(struct report *r, const struct kmt_trace *t,
@@ -1293,7 +1627,7 @@ void report_views(struct report *r, const struct kmt_trace *t,
 {
 	static const char * const names[NR_VIEWS] = {
 		"summary", "sites", "caches", "live", "lifetimes", "frees",
-		"pages", "gfp", "nodes",
+		"pages", "gfp", "nodes", "allocinfo", "stacks",
 	};
 	unsigned int v;
 
@@ -1338,6 +1672,12 @@ void report_views(struct report *r, const struct kmt_trace *t,
 		case VIEW_GFP:
 		case VIEW_NODES:
 			view_keyed(r, v, o);
+			break;
+		case VIEW_ALLOCINFO:
+			view_allocinfo(r, o);
+			break;
+		case VIEW_STACKS:
+			view_stacks(r, o);
 			break;
 		}
 		kmt_out_close(o);

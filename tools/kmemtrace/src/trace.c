@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,38 @@
 
 static_assert(sizeof(struct kmemtrace_event) == KMEMTRACE_EVENT_SIZE,
 	       "struct kmemtrace_event must be KMEMTRACE_EVENT_SIZE bytes");
+
+/* An ABI 1 event; from seq on, the fields are those of ABI 2. */
+struct kmt_event_v1 {
+	__u16	magic;
+	__u8	abi_version;
+	__u8	kind;
+	__u8	type;
+	__u8	order;
+	__u16	flags;
+	__u32	cpu;
+	__u32	pid;
+	__s32	node;
+	__u32	gfp_flags;
+	__u32	cache_id;
+	__u8	migratetype;
+	__u8	__reserved[3];
+	__u64	seq;
+	__u64	timestamp;
+	__u64	call_site;
+	__u64	ptr;
+	__u64	bytes_req;
+	__u64	bytes_alloc;
+} __packed;
+
+static_assert(sizeof(struct kmt_event_v1) == KMT_EVENT_SIZE_V1,
+	       "an ABI 1 event is KMT_EVENT_SIZE_V1 bytes");
+static_assert(offsetof(struct kmt_event_v1, seq) ==
+	       offsetof(struct kmemtrace_event, seq),
+	       "ABI 1 and 2 share the layout from seq on");
+
+/* How far into a stream its first event with a known magic is looked for. */
+#define KMT_DETECT_BYTES	(1 << 20)
 
 static const char * const kind_names[] = {
 	[KMEMTRACE_KIND_ALLOC]	= "alloc",
@@ -57,6 +90,7 @@ void kmt_flags_format(unsigned int flags, char *buf, size_t len)
 		{ KMEMTRACE_FLAG_INTERRUPT,	"irq" },
 		{ KMEMTRACE_FLAG_BACKING,	"backing" },
 		{ KMEMTRACE_FLAG_UNPAIRED,	"unpaired" },
+		{ KMEMTRACE_FLAG_STACK_LOST,	"stack_lost" },
 	};
 	size_t i, used = 0;
 	int n;
@@ -102,18 +136,99 @@ void kmt_event_swab(struct kmemtrace_event *ev)
 {
 	ev->magic = bswap_16(ev->magic);
 	ev->flags = bswap_16(ev->flags);
-	ev->cpu = bswap_32(ev->cpu);
+	ev->cpu = bswap_16(ev->cpu);
+	/* migratetype and __reserved are bytes. */
 	ev->pid = bswap_32(ev->pid);
 	ev->node = (__s32)bswap_32((__u32)ev->node);
 	ev->gfp_flags = bswap_32(ev->gfp_flags);
 	ev->cache_id = bswap_32(ev->cache_id);
-	/* migratetype and __reserved[] are bytes. */
+	ev->stack_id = bswap_32(ev->stack_id);
 	ev->seq = bswap_64(ev->seq);
 	ev->timestamp = bswap_64(ev->timestamp);
 	ev->call_site = bswap_64(ev->call_site);
 	ev->ptr = bswap_64(ev->ptr);
 	ev->bytes_req = bswap_64(ev->bytes_req);
 	ev->bytes_alloc = bswap_64(ev->bytes_alloc);
+	ev->tag = bswap_64(ev->tag);
+}
+
+void kmt_event_from_v1(struct kmemtrace_event *ev, const unsigned char *raw)
+{
+	struct kmt_event_v1 v;
+	bool swapped;
+	uint32_t cpu;
+
+	memcpy(&v, raw, sizeof(v));
+	/* Every field keeps its size but cpu: only it needs the byte order. */
+	swapped = v.magic == KMEMTRACE_MAGIC_SWAPPED;
+	cpu = swapped ? bswap_32(v.cpu) : v.cpu;
+	memset(ev, 0, offsetof(struct kmemtrace_event, seq));
+	ev->magic = v.magic;
+	ev->abi_version = v.abi_version;
+	ev->kind = v.kind;
+	ev->type = v.type;
+	ev->order = v.order;
+	ev->flags = v.flags;
+	ev->cpu = cpu > UINT16_MAX ? UINT16_MAX : cpu;
+	ev->__reserved = cpu > UINT16_MAX;
+	if (swapped)
+		ev->cpu = bswap_16(ev->cpu);
+	ev->migratetype = v.migratetype;
+	ev->pid = v.pid;
+	ev->node = v.node;
+	ev->gfp_flags = v.gfp_flags;
+	ev->cache_id = v.cache_id;
+	memcpy(&ev->seq, raw + offsetof(struct kmt_event_v1, seq),
+	       KMT_EVENT_SIZE_V1 - offsetof(struct kmt_event_v1, seq));
+	ev->tag = 0;
+}
+
+/* Whether @p, at least 3 bytes, starts an event of a known magic and @abi. */
+static bool known_event(const unsigned char *p, bool v1)
+{
+	uint16_t magic;
+
+	memcpy(&magic, p, sizeof(magic));
+	if (magic != KMEMTRACE_MAGIC && magic != KMEMTRACE_MAGIC_SWAPPED)
+		return false;
+	return (p[2] == KMT_ABI_V1) == v1;
+}
+
+/*
+ * The ABI version of a stream is that of its first event with a known
+ * magic: one at an ABI 1 offset with abi_version 1, or one at a current
+ * offset with any other abi_version, whichever comes first.  A stream
+ * without one in its first KMT_DETECT_BYTES is of the current ABI.
+ */
+static void stream_detect_abi(struct kmt_stream *s)
+{
+	unsigned char *buf = xmalloc(KMT_DETECT_BYTES);
+	size_t len = 0, i, off1, off2;
+	ssize_t n;
+
+	s->abi = KMEMTRACE_ABI_VERSION;
+	while (len < KMT_DETECT_BYTES) {
+		n = pread(s->fd, buf + len, KMT_DETECT_BYTES - len, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	for (i = 0; ; i++) {
+		off1 = i * KMT_EVENT_SIZE_V1;
+		off2 = i * KMEMTRACE_EVENT_SIZE;
+		if (off1 + 3 > len)
+			break;
+		if (known_event(buf + off1, true)) {
+			s->abi = KMT_ABI_V1;
+			break;
+		}
+		if (off2 + 3 <= len && known_event(buf + off2, false))
+			break;
+	}
+	s->esize = s->abi == KMT_ABI_V1 ? KMT_EVENT_SIZE_V1 : KMEMTRACE_EVENT_SIZE;
+	free(buf);
 }
 
 int kmt_stream_open(struct kmt_stream *s, const char *path)
@@ -137,6 +252,7 @@ int kmt_stream_open(struct kmt_stream *s, const char *path)
 	}
 	s->path = xstrdup(path);
 	s->cpu = kmt_cpu_from_name(path);
+	stream_detect_abi(s);
 	return 0;
 }
 
@@ -182,7 +298,7 @@ static void stream_problem(struct kmt_stream *s, struct kmt_stats *st,
 	if (++st->errors > KMT_MAX_ERRORS)
 		return;
 	stream_msg(s, "%s: event %zu (offset %zu): %s", s->path, i,
-		   i * KMEMTRACE_EVENT_SIZE, what);
+		   i * s->esize, what);
 }
 /* Return NULL for a well-formed event, else what is wrong with it in @buf. */
 static const char *event_problem(const struct kmt_stream *s,
@@ -194,15 +310,24 @@ static const char *event_problem(const struct kmt_stream *s,
 			 "byte order differs from the first event of the stream (mixed byte orders)");
 	else if (ev->magic != KMEMTRACE_MAGIC)
 		snprintf(buf, len, "bad magic 0x%04x", ev->magic);
-	else if (ev->abi_version != KMEMTRACE_ABI_VERSION)
+	else if (ev->abi_version != s->abi &&
+		 (ev->abi_version == KMT_ABI_V1 ||
+		  ev->abi_version == KMEMTRACE_ABI_VERSION))
+		snprintf(buf, len,
+			 "abi_version %u differs from the first event of the stream (%u)",
+			 ev->abi_version, s->abi);
+	else if (ev->abi_version != s->abi)
 		snprintf(buf, len, "unsupported abi_version %u (expected %u)",
-			 ev->abi_version, KMEMTRACE_ABI_VERSION);
+			 ev->abi_version, s->abi);
 	else if (ev->kind < KMEMTRACE_KIND_ALLOC || ev->kind > KMEMTRACE_KIND_REALLOC)
 		snprintf(buf, len, "bad kind %u", ev->kind);
 	else if (ev->type < KMEMTRACE_TYPE_KMALLOC || ev->type > KMEMTRACE_TYPE_VMALLOC)
 		snprintf(buf, len, "bad type %u", ev->type);
-	else if (ev->flags & ~KMT_KNOWN_FLAGS)
+	else if (ev->flags & ~(s->abi == KMT_ABI_V1 ? KMT_KNOWN_FLAGS_V1 :
+			       KMT_KNOWN_FLAGS))
 		snprintf(buf, len, "bad flags 0x%x", ev->flags);
+	else if (s->abi == KMT_ABI_V1 && ev->__reserved)
+		snprintf(buf, len, "cpu field above 65535");
 	else if (s->cpu >= 0 && ev->cpu != (__u32)s->cpu)
 		snprintf(buf, len, "cpu field %u does not match file cpu%d",
 			 ev->cpu, s->cpu);
@@ -284,7 +409,8 @@ static void stream_check_chunk(struct kmt_stream *s, struct kmt_stats *st)
 	s->valid = 0;
 	for (i = 0; i < n; i++) {
 		/* Valid events stay where they are until one is not. */
-		if (s->valid == i && st->events && s->order == KMT_ORDER_HOST) {
+		if (s->valid == i && st->events && s->order == KMT_ORDER_HOST &&
+		    s->abi != KMT_ABI_V1) {
 			i = stream_check_valid(s, st, i, n);
 			if (i == n)
 				break;
@@ -320,14 +446,16 @@ static void stream_check_chunk(struct kmt_stream *s, struct kmt_stats *st)
 	s->nr += n;
 }
 
-/* The stream is read: account for a truncated last event and close it. */
-static void stream_end(struct kmt_stream *s, struct kmt_stats *st)
+/*
+ * The stream is read: account for a truncated last event of @tail bytes
+ * and close it.
+ */
+static void stream_end(struct kmt_stream *s, struct kmt_stats *st, size_t tail)
 {
-	s->tail = s->len - s->whole;
+	s->tail = tail;
 	if (s->tail && ++st->errors <= KMT_MAX_ERRORS)
-		stream_msg(s, "%s: truncated event at offset %zu (%zu bytes, file size not a multiple of %d)",
-			   s->path, s->nr * KMEMTRACE_EVENT_SIZE, s->tail,
-			   KMEMTRACE_EVENT_SIZE);
+		stream_msg(s, "%s: truncated event at offset %zu (%zu bytes, file size not a multiple of %zu)",
+			   s->path, s->nr * s->esize, s->tail, s->esize);
 	if (st->errors > KMT_MAX_ERRORS)
 		stream_msg(s, "%s: %zu more problems not shown", s->path,
 			   st->errors - KMT_MAX_ERRORS);
@@ -337,6 +465,63 @@ static void stream_end(struct kmt_stream *s, struct kmt_stats *st)
 	s->buf = NULL;
 	s->len = 0;
 	s->whole = 0;
+	free(s->raw);
+	s->raw = NULL;
+	s->raw_len = 0;
+	s->raw_whole = 0;
+}
+
+/* Read into @buf, after @*len bytes, until @cap; false on a read error. */
+static bool stream_read(struct kmt_stream *s, struct kmt_stats *st,
+			unsigned char *buf, size_t *len, size_t cap)
+{
+	ssize_t n;
+
+	while (*len < cap) {
+		n = read(s->fd, buf + *len, cap - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			st->errors++;
+			stream_msg(s, "%s: %s", s->path, strerror(errno));
+			return false;
+		}
+		if (!n)
+			break;
+		*len += n;
+	}
+	return true;
+}
+
+/*
+ * stream_fill() of an ABI 1 stream: read its bytes into @s->raw and
+ * convert the whole events into @s->buf.
+ */
+static bool stream_fill_v1(struct kmt_stream *s, struct kmt_stats *st)
+{
+	size_t cap = KMT_READ_EVENTS * KMT_EVENT_SIZE_V1;
+	size_t keep = s->raw_len - s->raw_whole, i, n;
+
+	if (!s->raw) {
+		s->raw = xmalloc(cap);
+		s->buf = xmalloc(KMT_READ_EVENTS * KMEMTRACE_EVENT_SIZE);
+	}
+	memmove(s->raw, s->raw + s->raw_whole, keep);
+	s->raw_len = keep;
+	stream_read(s, st, s->raw, &s->raw_len, cap);
+	s->raw_whole = s->raw_len - s->raw_len % KMT_EVENT_SIZE_V1;
+	if (!s->raw_whole) {
+		stream_end(s, st, s->raw_len);
+		return false;
+	}
+	n = s->raw_whole / KMT_EVENT_SIZE_V1;
+	for (i = 0; i < n; i++)
+		kmt_event_from_v1((struct kmemtrace_event *)
+				  (s->buf + i * KMEMTRACE_EVENT_SIZE),
+				  s->raw + i * KMT_EVENT_SIZE_V1);
+	s->len = s->whole = n * KMEMTRACE_EVENT_SIZE;
+	stream_check_chunk(s, st);
+	return true;
 }
 
 /*
@@ -349,33 +534,22 @@ static bool stream_fill(struct kmt_stream *s, struct kmt_stats *st)
 {
 	size_t cap = KMT_READ_EVENTS * KMEMTRACE_EVENT_SIZE;
 	size_t keep = s->len - s->whole;
-	ssize_t n;
 
 	s->pos = 0;
 	s->valid = 0;
 	if (s->fd < 0)
 		return false;
+	if (s->abi == KMT_ABI_V1)
+		return stream_fill_v1(s, st);
 	if (!s->buf)
 		s->buf = xmalloc(cap);
 	memmove(s->buf, s->buf + s->whole, keep);
 	s->len = keep;
 	s->whole = 0;
-	while (s->len < cap) {
-		n = read(s->fd, s->buf + s->len, cap - s->len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			st->errors++;
-			stream_msg(s, "%s: %s", s->path, strerror(errno));
-			break;
-		}
-		if (!n)
-			break;
-		s->len += n;
-	}
+	stream_read(s, st, s->buf, &s->len, cap);
 	s->whole = s->len - s->len % KMEMTRACE_EVENT_SIZE;
 	if (!s->whole) {
-		stream_end(s, st);
+		stream_end(s, st, s->len);
 		return false;
 	}
 	stream_check_chunk(s, st);
@@ -404,27 +578,29 @@ const struct kmemtrace_event *kmt_stream_next(struct kmt_stream *s,
 
 int kmt_stream_order(struct kmt_stream *s)
 {
-	struct kmemtrace_event ev[64];
+	unsigned char buf[64 * KMEMTRACE_EVENT_SIZE];
 	off_t off = 0;
 	ssize_t n, i;
+	uint16_t magic;
 
 	/* Look ahead, from the start: the chunks read leave the file offset. */
 	while (s->order == KMT_ORDER_UNKNOWN && s->fd >= 0 && !s->nr) {
-		n = pread(s->fd, ev, sizeof(ev), off);
+		n = pread(s->fd, buf, 64 * s->esize, off);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < (ssize_t)KMEMTRACE_EVENT_SIZE)
+		if (n < (ssize_t)s->esize)
 			break;
-		for (i = 0; i < n / KMEMTRACE_EVENT_SIZE; i++) {
-			if (ev[i].magic == KMEMTRACE_MAGIC)
+		for (i = 0; i < n / (ssize_t)s->esize; i++) {
+			memcpy(&magic, buf + i * s->esize, sizeof(magic));
+			if (magic == KMEMTRACE_MAGIC)
 				s->order = KMT_ORDER_HOST;
-			else if (ev[i].magic == KMEMTRACE_MAGIC_SWAPPED)
+			else if (magic == KMEMTRACE_MAGIC_SWAPPED)
 				s->order = KMT_ORDER_OTHER;
 			else
 				continue;
 			break;
 		}
-		off += n - n % KMEMTRACE_EVENT_SIZE;
+		off += n - n % s->esize;
 	}
 	return s->order;
 }
@@ -443,6 +619,7 @@ void kmt_stream_free(struct kmt_stream *s)
 		close(s->fd);
 	free(s->path);
 	free(s->buf);
+	free(s->raw);
 	free(s->msgs);
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
@@ -483,14 +660,7 @@ void kmt_trace_read_dropped(struct kmt_trace *t)
 	free(path);
 }
 
-/* A field of a line of text: @len bytes from @s. */
-struct field {
-	const char *s;
-	size_t len;
-};
-
-/* Split @line at blanks; return the number of fields, storing @max. */
-static size_t split_fields(const char *line, struct field *f, size_t max)
+size_t kmt_split_fields(const char *line, struct kmt_field *f, size_t max)
 {
 	size_t n = 0, len;
 
@@ -508,7 +678,7 @@ static size_t split_fields(const char *line, struct field *f, size_t max)
 	}
 }
 
-static int field_u64(const struct field *f, uint64_t *val)
+static int field_u64(const struct kmt_field *f, uint64_t *val)
 {
 	char buf[32];
 
@@ -519,25 +689,7 @@ static int field_u64(const struct field *f, uint64_t *val)
 	return parse_u64(buf, val);
 }
 
-/*
- * A "# kmemtrace WHAT vN" file, N up to @max_version: @fn parses line @nr
- * of @path for @arg, and returns nonzero to stop.
- */
-struct line_parser {
-	const char *path;
-	const char *what;
-	uint64_t max_version;
-	int (*fn)(void *arg, const char *path, size_t nr, const char *line);
-	void *arg;
-};
-
-/*
- * Call @lp->fn for every line of @buf but blank ones and "#" comments,
- * NUL-terminated in place.  A first line "# kmemtrace WHAT vN" must name
- * a version from 1 to @lp->max_version.  Stop at the first nonzero return of @lp->fn and return it;
- * return -EPROTO for a bad version.
- */
-static int parse_lines(char *buf, const struct line_parser *lp)
+int kmt_parse_lines(char *buf, const struct kmt_line_parser *lp)
 {
 	char *line, *next, header[64];
 	size_t nr = 0, len;
@@ -579,10 +731,10 @@ static int stats_line(void *arg, const char *path, size_t nr, const char *line)
 	struct kmt_trace *t = arg;
 	size_t lo = 0, hi = t->nr_stats, mid;
 	struct kmt_cpu_stat cs;
-	struct field f[4];
+	struct kmt_field f[4];
 
 	/* v2 adds an nmi column, already part of dropped. */
-	if (split_fields(line, f, ARRAY_SIZE(f)) < ARRAY_SIZE(f) ||
+	if (kmt_split_fields(line, f, ARRAY_SIZE(f)) < ARRAY_SIZE(f) ||
 	    field_u64(&f[0], &cs.cpu) || field_u64(&f[1], &cs.events) ||
 	    field_u64(&f[2], &cs.dropped) || field_u64(&f[3], &cs.next_seq) ||
 	    cs.cpu > INT_MAX) {
@@ -619,7 +771,7 @@ static int stats_line(void *arg, const char *path, size_t nr, const char *line)
 size_t kmt_trace_read_stats(struct kmt_trace *t)
 {
 	/* v2 added the nmi column. */
-	struct line_parser lp = { .what = "stats", .max_version = 2,
+	struct kmt_line_parser lp = { .what = "stats", .max_version = 2,
 				  .fn = stats_line, .arg = t };
 	char *path = path_join(t->dir, "stats");
 	size_t len;
@@ -638,7 +790,7 @@ size_t kmt_trace_read_stats(struct kmt_trace *t)
 		return ret != -ENOENT;
 	}
 	lp.path = path;
-	ret = parse_lines(buf, &lp);
+	ret = kmt_parse_lines(buf, &lp);
 	free(buf);
 	free(path);
 	if (ret) {
@@ -681,12 +833,12 @@ static int cache_id_cmp(const void *a, const void *b)
 static int caches_line(void *arg, const char *path, size_t nr, const char *line)
 {
 	struct kmt_caches *c = arg;
-	struct field f[64];
+	struct kmt_field f[64];
 	struct kmt_cache kc;
 	uint64_t id;
 	size_t n;
 
-	n = split_fields(line, f, ARRAY_SIZE(f));
+	n = kmt_split_fields(line, f, ARRAY_SIZE(f));
 	if (n < 4 || n > ARRAY_SIZE(f) || field_u64(&f[0], &id) ||
 	    id > UINT32_MAX || field_u64(&f[n - 2], &kc.object_size) ||
 	    field_u64(&f[n - 1], &kc.size)) {
@@ -725,7 +877,7 @@ static void caches_sort(struct kmt_caches *c)
 
 void kmt_caches_load(struct kmt_caches *c, const char *dir)
 {
-	struct line_parser lp = { .what = "caches", .max_version = 1,
+	struct kmt_line_parser lp = { .what = "caches", .max_version = 1,
 				  .fn = caches_line, .arg = c };
 	size_t len;
 	char *path, *buf;
@@ -743,7 +895,7 @@ void kmt_caches_load(struct kmt_caches *c, const char *dir)
 		return;
 	}
 	lp.path = path;
-	if (parse_lines(buf, &lp))
+	if (kmt_parse_lines(buf, &lp))
 		kmt_caches_free(c);
 	else
 		caches_sort(c);

@@ -17,7 +17,18 @@
 
 /* The KMEMTRACE_FLAG_* bits this kmemtrace knows. */
 #define KMT_KNOWN_FLAGS	(KMEMTRACE_FLAG_INTERRUPT | KMEMTRACE_FLAG_BACKING | \
-			 KMEMTRACE_FLAG_UNPAIRED)
+			 KMEMTRACE_FLAG_UNPAIRED | KMEMTRACE_FLAG_STACK_LOST)
+/* Those ABI 1 had. */
+#define KMT_KNOWN_FLAGS_V1	(KMEMTRACE_FLAG_INTERRUPT | KMEMTRACE_FLAG_BACKING | \
+				 KMEMTRACE_FLAG_UNPAIRED)
+
+/*
+ * ABI 1 events (80 bytes: no stack_id and tag, a 32-bit cpu and the
+ * migratetype after cache_id) are still read: each is converted to the
+ * current layout as it is loaded, with stack_id and tag 0.
+ */
+#define KMT_ABI_V1		1
+#define KMT_EVENT_SIZE_V1	80
 
 /* The byte order of a stream. */
 #define KMT_ORDER_UNKNOWN	0
@@ -31,6 +42,13 @@
  * struct kmt_stream - the events of one cpuN file, read a chunk at a time
  * @path: file the events are read from
  * @cpu: N of a file named "cpuN", -1 for any other name
+ * @abi: ABI version of the stream, that of its first event with a known
+ *	magic: KMT_ABI_V1, or KMEMTRACE_ABI_VERSION for any other
+ * @esize: bytes of an event in the file: KMT_EVENT_SIZE_V1 for ABI 1,
+ *	else KMEMTRACE_EVENT_SIZE
+ * @raw: for ABI 1, the bytes read, converted into @buf
+ * @raw_len: number of bytes in @raw
+ * @raw_whole: number of bytes of the whole events in @raw
  * @fd: the open file, -1 once it is read to its end
  * @nr: number of whole events read so far: all of them at the end
  * @tail: bytes after the last whole event (a truncated event), known at
@@ -51,6 +69,11 @@
 struct kmt_stream {
 	char *path;
 	int cpu;
+	unsigned int abi;
+	size_t esize;
+	unsigned char *raw;
+	size_t raw_len;
+	size_t raw_whole;
 	int fd;
 	size_t nr;
 	size_t tail;
@@ -169,7 +192,8 @@ const char *kmt_type_name(unsigned int type);
 /**
  * kmt_flags_format() - write KMEMTRACE_FLAG_* bits as names
  * @flags: the bits
- * @buf: where to write "irq", "backing", "unpaired", "irq,backing", with
+ * @buf: where to write "irq", "backing", "unpaired", "stack_lost",
+ *	"irq,backing", with
  *	unknown bits
  *	as a last "0x..." element, or "0" when @flags is 0
  * @len: size of @buf
@@ -215,6 +239,17 @@ int kmt_cpu_from_name(const char *path);
 void kmt_event_swab(struct kmemtrace_event *ev);
 
 /**
+ * kmt_event_from_v1() - convert an ABI 1 event to the current layout
+ * @ev: the event to fill, in the byte order of @raw
+ * @raw: KMT_EVENT_SIZE_V1 bytes of an ABI 1 event
+ *
+ * stack_id and tag are 0.  A cpu above 65535, which the current layout
+ * cannot hold, becomes 65535 with __reserved set to 1, which
+ * kmt_stream_next() reports.
+ */
+void kmt_event_from_v1(struct kmemtrace_event *ev, const unsigned char *raw);
+
+/**
  * kmt_stream_open() - open a stream file for reading
  * @s: the stream to fill; release it with kmt_stream_free()
  * @path: the file, which must be a regular file (not a FIFO or a device)
@@ -229,7 +264,8 @@ int kmt_stream_open(struct kmt_stream *s, const char *path);
  * @st: the statistics of the stream, zeroed before the first call
  *
  * Reads the events in file order, a chunk at a time.  The stream is in
- * the byte order of its first event with a known magic.  When that is not
+ * the byte order and the ABI version of its first event with a known
+ * magic; ABI 1 events are converted to the current layout.  When that is not
  * the host's, its events with a known magic are converted to host byte
  * order; other events are kept as read.  An event in another byte order
  * than the first one then has magic KMEMTRACE_MAGIC_SWAPPED, and is
@@ -420,6 +456,56 @@ size_t kmt_merge_batch(struct kmt_merge *m,
  * Return: the total number of problems found.
  */
 size_t kmt_merge_end(struct kmt_merge *m);
+
+/**
+ * struct kmt_field - a field of a line of text
+ * @s: its first byte
+ * @len: its length
+ */
+struct kmt_field {
+	const char *s;
+	size_t len;
+};
+
+/**
+ * kmt_split_fields() - split a line at blanks
+ * @line: the line
+ * @f: where to store the fields
+ * @max: the most fields to store
+ *
+ * Return: the number of fields, which may be above @max.
+ */
+size_t kmt_split_fields(const char *line, struct kmt_field *f, size_t max);
+
+/**
+ * struct kmt_line_parser - how to read a "# kmemtrace WHAT vN" file
+ * @path: the file, for messages
+ * @what: WHAT
+ * @max_version: the highest N supported
+ * @fn: parses line @nr of @path for @arg; returns nonzero to stop
+ * @arg: for @fn
+ */
+struct kmt_line_parser {
+	const char *path;
+	const char *what;
+	uint64_t max_version;
+	int (*fn)(void *arg, const char *path, size_t nr, const char *line);
+	void *arg;
+};
+
+/**
+ * kmt_parse_lines() - call a parser for every line of a text file
+ * @buf: the contents of the file, NUL-terminated, split in place
+ * @lp: the parser
+ *
+ * Calls @lp->fn for every line but blank ones and "#" comments.  A first
+ * line "# kmemtrace WHAT vN" must name a version from 1 to
+ * @lp->max_version.
+ *
+ * Return: the first nonzero return of @lp->fn, -EPROTO for a bad version
+ * (reported with err_msg()), 0 otherwise.
+ */
+int kmt_parse_lines(char *buf, const struct kmt_line_parser *lp);
 
 /**
  * kmt_trace_free() - release what a trace holds

@@ -313,6 +313,24 @@ int close_side_file(FILE *f, const char *path, int ret)
 	return ret;
 }
 
+int parse_hex(const char *s, size_t len, uint64_t *val)
+{
+	uint64_t v = 0;
+	size_t i;
+	int d;
+
+	if (!len || len > 16)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		d = hex_digit(s[i]);
+		if (d < 0)
+			return -EINVAL;
+		v = v << 4 | d;
+	}
+	*val = v;
+	return 0;
+}
+
 int parse_u64(const char *s, uint64_t *val)
 {
 	unsigned long long v;

@@ -18,10 +18,13 @@
 /* Whether this machine is big-endian. */
 #define KMT_HOST_BIG_ENDIAN	(__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
 
-/* The kernel's __printf(); <linux/compiler.h> is not usable from here. */
-#ifndef __printf
+/* The kernel's __printf() and __packed; <linux/compiler.h> is not usable here. */
 #define __kmt_attribute(x)	__attribute__((x))
+#ifndef __printf
 #define __printf(a, b)		__kmt_attribute(format(printf, a, b))
+#endif
+#ifndef __packed
+#define __packed		__kmt_attribute(packed)
 #endif
 
 /**
@@ -257,6 +260,16 @@ static inline int hex_digit(int c)
 		return c - 'A' + 10;
 	return -1;
 }
+
+/**
+ * parse_hex() - parse hex digits without 0x, as the kernel's %lx prints
+ * @s: the digits, not NUL-terminated
+ * @len: their number, 1 to 16
+ * @val: on success, the number
+ *
+ * Return: 0 on success, -EINVAL if @s is not 1 to 16 hex digits.
+ */
+int parse_hex(const char *s, size_t len, uint64_t *val);
 
 /**
  * parse_u64() - parse an unsigned number, decimal or 0x hexadecimal

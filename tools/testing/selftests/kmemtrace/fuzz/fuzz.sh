@@ -19,7 +19,7 @@
 set -eu
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-TARGETS="stream header comms caches stats dropped kallsyms elf trace"
+TARGETS="stream header comms caches stats dropped kallsyms tags stacks elf trace"
 seconds=60
 jobs=1
 while getopts t:j: opt; do

@@ -14,12 +14,14 @@
  *   stats     DIR/stats
  *   dropped   DIR/dropped
  *   kallsyms  DIR/kallsyms: the symbol table and the _text lookup
+ *   tags      DIR/tags: the codetags
+ *   stacks    DIR/stacks: the stack traces
  *   elf       a vmlinux: its GNU build id (and the raw bytes as notes)
  *   trace     a whole directory, then check, dump, report and plot on it
  *
  * A "trace" input holds several files, each after a line "==> NAME <==",
  * as "head" prints them: NAME is cpuN, header, comms, caches, stats,
- * dropped or kallsyms.
+ * dropped, kallsyms, tags or stacks.
  *
  * Built with -fsanitize=fuzzer, this is a libFuzzer target: set
  * KMT_FUZZ_TARGET to the target's name.  Built with -DKMT_FUZZ_REPLAY, it
@@ -46,14 +48,16 @@
 #include "comms.h"
 #include "header.h"
 #include "kmemtrace.h"
+#include "stacks.h"
 #include "symbols.h"
+#include "tags.h"
 #include "trace.h"
 #include "utils.h"
 
 /* The files of a trace directory an input may write, but cpuN. */
 static const char * const side_files[] = {
-	"header", "comms", "caches", "stats", "dropped", "kallsyms",
-	"vmlinux",	/* last: only the elf target writes it */
+	"header", "comms", "caches", "stats", "dropped", "kallsyms", "tags",
+	"stacks", "vmlinux",	/* last: only the elf target writes it */
 };
 
 /* Streams of a "trace" input: cpu0 to cpu(MAX_CPUS - 1). */
@@ -295,6 +299,40 @@ static void fuzz_kallsyms(const uint8_t *data, size_t len)
 	free(text);
 }
 
+static void fuzz_tags(const uint8_t *data, size_t len)
+{
+	struct kmt_tags t;
+	size_t i;
+
+	append_file("tags", data, len);
+	kmt_tags_load(&t, dir);
+	for (i = 0; i < t.nr; i++)
+		if (kmt_tags_find(&t, t.tags[i].addr) != &t.tags[i] ||
+		    !t.tags[i].text)
+			abort();	/* each address is kept once */
+	kmt_tags_find(&t, 0);
+	kmt_tags_find(&t, UINT64_MAX);
+	kmt_tags_free(&t);
+}
+
+static void fuzz_stacks(const uint8_t *data, size_t len)
+{
+	struct kmt_stacks s;
+	size_t i;
+
+	append_file("stacks", data, len);
+	kmt_stacks_load(&s, dir);
+	for (i = 0; i < s.nr; i++) {
+		if (kmt_stacks_find(&s, s.stacks[i].handle) != &s.stacks[i] ||
+		    !s.stacks[i].nr)
+			abort();	/* each handle is kept once, with frames */
+		kmt_stack_from(&s.stacks[i], s.stacks[i].frames[0].addr);
+	}
+	kmt_stacks_find(&s, 0);
+	kmt_stacks_find(&s, UINT32_MAX);
+	kmt_stacks_free(&s);
+}
+
 static void fuzz_elf(const uint8_t *data, size_t len)
 {
 	char key[] = "build_id", value[] = "00", hpath[] = "header";
@@ -392,6 +430,10 @@ static void fuzz_trace(const uint8_t *data, size_t len)
 		"lifetime,pingpong,age", "--by", "cache", dir, NULL);
 	run_cmd(report_main, "report", "-v", "live,frees,sites", "--csv",
 		"--list", "--by", "pid", "--sort", "mismatch,waste", dir, NULL);
+	run_cmd(report_main, "report", "-v", "live", "--by", "line", "--module",
+		"kmemtrace_pattern,vmlinux", dir, NULL);
+	run_cmd(report_main, "report", "-v", "live,stacks,allocinfo", "--by",
+		"stack", "--stacks", "1", "--json", dir, NULL);
 	run_cmd(report_main, "report", "-v", "all", "-n", "2",
 		"--type", "kmalloc,cache,pages", "--cpu", "0-1", "--comm",
 		"init,kworker/0:1", "--time", "1us,5s", "--site",
@@ -414,6 +456,8 @@ static const struct {
 	{ "stats",	fuzz_stats },
 	{ "dropped",	fuzz_dropped },
 	{ "kallsyms",	fuzz_kallsyms },
+	{ "tags",	fuzz_tags },
+	{ "stacks",	fuzz_stacks },
 	{ "elf",	fuzz_elf },
 	{ "trace",	fuzz_trace },
 };

@@ -2,21 +2,25 @@
 /*
  * mkstream - write crafted kmemtrace event streams for the host tests
  *
- * usage: mkstream [-s] [-t BYTES] FILE [EVENT...]
- *        mkstream -w EVENTS [-c CPUS] [-u] [-S SITES] DIR
+ * usage: mkstream [-1] [-s] [-t BYTES] FILE [EVENT...]
+ *        mkstream [-1] -w EVENTS [-c CPUS] [-u] [-S SITES] DIR
  *
  * Each EVENT is a comma-separated list of KEY=VALUE pairs; every key has a
  * default, so "" is a valid event.  Keys: kind (alloc, free, realloc or a
  * number), type (kmalloc, cache, pages, percpu, vmalloc or a number),
- * flags (irq, backing or a number), cpu, seq, ts, site, ptr, req, alloc,
- * gfp, node, pid, order, cache, mt (migratetype), magic, abi, and swab=1
- * to write that event in the other byte order.
+ * flags (irq, backing, unpaired, stack_lost or a number), cpu, seq, ts,
+ * site, ptr, req, alloc, gfp, node, pid, order, cache, mt (migratetype),
+ * stack (stack_id), tag, magic, abi, and swab=1 to write that event in the
+ * other byte order.
  *
- * Defaults: magic KMEMTRACE_MAGIC, abi KMEMTRACE_ABI_VERSION, kind alloc,
- * type kmalloc, cpu N of a FILE named cpuN (else 0), seq one above the
- * previous event (0 first), ts 1000 above the previous event, node -1.
+ * Defaults: magic KMEMTRACE_MAGIC, abi KMEMTRACE_ABI_VERSION (1 with -1),
+ * kind alloc, type kmalloc, cpu N of a FILE named cpuN (else 0), seq one
+ * above the previous event (0 first), ts 1000 above the previous event,
+ * node -1.
  *
- * -s writes the events in the other byte order; -t BYTES keeps only the
+ * Events are written in the current layout (ABI 2, 88 bytes), or with -1
+ * in that of ABI 1 (80 bytes: no stack_id and tag, a 32-bit cpu).  -s
+ * writes the events in the other byte order; -t BYTES keeps only the
  * first BYTES bytes of the last event, to make a truncated stream.
  *
  * -w writes a synthetic workload of EVENTS events over CPUS CPUs (2 by
@@ -30,6 +34,7 @@
  * depends on the arguments.
  */
 #include <byteswap.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +43,7 @@
 #include <linux/kmemtrace.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define __packed	__attribute__((packed))
 
 struct name_value {
 	const char *name;
@@ -50,12 +56,42 @@ static const struct name_value names[] = {
 	{ "realloc",	KMEMTRACE_KIND_REALLOC },
 	{ "irq",	KMEMTRACE_FLAG_INTERRUPT },
 	{ "backing",	KMEMTRACE_FLAG_BACKING },
+	{ "unpaired",	KMEMTRACE_FLAG_UNPAIRED },
+	{ "stack_lost",	KMEMTRACE_FLAG_STACK_LOST },
 	{ "kmalloc",	KMEMTRACE_TYPE_KMALLOC },
 	{ "cache",	KMEMTRACE_TYPE_CACHE },
 	{ "pages",	KMEMTRACE_TYPE_PAGES },
 	{ "percpu",	KMEMTRACE_TYPE_PERCPU },
 	{ "vmalloc",	KMEMTRACE_TYPE_VMALLOC },
 };
+
+/* An ABI 1 event, as tools/kmemtrace/src/trace.c reads it. */
+struct event_v1 {
+	__u16	magic;
+	__u8	abi_version;
+	__u8	kind;
+	__u8	type;
+	__u8	order;
+	__u16	flags;
+	__u32	cpu;
+	__u32	pid;
+	__s32	node;
+	__u32	gfp_flags;
+	__u32	cache_id;
+	__u8	migratetype;
+	__u8	__reserved[3];
+	__u64	seq;
+	__u64	timestamp;
+	__u64	call_site;
+	__u64	ptr;
+	__u64	bytes_req;
+	__u64	bytes_alloc;
+} __packed;
+
+/* Write ABI 1 events. */
+static int v1;
+/* The cpu of the event being parsed, 32 bits in ABI 1. */
+static unsigned long long cpu_v1;
 
 static void die(const char *what, const char *arg)
 {
@@ -86,7 +122,7 @@ static void set_field(struct kmemtrace_event *ev, const char *key,
 	else if (!strcmp(key, "type"))
 		ev->type = v;
 	else if (!strcmp(key, "cpu"))
-		ev->cpu = v;
+		ev->cpu = cpu_v1 = v;
 	else if (!strcmp(key, "seq"))
 		ev->seq = v;
 	else if (!strcmp(key, "ts"))
@@ -111,6 +147,10 @@ static void set_field(struct kmemtrace_event *ev, const char *key,
 		ev->cache_id = v;
 	else if (!strcmp(key, "mt"))
 		ev->migratetype = v;
+	else if (!strcmp(key, "stack"))
+		ev->stack_id = v;
+	else if (!strcmp(key, "tag"))
+		ev->tag = v;
 	else if (!strcmp(key, "flags"))
 		ev->flags = v;
 	else if (!strcmp(key, "magic"))
@@ -145,18 +185,77 @@ static void swap_event(struct kmemtrace_event *ev)
 {
 	ev->magic = bswap_16(ev->magic);
 	ev->flags = bswap_16(ev->flags);
-	ev->cpu = bswap_32(ev->cpu);
+	ev->cpu = bswap_16(ev->cpu);
+	/* migratetype and __reserved are bytes. */
 	ev->pid = bswap_32(ev->pid);
 	ev->node = (__s32)bswap_32((__u32)ev->node);
 	ev->gfp_flags = bswap_32(ev->gfp_flags);
 	ev->cache_id = bswap_32(ev->cache_id);
-	/* migratetype and __reserved[] are bytes. */
+	ev->stack_id = bswap_32(ev->stack_id);
 	ev->seq = bswap_64(ev->seq);
 	ev->timestamp = bswap_64(ev->timestamp);
 	ev->call_site = bswap_64(ev->call_site);
 	ev->ptr = bswap_64(ev->ptr);
 	ev->bytes_req = bswap_64(ev->bytes_req);
 	ev->bytes_alloc = bswap_64(ev->bytes_alloc);
+	ev->tag = bswap_64(ev->tag);
+}
+
+/*
+ * Write @ev, in host byte order, to @f in the layout asked for, swapped if
+ * @swab, only its first @len bytes (all of them when @len is larger).
+ */
+static void write_event(FILE *f, const struct kmemtrace_event *ev,
+			unsigned long long cpu, int swab, size_t len,
+			const char *path)
+{
+	struct kmemtrace_event e = *ev;
+	struct event_v1 o;
+	const void *p = &e;
+	size_t size = sizeof(e);
+
+	if (v1) {
+		memset(&o, 0, sizeof(o));
+		o.magic = e.magic;
+		o.abi_version = e.abi_version;
+		o.kind = e.kind;
+		o.type = e.type;
+		o.order = e.order;
+		o.flags = e.flags;
+		o.cpu = cpu;
+		o.pid = e.pid;
+		o.node = e.node;
+		o.gfp_flags = e.gfp_flags;
+		o.cache_id = e.cache_id;
+		o.migratetype = e.migratetype;
+		memcpy(&o.seq, &e.seq, sizeof(o) - offsetof(struct event_v1, seq));
+		if (swab) {
+			/* From seq on, the layouts agree: swap as ABI 2. */
+			e.seq = o.seq;
+			e.timestamp = o.timestamp;
+			e.call_site = o.call_site;
+			e.ptr = o.ptr;
+			e.bytes_req = o.bytes_req;
+			e.bytes_alloc = o.bytes_alloc;
+			swap_event(&e);
+			memcpy(&o.seq, &e.seq, sizeof(o) - offsetof(struct event_v1, seq));
+			o.magic = bswap_16(o.magic);
+			o.flags = bswap_16(o.flags);
+			o.cpu = bswap_32(o.cpu);
+			o.pid = bswap_32(o.pid);
+			o.node = (__s32)bswap_32((__u32)o.node);
+			o.gfp_flags = bswap_32(o.gfp_flags);
+			o.cache_id = bswap_32(o.cache_id);
+		}
+		p = &o;
+		size = sizeof(o);
+	} else if (swab) {
+		swap_event(&e);
+	}
+	if (len > size)
+		len = size;
+	if (fwrite(p, 1, len, f) != len)
+		die("write failed", path);
 }
 
 static unsigned int default_cpu(const char *path)
@@ -175,10 +274,10 @@ static void init_event(struct kmemtrace_event *ev,
 {
 	memset(ev, 0, sizeof(*ev));
 	ev->magic = KMEMTRACE_MAGIC;
-	ev->abi_version = KMEMTRACE_ABI_VERSION;
+	ev->abi_version = v1 ? 1 : KMEMTRACE_ABI_VERSION;
 	ev->kind = KMEMTRACE_KIND_ALLOC;
 	ev->type = KMEMTRACE_TYPE_KMALLOC;
-	ev->cpu = cpu;
+	ev->cpu = cpu_v1 = cpu;
 	ev->node = KMEMTRACE_NO_NODE;
 	ev->seq = prev ? prev->seq + 1 : 0;
 	ev->timestamp = prev ? prev->timestamp + 1000 : 1000;
@@ -261,12 +360,11 @@ static void w_emit(struct w_cpu *cpus, unsigned int cpu, struct kmemtrace_event 
 		   uint64_t ts)
 {
 	ev->magic = KMEMTRACE_MAGIC;
-	ev->abi_version = KMEMTRACE_ABI_VERSION;
+	ev->abi_version = v1 ? 1 : KMEMTRACE_ABI_VERSION;
 	ev->cpu = cpu;
 	ev->seq = cpus[cpu].seq++;
 	ev->timestamp = ts;
-	if (fwrite(ev, sizeof(*ev), 1, cpus[cpu].f) != 1)
-		die("write failed", "workload");
+	write_event(cpus[cpu].f, ev, cpu, 0, sizeof(*ev), "workload");
 }
 
 static void w_write_side_files(const char *dir)
@@ -428,8 +526,10 @@ int main(int argc, char **argv)
 	size_t len;
 	FILE *f;
 
-	while ((c = getopt(argc, argv, "st:w:c:uS:")) != -1) {
-		if (c == 's')
+	while ((c = getopt(argc, argv, "1st:w:c:uS:")) != -1) {
+		if (c == '1')
+			v1 = 1;
+		else if (c == 's')
 			swapped = 1;
 		else if (c == 't')
 			truncate = strtol(optarg, NULL, 0);
@@ -442,10 +542,10 @@ int main(int argc, char **argv)
 		else if (c == 'S')
 			w_sites = parse_value(optarg);
 		else
-			die("usage", "mkstream [-s] [-t BYTES] FILE [EVENT...]");
+			die("usage", "mkstream [-1] [-s] [-t BYTES] FILE [EVENT...]");
 	}
 	if (optind >= argc)
-		die("usage", "mkstream [-s] [-t BYTES] FILE [EVENT...]");
+		die("usage", "mkstream [-1] [-s] [-t BYTES] FILE [EVENT...]");
 	if (work && (!w_sites || w_sites > W_SITES))
 		die("-S takes 1 to 4096", "-S");
 	if (work)
@@ -458,13 +558,10 @@ int main(int argc, char **argv)
 		init_event(&ev, i > optind + 1 ? &prev : NULL, default_cpu(argv[optind]));
 		swab = parse_event(&ev, argv[i]);
 		prev = ev;
-		if (swapped != swab)
-			swap_event(&ev);
 		len = sizeof(ev);
-		if (i == argc - 1 && truncate >= 0 && (size_t)truncate < len)
+		if (i == argc - 1 && truncate >= 0)
 			len = truncate;
-		if (fwrite(&ev, 1, len, f) != len)
-			die("write failed", argv[optind]);
+		write_event(f, &ev, cpu_v1, swapped != swab, len, argv[optind]);
 	}
 	if (fclose(f))
 		die("write failed", argv[optind]);

@@ -120,7 +120,7 @@ mkheader() {
 		echo '# kmemtrace header v1'
 		for kv in kernel_release=6.12.0-kmt machine=x86_64 build_id=$BUILD_ID \
 			text=0xffffffff81000000 clock=local cpus=2 page_size=4096 \
-			byte_order=$HOST_ORDER abi_version=1; do
+			byte_order=$HOST_ORDER abi_version=2; do
 			for o in "$@"; do
 				[ "${o%%=*}" = "${kv%%=*}" ] && kv=$o
 			done
@@ -146,7 +146,7 @@ basic_trace() {
 		seq=5,ts=1500,type=cache,cache=3,site=0xffffffff81000220,ptr=0xffff888000003000,req=192,alloc=192,gfp=0xcc0,pid=42,node=0 \
 		seq=8,ts=2500,kind=free,ptr=0xffff888000002000,site=0xffffffff81000210 &&
 	echo 3 > "$1/dropped" &&
-	echo 1 > "$1/abi_version" &&
+	echo 2 > "$1/abi_version" &&
 	echo "$KALLSYMS" > "$1/kallsyms"
 }
 
@@ -345,7 +345,7 @@ t_report_dropped_unknown_and_invalid() {
 		expect_has out "invalid: 1 problems, events skipped (see kmemtrace check)" &&
 		expect_has out "dropped: unknown (no dropped file), 8 seen as seq gaps" &&
 		expect_err <<-'END'
-	kmemtrace: t/cpu0: event 2 (offset 160): bad magic 0x1234
+	kmemtrace: t/cpu0: event 2 (offset 176): bad magic 0x1234
 	END
 }
 
@@ -356,8 +356,8 @@ t_all_events_invalid() {
 		run $cmd t
 		expect_rc 1 && expect_out < /dev/null && expect_err <<-'END' || return 1
 		kmemtrace: t/cpu0: event 0 (offset 0): bad magic 0x1234
-		kmemtrace: t/cpu0: event 1 (offset 80): unsupported abi_version 9 (expected 1)
-		kmemtrace: t/cpu1: truncated event at offset 0 (40 bytes, file size not a multiple of 80)
+		kmemtrace: t/cpu0: event 1 (offset 88): unsupported abi_version 9 (expected 2)
+		kmemtrace: t/cpu1: truncated event at offset 0 (40 bytes, file size not a multiple of 88)
 		kmemtrace: t: no valid event, 3 problems (see kmemtrace check)
 		END
 	done
@@ -613,10 +613,10 @@ t_report_view_live() {
 	run report -v live --list t
 	expect_rc 0 && sed -n '3,$p' out > list && expect_file list <<-'END'
 	live allocations by age (top 10 of 3):
-	   age bytes  type    cpu pid  comm                  ptr  cache            address  call_site
-	3.50us  8192  vmalloc   0  12  worker 0xffffc90000001000  -     0xffffffffc0001010  mod_fn+0x10 [mymod]
-	2.50us  8192  pages     0   0  -      0xffffea0000001000  -     0xffffffffc0001010  mod_fn+0x10 [mymod]
-	   0ns     8  kmalloc   1  13  -                  0x4000  -     0xffffffff81000120  foo_alloc+0x20
+	   age bytes  type    cpu pid  comm                  ptr  cache            address  call_site            stack  line
+	3.50us  8192  vmalloc   0  12  worker 0xffffc90000001000  -     0xffffffffc0001010  mod_fn+0x10 [mymod]  -      -
+	2.50us  8192  pages     0   0  -      0xffffea0000001000  -     0xffffffffc0001010  mod_fn+0x10 [mymod]  -      -
+	   0ns     8  kmalloc   1  13  -                  0x4000  -     0xffffffff81000120  foo_alloc+0x20       -      -
 	END
 }
 
@@ -1177,7 +1177,7 @@ t_check_detects_bad_magic() {
 	mk t/cpu0 "" "" && mk t/cpu1 "" "" magic=0x1234 "" || return 1
 	run check t
 	expect_rc 1 && expect_has out "result: 1 problems" && expect_err <<-'END'
-	kmemtrace: t/cpu1: event 2 (offset 160): bad magic 0x1234
+	kmemtrace: t/cpu1: event 2 (offset 176): bad magic 0x1234
 	END
 }
 
@@ -1222,8 +1222,8 @@ t_check_detects_mixed_byte_orders() {
 	result: 2 problems
 	END
 	expect_err <<-'END'
-	kmemtrace: t/cpu0: event 2 (offset 160): byte order differs from the first event of the stream (mixed byte orders)
-	kmemtrace: t/cpu1: event 1 (offset 80): byte order differs from the first event of the stream (mixed byte orders)
+	kmemtrace: t/cpu0: event 2 (offset 176): byte order differs from the first event of the stream (mixed byte orders)
+	kmemtrace: t/cpu1: event 1 (offset 88): byte order differs from the first event of the stream (mixed byte orders)
 	END
 }
 
@@ -1233,7 +1233,7 @@ t_check_detects_truncated_file() {
 	run check t
 	expect_rc 1 && expect_has out "cpu0: events 2, first seq 0, last seq 1, gaps 0" &&
 		expect_err <<-'END'
-	kmemtrace: t/cpu0: truncated event at offset 160 (40 bytes, file size not a multiple of 80)
+	kmemtrace: t/cpu0: truncated event at offset 176 (40 bytes, file size not a multiple of 88)
 	END
 }
 
@@ -1243,26 +1243,27 @@ t_check_detects_seq_backwards() {
 	run check t
 	expect_rc 1 && expect_has out "cpu3: events 3, first seq 7, last seq 9, gaps 0" &&
 		expect_err <<-'END'
-	kmemtrace: t/cpu3: event 2 (offset 160): seq 4 not above previous seq 8
-	kmemtrace: t/cpu3: event 3 (offset 240): seq 8 not above previous seq 8
+	kmemtrace: t/cpu3: event 2 (offset 176): seq 4 not above previous seq 8
+	kmemtrace: t/cpu3: event 3 (offset 264): seq 8 not above previous seq 8
 	END
 }
 
 t_check_detects_bad_fields() {
-	mktrace t && echo 2 > t/abi_version || return 1
-	mk t/cpu1 kind=0 kind=4 type=0 type=6 flags=8 flags=0xff03 abi=2 cpu=0 \
-		kind=realloc,flags=3 || return 1
+	mktrace t && echo 3 > t/abi_version || return 1
+	mk t/cpu1 kind=0 kind=4 type=0 type=6 flags=16 flags=0xff03 abi=3 cpu=0 \
+		kind=realloc,flags=3 abi=1 || return 1
 	run check t
-	expect_rc 1 && expect_has out "result: 9 problems" && expect_err <<-'END'
-	kmemtrace: t/abi_version: ABI version 2, this kmemtrace supports 1
+	expect_rc 1 && expect_has out "result: 10 problems" && expect_err <<-'END'
+	kmemtrace: t/abi_version: ABI version 3, this kmemtrace reads 1 to 2
 	kmemtrace: t/cpu1: event 0 (offset 0): bad kind 0
-	kmemtrace: t/cpu1: event 1 (offset 80): bad kind 4
-	kmemtrace: t/cpu1: event 2 (offset 160): bad type 0
-	kmemtrace: t/cpu1: event 3 (offset 240): bad type 6
-	kmemtrace: t/cpu1: event 4 (offset 320): bad flags 0x8
-	kmemtrace: t/cpu1: event 5 (offset 400): bad flags 0xff03
-	kmemtrace: t/cpu1: event 6 (offset 480): unsupported abi_version 2 (expected 1)
-	kmemtrace: t/cpu1: event 7 (offset 560): cpu field 0 does not match file cpu1
+	kmemtrace: t/cpu1: event 1 (offset 88): bad kind 4
+	kmemtrace: t/cpu1: event 2 (offset 176): bad type 0
+	kmemtrace: t/cpu1: event 3 (offset 264): bad type 6
+	kmemtrace: t/cpu1: event 4 (offset 352): bad flags 0x10
+	kmemtrace: t/cpu1: event 5 (offset 440): bad flags 0xff03
+	kmemtrace: t/cpu1: event 6 (offset 528): unsupported abi_version 3 (expected 2)
+	kmemtrace: t/cpu1: event 7 (offset 616): cpu field 0 does not match file cpu1
+	kmemtrace: t/cpu1: event 9 (offset 792): abi_version 1 differs from the first event of the stream (2)
 	END
 }
 
@@ -1309,12 +1310,12 @@ t_dump_sorted_by_timestamp() {
 	basic_trace t || return 1
 	run dump t
 	expect_rc 0 && expect_out <<-'END'
-	cpu=0 seq=0 ts=1000 alloc kmalloc site=0xffffffff81000110 ptr=0xffff888000001000 req=100 alloc=128 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 sym=foo_alloc+0x10
-	cpu=1 seq=5 ts=1500 alloc cache site=0xffffffff81000220 ptr=0xffff888000003000 req=192 alloc=192 gfp=0xcc0 node=0 pid=42 order=0 cache_id=3 sym=bar_create+0x20
-	cpu=0 seq=1 ts=2000 alloc kmalloc site=0xffffffff81000110 ptr=0xffff888000002000 req=50 alloc=64 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 sym=foo_alloc+0x10
-	cpu=1 seq=8 ts=2500 free kmalloc site=0xffffffff81000210 ptr=0xffff888000002000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 sym=bar_create+0x10
-	cpu=0 seq=2 ts=3000 free kmalloc site=0xffffffff81000210 ptr=0xffff888000001000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 sym=bar_create+0x10
-	cpu=0 seq=3 ts=4000 alloc pages site=0xffffffffc0001010 ptr=0xffffea0000001000 req=8192 alloc=8192 gfp=0x0 node=-1 pid=0 order=1 cache_id=0 migratetype=2 sym=mod_fn+0x10 [mymod]
+	cpu=0 seq=0 ts=1000 alloc kmalloc site=0xffffffff81000110 ptr=0xffff888000001000 req=100 alloc=128 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 sym=foo_alloc+0x10
+	cpu=1 seq=5 ts=1500 alloc cache site=0xffffffff81000220 ptr=0xffff888000003000 req=192 alloc=192 gfp=0xcc0 node=0 pid=42 order=0 cache_id=3 stack_id=0x0 tag=0x0 sym=bar_create+0x20
+	cpu=0 seq=1 ts=2000 alloc kmalloc site=0xffffffff81000110 ptr=0xffff888000002000 req=50 alloc=64 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 sym=foo_alloc+0x10
+	cpu=1 seq=8 ts=2500 free kmalloc site=0xffffffff81000210 ptr=0xffff888000002000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 sym=bar_create+0x10
+	cpu=0 seq=2 ts=3000 free kmalloc site=0xffffffff81000210 ptr=0xffff888000001000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 sym=bar_create+0x10
+	cpu=0 seq=3 ts=4000 alloc pages site=0xffffffffc0001010 ptr=0xffffea0000001000 req=8192 alloc=8192 gfp=0x0 node=-1 pid=0 order=1 cache_id=0 stack_id=0x0 tag=0x0 migratetype=2 sym=mod_fn+0x10 [mymod]
 	END
 }
 
@@ -1380,16 +1381,16 @@ t_dump_flags_and_caches() {
 	flag_trace t || return 1
 	run dump t
 	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
-	cpu=0 seq=0 ts=1000 alloc cache site=0xffffffff81000220 ptr=0xffff888000003000 req=192 alloc=192 gfp=0x0 node=-1 pid=7 order=0 cache_id=3 cache=kmalloc-192 flags=irq
-	cpu=0 seq=1 ts=2000 alloc pages site=0xffffffff81000220 ptr=0xffffea0000001000 req=4096 alloc=4096 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 migratetype=1 flags=backing
-	cpu=0 seq=2 ts=3000 realloc kmalloc site=0xffffffff81000110 ptr=0xffff888000001000 req=60 alloc=64 gfp=0x0 node=-1 pid=0 order=0 cache_id=0
-	cpu=0 seq=3 ts=4000 free pages site=0x0 ptr=0xffffea0000001000 req=4096 alloc=4096 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 flags=irq,backing
-	cpu=0 seq=4 ts=5000 free cache site=0xffffffff81000210 ptr=0xffff888000004000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=4
+	cpu=0 seq=0 ts=1000 alloc cache site=0xffffffff81000220 ptr=0xffff888000003000 req=192 alloc=192 gfp=0x0 node=-1 pid=7 order=0 cache_id=3 stack_id=0x0 tag=0x0 cache=kmalloc-192 flags=irq
+	cpu=0 seq=1 ts=2000 alloc pages site=0xffffffff81000220 ptr=0xffffea0000001000 req=4096 alloc=4096 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 migratetype=1 flags=backing
+	cpu=0 seq=2 ts=3000 realloc kmalloc site=0xffffffff81000110 ptr=0xffff888000001000 req=60 alloc=64 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0
+	cpu=0 seq=3 ts=4000 free pages site=0x0 ptr=0xffffea0000001000 req=4096 alloc=4096 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 flags=irq,backing
+	cpu=0 seq=4 ts=5000 free cache site=0xffffffff81000210 ptr=0xffff888000004000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=4 stack_id=0x0 tag=0x0
 	END
 	# One file alone has no caches file to name its caches.
 	run dump t/cpu0
 	expect_rc 0 && head -n 1 out > first && expect_file first <<-'END'
-	cpu=0 seq=0 ts=1000 alloc cache site=0xffffffff81000220 ptr=0xffff888000003000 req=192 alloc=192 gfp=0x0 node=-1 pid=7 order=0 cache_id=3 flags=irq
+	cpu=0 seq=0 ts=1000 alloc cache site=0xffffffff81000220 ptr=0xffff888000003000 req=192 alloc=192 gfp=0x0 node=-1 pid=7 order=0 cache_id=3 stack_id=0x0 tag=0x0 flags=irq
 	END
 }
 
@@ -1409,12 +1410,12 @@ t_dump_numbers_exact() {
 		0 99999999 9999999999999999 0xffffffffffffffff 0xffffffffffffffff 18446744073709551615 18446744073709551614 0x7fffffff -1 7 \
 		0 100000000 10000000000000000 0 1 1 0 0 -1 0 \
 		0 100000001 18446744073709551615 1 0 0 1 0 -1 0 \
-		4294967295 18446744073709551614 0 16 1 100000000 99999999 0 -1 0 \
+		65535 18446744073709551614 0 16 1 100000000 99999999 0 -1 0 \
 		0 18446744073709551615 12345 17 2 1000 1000 0 -1 0
 	: > spec && : > expected
 	while [ $# -ge 10 ]; do
 		echo "cpu=$1,seq=$2,ts=$3,site=$4,ptr=$5,req=$6,alloc=$7,gfp=$8,node=$9,pid=${10}" >> spec
-		printf 'cpu=%u seq=%s ts=%s alloc kmalloc site=0x%x ptr=0x%x req=%s alloc=%s gfp=0x%x node=%d pid=%u order=0 cache_id=0\n' \
+		printf 'cpu=%u seq=%s ts=%s alloc kmalloc site=0x%x ptr=0x%x req=%s alloc=%s gfp=0x%x node=%d pid=%u order=0 cache_id=0 stack_id=0x0 tag=0x0\n' \
 			"$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" >> expected
 		shift 10
 	done
@@ -1426,7 +1427,7 @@ t_dump_numbers_exact() {
 	expect_rc 0 && expect_err < /dev/null && expect_out < expected || return 1
 	run dump cpu3
 	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END'
-	cpu=3 seq=5 ts=1000 alloc pages site=0x0 ptr=0x0 req=4194304 alloc=4194304 gfp=0x0 node=0 pid=0 order=10 cache_id=0 migratetype=3
+	cpu=3 seq=5 ts=1000 alloc pages site=0x0 ptr=0x0 req=4194304 alloc=4194304 gfp=0x0 node=0 pid=0 order=10 cache_id=0 stack_id=0x0 tag=0x0 migratetype=3
 	END
 }
 
@@ -1444,10 +1445,344 @@ t_swapped_endian_new_fields() {
 	done
 }
 
+# An ABI 1 trace (80-byte events) reads as the same trace in ABI 2, in
+# either byte order: every command prints the same, stack_id and tag 0.
+t_abi1_trace_reads_as_abi2() {
+	basic_trace v2 || return 1
+	for order in native swapped; do
+		s=
+		[ $order = swapped ] && s=-s
+		mkdir $order && cp v2/kallsyms v2/dropped $order/ &&
+			echo 1 > $order/abi_version || return 1
+		if [ $order = swapped ]; then
+			mkheader $order abi_version=1 byte_order=$OTHER_ORDER
+		else
+			mkheader $order abi_version=1
+		fi || return 1
+		mk -1 $s $order/cpu0 \
+			site=0xffffffff81000110,ptr=0xffff888000001000,req=100,alloc=128 \
+			site=0xffffffff81000110,ptr=0xffff888000002000,req=50,alloc=64 \
+			kind=free,site=0xffffffff81000210,ptr=0xffff888000001000 \
+			type=pages,order=1,mt=2,site=0xffffffffc0001010,ptr=0xffffea0000001000,req=8192,alloc=8192 &&
+		mk -1 $s $order/cpu1 \
+			seq=5,ts=1500,type=cache,cache=3,site=0xffffffff81000220,ptr=0xffff888000003000,req=192,alloc=192,gfp=0xcc0,pid=42,node=0 \
+			seq=8,ts=2500,kind=free,ptr=0xffff888000002000,site=0xffffffff81000210 ||
+			return 1
+		[ "$(wc -c < $order/cpu0)" -eq 320 ] ||
+			fail "$order/cpu0 is not 4 events of 80 bytes" || return 1
+		for cmd in report check dump; do
+			run $cmd v2 && expect_rc 0 && mv out v2.out &&
+				run $cmd $order && expect_rc 0 &&
+				expect_err < /dev/null || return 1
+			diff -u v2.out out >&2 ||
+				fail "$cmd of the $order ABI 1 trace differs" || return 1
+		done
+	done
+}
+
+# Problems of an ABI 1 stream are at its offsets; what ABI 1 lacked is
+# invalid there (flag 8), and so is what ABI 2 cannot hold (a cpu above
+# 65535) and an ABI 2 event.
+t_abi1_stream_problems() {
+	mktrace t && mkheader t abi_version=1 || return 1
+	mk -1 -t 40 t/cpu0 "" cpu=70000 flags=8 abi=2 "" "" || return 1
+	run check t
+	expect_rc 1 && expect_out <<-'END' && expect_err <<-'END'
+	cpu0: events 2, first seq 0, last seq 4, gaps 3
+	total: events 2, gaps 3, dropped unknown
+	result: 4 problems
+	END
+	kmemtrace: t/cpu0: event 1 (offset 80): cpu field above 65535
+	kmemtrace: t/cpu0: event 2 (offset 160): bad flags 0x8
+	kmemtrace: t/cpu0: event 3 (offset 240): abi_version 2 differs from the first event of the stream (1)
+	kmemtrace: t/cpu0: truncated event at offset 400 (40 bytes, file size not a multiple of 80)
+	END
+}
+
+# dump shows the stack depot handle and the codetag of ABI 2 events, and
+# the flag stack_lost.
+t_dump_stack_id_and_tag() {
+	mktrace t &&
+		mk t/cpu0 stack=0x1a0040,tag=0xffffffff82b1c3a0,site=0x10,ptr=0x100,req=8,alloc=8 \
+			flags=stack_lost,tag=0xffffffffa0002040 || return 1
+	run dump t
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END'
+	cpu=0 seq=0 ts=1000 alloc kmalloc site=0x10 ptr=0x100 req=8 alloc=8 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x1a0040 tag=0xffffffff82b1c3a0
+	cpu=0 seq=1 ts=2000 alloc kmalloc site=0x0 ptr=0x0 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0xffffffffa0002040 flags=stack_lost
+	END
+}
+
+# The codetags of a kernel with CONFIG_MEM_ALLOC_PROFILING, as debugfs
+# lists them: built in, of a loaded module, of an unloaded one, and one
+# address of an unloaded module that another module now uses.
+TAGS='# kmemtrace tags v1
+# tag file:line function module [unloaded]
+ffffffff82000100 mm/slub.c:2423 alloc_slab_page -
+ffffffff82000200 mm/util.c:100 kstrdup -
+ffffffff82000300 mm/vmalloc.c:3700 __vmalloc_area_node -
+ffffffffa0001000 samples/kmemtrace/kmemtrace_pattern.c:80 pattern_leak kmemtrace_pattern unloaded
+ffffffffa0001000 samples/kmemtrace/kmemtrace_probe.c:30 probe_alloc kmemtrace_probe
+ffffffffa0002040 samples/kmemtrace/kmemtrace_pattern.c:57 pattern_kmalloc kmemtrace_pattern
+ffffffffa0003000 samples/kmemtrace/kmemtrace_pattern.c:90 pattern_vmalloc kmemtrace_pattern unloaded'
+
+# dump names the source line of a tag that DIR/tags lists, with the module
+# of module code, also of an unloaded module; a malformed line is skipped.
+t_dump_tag_lines() {
+	mktrace t && { echo "$TAGS"; echo 'ffffffffa0004000 nocolon f m'; } > t/tags &&
+		mk t/cpu0 tag=0xffffffff82000200,ptr=0x1000 tag=0xffffffffa0002040,ptr=0x2000 \
+			tag=0xffffffffa0001000,ptr=0x3000 tag=0xffffffffa0003000,ptr=0x4000 \
+			tag=0xffffffff99999999,ptr=0x5000 || return 1
+	run dump t
+	expect_rc 0 && expect_err <<-'END' && expect_out <<-'END'
+	kmemtrace: t/tags: line 10: not "TAG FILE:LINE FUNCTION MODULE [unloaded]", skipped
+	END
+	cpu=0 seq=0 ts=1000 alloc kmalloc site=0x0 ptr=0x1000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0xffffffff82000200 line=mm/util.c:100
+	cpu=0 seq=1 ts=2000 alloc kmalloc site=0x0 ptr=0x2000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0xffffffffa0002040 line=samples/kmemtrace/kmemtrace_pattern.c:57 [kmemtrace_pattern]
+	cpu=0 seq=2 ts=3000 alloc kmalloc site=0x0 ptr=0x3000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0xffffffffa0001000 line=samples/kmemtrace/kmemtrace_probe.c:30 [kmemtrace_probe]
+	cpu=0 seq=3 ts=4000 alloc kmalloc site=0x0 ptr=0x4000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0xffffffffa0003000 line=samples/kmemtrace/kmemtrace_pattern.c:90 [kmemtrace_pattern]
+	cpu=0 seq=4 ts=5000 alloc kmalloc site=0x0 ptr=0x5000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0xffffffff99999999
+	END
+}
+
+# --by line groups by the line of the codetag when DIR/tags has it, with
+# no debug info: two call sites of one line are one group; allocations
+# without a tag, or with one DIR/tags lacks, by call site.  --module keeps
+# the allocations of a module's codetags.
+t_report_by_line_tags() {
+	mktrace t && echo "$TAGS" > t/tags && echo "$KALLSYMS" > t/kallsyms &&
+		mk t/cpu0 site=0xffffffff81000110,ptr=1,alloc=64,tag=0xffffffff82000200 \
+			site=0xffffffff81000120,ptr=2,alloc=32,tag=0xffffffff82000200 \
+			site=0xffffffff81000110,ptr=3,alloc=16,tag=0xffffffffa0002040 \
+			site=0xffffffff81000110,ptr=4,alloc=8 \
+			site=0xffffffff81000210,ptr=5,alloc=4,tag=0xffffffff99999999 \
+			site=0xffffffff81000110,ptr=6,alloc=2,tag=0xffffffffa0003000 || return 1
+	run report -v live --by line --csv t
+	expect_rc 0 && expect_err <<-'END' && expect_out <<-'END' || return 1
+	kmemtrace: note: --by line: 1 live allocations have a codetag that DIR/tags lacks, grouped by call site
+	END
+	# live
+	count,bytes,oldest,median,type,cache,group
+	2,96,5000,4000,kmalloc,,mm/util.c:100
+	1,16,3000,3000,kmalloc,,samples/kmemtrace/kmemtrace_pattern.c:57 [kmemtrace_pattern]
+	1,8,2000,2000,kmalloc,,foo_alloc+0x10
+	1,4,1000,1000,kmalloc,,bar_create+0x10
+	1,2,0,0,kmalloc,,samples/kmemtrace/kmemtrace_pattern.c:90 [kmemtrace_pattern]
+	END
+	run report -v live --by line --csv --module kmemtrace_pattern t
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
+	# live
+	count,bytes,oldest,median,type,cache,group
+	1,16,3000,3000,kmalloc,,samples/kmemtrace/kmemtrace_pattern.c:57 [kmemtrace_pattern]
+	1,2,0,0,kmalloc,,samples/kmemtrace/kmemtrace_pattern.c:90 [kmemtrace_pattern]
+	END
+	run report -v live --csv --module vmlinux t
+	expect_rc 0 && expect_out <<-'END' || return 1
+	# live
+	count,bytes,oldest,median,type,cache,group
+	1,64,5000,5000,kmalloc,,foo_alloc+0x10
+	1,32,4000,4000,kmalloc,,foo_alloc+0x20
+	END
+	# One line per allocation names the line of its tag.
+	run report -v live --list --csv t
+	expect_rc 0 && expect_out <<-'END'
+	# live_list
+	age,bytes,type,cpu,pid,comm,ptr,cache,address,call_site,stack,line
+	5000,64,kmalloc,0,0,,0x1,,0xffffffff81000110,foo_alloc+0x10,,mm/util.c:100
+	4000,32,kmalloc,0,0,,0x2,,0xffffffff81000120,foo_alloc+0x20,,mm/util.c:100
+	3000,16,kmalloc,0,0,,0x3,,0xffffffff81000110,foo_alloc+0x10,,samples/kmemtrace/kmemtrace_pattern.c:57 [kmemtrace_pattern]
+	2000,8,kmalloc,0,0,,0x4,,0xffffffff81000110,foo_alloc+0x10,,
+	1000,4,kmalloc,0,0,,0x5,,0xffffffff81000210,bar_create+0x10,,
+	0,2,kmalloc,0,0,,0x6,,0xffffffff81000110,foo_alloc+0x10,,samples/kmemtrace/kmemtrace_pattern.c:90 [kmemtrace_pattern]
+	END
+}
+
+# The allocinfo view: the change of /proc/allocinfo over the trace, by
+# hand.  Backing slab pages count under mm/slub.c (then freed: 0 0); a
+# vmalloc area counts its pages (order 1: 8192) and page array (16) under
+# the caller's line, not the area itself; a kfree() takes back its alloc
+# (kstrdup: 0 0); a realloc in place keeps the alloc's tag with its new
+# size (128 -> 256), and touches its own; a free and a realloc without an
+# alloc, an alloc of a tag DIR/tags lacks and an unpaired page free are
+# only counted below.  Lines end with a blank, as the kernel's.
+t_report_allocinfo() {
+	mktrace t && echo "$TAGS" > t/tags &&
+		mk t/cpu0 \
+			type=pages,flags=backing,ptr=0xffffea0000001000,req=4096,alloc=4096,tag=0xffffffff82000100 \
+			ptr=0x1000,req=60,alloc=64,tag=0xffffffff82000200 \
+			ptr=0x2000,req=100,alloc=128,tag=0xffffffffa0002040 \
+			type=vmalloc,ptr=0xffffc90000000000,req=8000,alloc=8192,tag=0xffffffffa0003000 \
+			type=pages,flags=backing,order=1,ptr=0xffffea0000002000,req=8192,alloc=8192,tag=0xffffffffa0003000 \
+			flags=backing,ptr=0x3000,req=16,alloc=16,tag=0xffffffffa0003000 \
+			kind=realloc,ptr=0x2000,req=200,alloc=256,tag=0xffffffff82000200 \
+			kind=free,ptr=0x1000 \
+			kind=free,ptr=0x9000 \
+			kind=free,type=pages,flags=backing,ptr=0xffffea0000001000,req=4096,alloc=4096 \
+			ptr=0x4000,req=32,alloc=32,tag=0xffffffff99999999 \
+			kind=realloc,ptr=0x8000,req=8,alloc=8 \
+			kind=free,type=vmalloc,ptr=0xffffc90000000000 \
+			kind=free,type=pages,flags=unpaired,ptr=0xffffea0000009000,req=4096,alloc=4096 ||
+		return 1
+	run report -v allocinfo t
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
+	kmemtrace report v1
+
+	# allocinfo: the change of /proc/allocinfo over the trace, by codetag address
+	#     <size>  <calls> <tag info>
+	           0        0 mm/slub.c:2423 func:alloc_slab_page 
+	           0        0 mm/util.c:100 func:kstrdup 
+	         256        1 samples/kmemtrace/kmemtrace_pattern.c:57 [kmemtrace_pattern] func:pattern_kmalloc 
+	        8208        2 samples/kmemtrace/kmemtrace_pattern.c:90 [kmemtrace_pattern] func:pattern_vmalloc 
+	# 4 codetags; frees without an alloc in the trace: 1, reallocs: 1; codetags not in DIR/tags: 1
+	END
+	# A module's lines, as a guest test compares them with allocinfo's.
+	run report -v allocinfo --module kmemtrace_pattern t
+	expect_rc 0 && grep ' $' out > lines && expect_file lines <<-'END' || return 1
+	         256        1 samples/kmemtrace/kmemtrace_pattern.c:57 [kmemtrace_pattern] func:pattern_kmalloc 
+	        8208        2 samples/kmemtrace/kmemtrace_pattern.c:90 [kmemtrace_pattern] func:pattern_vmalloc 
+	END
+	run report -v allocinfo --module vmlinux --csv t
+	expect_rc 0 && expect_out <<-'END'
+	# allocinfo
+	bytes,calls,tag,line,module,function
+	0,0,0xffffffff82000100,mm/slub.c:2423,,alloc_slab_page
+	0,0,0xffffffff82000200,mm/util.c:100,,kstrdup
+	END
+}
+
+# The stacks of a kernel sampling them, as debugfs lists them.
+STACKS='# kmemtrace stacks v1
+# captured 6 lost 1 unlisted 1
+stack 00000a01 4
+ ffffffff81000500 __kmalloc_noprof+0x10/0x40
+ ffffffff81000110 foo_alloc+0x10/0x40
+ ffffffff81000600 caller_a+0x20/0x80
+ ffffffff81000700 ret_from_fork+0x1c/0x30
+stack 00000a02 3
+ ffffffff81000500 __kmalloc_noprof+0x10/0x40
+ ffffffff81000110 foo_alloc+0x10/0x40
+ ffffffff81000800 caller_b+0x8/0x20
+stack 00000b01 2
+ ffffffff81000500 __kmalloc_noprof+0x30/0x40
+ ffffffffc0001123 pattern_kmalloc+0x23/0x60 [kmemtrace_pattern]'
+
+# stacks_trace DIR: allocations with stacks at two call sites: a01 twice,
+# a02, a03 (not in DIR/stacks), b01 (no frame at its call site), one
+# stack lost, one not sampled; the first one freed
+stacks_trace() {
+	mktrace "$1" && echo "$STACKS" > "$1/stacks" && echo "$KALLSYMS" > "$1/kallsyms" &&
+		mk "$1/cpu0" site=0xffffffff81000110,ptr=1,alloc=64,stack=0xa01 \
+			site=0xffffffff81000110,ptr=2,alloc=64,stack=0xa01 \
+			site=0xffffffff81000110,ptr=3,alloc=256,stack=0xa02 \
+			site=0xffffffff81000110,ptr=4,alloc=8,stack=0xa03 \
+			site=0xffffffff81000210,ptr=5,alloc=32,stack=0xb01 \
+			site=0xffffffff81000110,ptr=6,alloc=16,flags=stack_lost \
+			site=0xffffffff81000110,ptr=7,alloc=4 kind=free,ptr=1
+}
+
+# The stacks view: per call site, its stacks by bytes, each from the frame
+# of the call site outward (all frames when none is), a stack DIR/stacks
+# lacks and the allocations without a stack counted.
+t_report_view_stacks() {
+	stacks_trace t || return 1
+	run report -v stacks t
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
+	kmemtrace report v1
+
+	stacks of the allocations by call site, by bytes allocated (top 10 of 2, 5 stacks each):
+	    allocs        bytes  stack
+	foo_alloc+0x10: 4 allocations with a stack, 392 bytes, 3 stacks
+	         1          256  stack 00000a02
+	                         foo_alloc+0x10/0x40
+	                         caller_b+0x8/0x20
+	         2          128  stack 00000a01
+	                         foo_alloc+0x10/0x40
+	                         caller_a+0x20/0x80
+	                         ret_from_fork+0x1c/0x30
+	         1            8  stack 00000a03 (not in DIR/stacks)
+
+	bar_create+0x10: 1 allocations with a stack, 32 bytes, 1 stacks
+	         1           32  stack 00000b01
+	                         __kmalloc_noprof+0x30/0x40
+	                         pattern_kmalloc+0x23/0x60 [kmemtrace_pattern]
+
+	allocations with a stack: 5 (424 bytes), without: 2, of which stack lost (depot full): 1
+	stacks not in DIR/stacks: 1, of 1 allocations
+	kernel: captured 6, lost 1, unlisted 1
+	END
+	run report -v stacks --stacks 1 -n 1 t
+	expect_rc 0 && sed -n '/^foo/,/^$/p' out > site && expect_file site <<-'END' || return 1
+	foo_alloc+0x10: 4 allocations with a stack, 392 bytes, 3 stacks
+	         1          256  stack 00000a02
+	                         foo_alloc+0x10/0x40
+	                         caller_b+0x8/0x20
+	  ... 2 more stacks
+
+	END
+	run report -v stacks --csv t
+	expect_rc 0 && expect_out <<-'END' || return 1
+	# stacks
+	address,call_site,stack,allocs,bytes,frames
+	0xffffffff81000110,foo_alloc+0x10,0xa02,1,256,foo_alloc+0x10/0x40;caller_b+0x8/0x20
+	0xffffffff81000110,foo_alloc+0x10,0xa01,2,128,foo_alloc+0x10/0x40;caller_a+0x20/0x80;ret_from_fork+0x1c/0x30
+	0xffffffff81000110,foo_alloc+0x10,0xa03,1,8,
+	0xffffffff81000210,bar_create+0x10,0xb01,1,32,__kmalloc_noprof+0x30/0x40;pattern_kmalloc+0x23/0x60 [kmemtrace_pattern]
+	END
+	run report -v live --stacks 2 t
+	expect_rc 2 && expect_has err "--stacks is for --view stacks"
+}
+
+# --by stack groups the live allocations by their stack_id.
+t_report_live_by_stack() {
+	stacks_trace t || return 1
+	run report -v live --by stack --csv t
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END'
+	# live
+	count,bytes,oldest,median,type,cache,group
+	1,256,5000,5000,kmalloc,,stack 00000a02
+	1,64,6000,6000,kmalloc,,stack 00000a01
+	1,32,3000,3000,kmalloc,,stack 00000b01
+	2,20,2000,1000,kmalloc,,(no stack)
+	1,8,4000,4000,kmalloc,,stack 00000a03 (not in DIR/stacks)
+	END
+	run report -v live --list --csv -n 3 t
+	expect_rc 0 && expect_out <<-'END'
+	# live_list
+	age,bytes,type,cpu,pid,comm,ptr,cache,address,call_site,stack,line
+	6000,64,kmalloc,0,0,,0x2,,0xffffffff81000110,foo_alloc+0x10,00000a01,
+	5000,256,kmalloc,0,0,,0x3,,0xffffffff81000110,foo_alloc+0x10,00000a02,
+	4000,8,kmalloc,0,0,,0x4,,0xffffffff81000110,foo_alloc+0x10,00000a03,
+	END
+}
+
+# A malformed stacks file: each bad stack is reported and skipped, the
+# others kept.
+t_report_stacks_malformed() {
+	stacks_trace t && printf '%s\n' '# kmemtrace stacks v1' 'stack 00000a01 2' \
+		' ffffffff81000110 foo_alloc+0x10/0x40' 'stack 00000a02 1' \
+		' ffffffff81000110 foo_alloc+0x10/0x40' ' ffffffff81000111 extra' \
+		'stack zz 1' 'stack 00000a02 1' ' ffffffff81000800 caller_b+0x8/0x20' \
+		'stack 00000b01 0' > t/stacks || return 1
+	run report -v stacks --csv t
+	expect_rc 0 && expect_err <<-'END' && expect_out <<-'END'
+	kmemtrace: t/stacks: line 2: stack 00000a01 has 1 frames, not 2, skipped
+	kmemtrace: t/stacks: line 6: not " ADDRESS SYMBOL" of stack 00000a02, skipped
+	kmemtrace: t/stacks: line 7: not "stack HANDLE NFRAMES", skipped
+	kmemtrace: t/stacks: line 10: bad frame count '0', skipped
+	kmemtrace: t/stacks: line 8: stack 00000a02 listed twice, skipped
+	END
+	# stacks
+	address,call_site,stack,allocs,bytes,frames
+	0xffffffff81000110,foo_alloc+0x10,0xa02,1,256,foo_alloc+0x10/0x40
+	0xffffffff81000110,foo_alloc+0x10,0xa01,2,128,
+	0xffffffff81000110,foo_alloc+0x10,0xa03,1,8,
+	0xffffffff81000210,bar_create+0x10,0xb01,1,32,
+	END
+}
+
 # fake_debugfs DIR: plain files standing in for /sys/kernel/debug/kmemtrace;
 # cpu1 dropped 7 events, and an earlier reader took 2 before seq 9
 fake_debugfs() {
-	mkdir -p "$1" && echo 0 > "$1/enabled" && echo 1 > "$1/abi_version" &&
+	mkdir -p "$1" && echo 0 > "$1/enabled" && echo 2 > "$1/abi_version" &&
 		echo 7 > "$1/dropped" && echo "$KALLSYMS" > kallsyms &&
 		printf '%s\n' '# kmemtrace stats v1' '# cpu events dropped next_seq' \
 			'0 2 0 2' '1 3 7 10' > "$1/stats" &&
@@ -1460,7 +1795,7 @@ t_record_fake_debugfs() {
 	fake_debugfs fake || return 1
 	run record -D fake -o rec -K kallsyms -- sh -c 'cat fake/enabled > seen'
 	expect_rc 0 && expect_out < /dev/null && expect_err <<-'END' || return 1
-	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	expect_file seen <<-'END' || return 1
 	1
@@ -1481,6 +1816,57 @@ t_record_fake_debugfs() {
 	END
 }
 
+# record copies the codetags of the kernel, when it has them, and never
+# leaves those of an earlier recording.
+t_record_copies_tags() {
+	fake_debugfs fake && echo "$TAGS" > fake/tags && echo "$STACKS" > fake/stacks ||
+		return 1
+	run record -D fake -o rec -K kallsyms -- true
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
+	END
+	cmp fake/tags rec/tags || fail "rec/tags differs from fake/tags" || return 1
+	cmp fake/stacks rec/stacks || fail "rec/stacks differs from fake/stacks" ||
+		return 1
+	rm fake/tags fake/stacks || return 1
+	run record -D fake -o rec -K kallsyms -- true
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: rec: removed 11 files of an earlier recording
+	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
+	END
+	[ ! -e rec/tags ] && [ ! -e rec/stacks ] ||
+		fail "stale rec/tags or rec/stacks left"
+}
+
+# A module loaded and unloaded while recording keeps its symbols in
+# DIR/kallsyms: record reads kallsyms again when the modules file changes.
+t_record_modules_change() {
+	fake_debugfs fake &&
+		mk fake/cpu0 site=0xffffffffc0002012,ptr=1,alloc=8 site=0xffffffffc0001010,ptr=2,alloc=8 &&
+		printf 'mymod 16384 0 - Live 0xffffffffc0001000\n' > modules || return 1
+	run record -D fake -o rec -K kallsyms --modules modules -- sh -c '
+		sleep 0.3
+		printf "ffffffffc0002000 t m2_fn\t[m2]\n" >> kallsyms
+		printf "m2 16384 0 - Live 0xffffffffc0002000\n" >> modules
+		sleep 0.5
+		grep -v "\[m2\]" kallsyms > kallsyms.new && mv kallsyms.new kallsyms
+		grep -v "^m2 " modules > modules.new && mv modules.new modules
+		sleep 0.3'
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
+	END
+	{ cat kallsyms; printf 'ffffffffc0002000 t m2_fn\t[m2]\n'; } > expected
+	diff -u expected rec/kallsyms >&2 || fail "m2 lost from rec/kallsyms" || return 1
+	run dump rec
+	expect_rc 0 && expect_has out "sym=m2_fn+0x12 [m2]" &&
+		expect_has out "sym=mod_fn+0x10 [mymod]" || return 1
+	# Without a modules file, kallsyms is copied as it is at the end.
+	run record -D fake -o rec -K kallsyms --modules missing -- true
+	expect_rc 0 && expect_has err "kmemtrace: warning: missing: No such file or directory, the symbols of modules unloaded while recording will be missing" ||
+		return 1
+	cmp kallsyms rec/kallsyms || fail "rec/kallsyms is not kallsyms"
+}
+
 t_record_without_stats_and_caches() {
 	fake_debugfs fake && rm fake/stats fake/caches || return 1
 	# What a recording from a newer kernel left must not stay.
@@ -1490,7 +1876,7 @@ t_record_without_stats_and_caches() {
 	kmemtrace: rec: removed 2 files of an earlier recording
 	kmemtrace: warning: fake/stats: not found (older kernel?), check cannot account for lost events per CPU
 	kmemtrace: warning: fake/caches: not found (older kernel?), report will show cache ids without names
-	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	[ ! -e rec/stats ] && [ ! -e rec/caches ] ||
 		fail "stale rec/stats or rec/caches left" || return 1
@@ -1516,7 +1902,7 @@ t_record_replaces_earlier_recording() {
 	kmemtrace: rec: removed 8 files of an earlier recording
 	kmemtrace: missing: No such file or directory
 	kmemtrace: warning: no kallsyms in rec, report will not symbolize
-	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	ls rec > files
 	expect_file files <<-'END' || return 1
@@ -1565,7 +1951,7 @@ t_record_writes_header() {
 	run record -D fake -o rec -K kallsyms --notes notes -- sh -c ': "$@"' x \
 		"it's" "$(printf 'a\tb')" '' '$HOME'
 	expect_rc 0 && expect_err <<-'END' || return 1
-	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	grep -Eq '^start_time=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$' \
 		rec/header || fail "no start_time in rec/header" || return 1
@@ -1583,7 +1969,7 @@ t_record_writes_header() {
 	cpus_online=$(getconf _NPROCESSORS_ONLN)
 	page_size=$(getconf PAGESIZE)
 	byte_order=$HOST_ORDER
-	abi_version=1
+	abi_version=2
 	command=kmemtrace record -D fake -o rec -K kallsyms --notes notes -- sh -c ': "\$@"' x 'it'\''s' \$'a\x09b' '' '\$HOME'
 	END
 	for cmd in report check dump; do
@@ -1597,7 +1983,7 @@ t_record_writes_header() {
 	kmemtrace: rec: removed 9 files of an earlier recording
 	kmemtrace: warning: notes: no GNU build id note, the header has no build_id
 	kmemtrace: warning: kallsyms: no _text address (kptr_restrict?), the header has no text
-	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	! grep -q '^build_id=\|^text=' rec/header || fail "build_id or text written" ||
 		return 1
@@ -1627,7 +2013,7 @@ t_record_saves_comms() {
 		sleep 0.5
 		kill $alive' sh "$MKSTREAM"
 	expect_rc 0 && expect_err <<-'END' || return 1
-	kmemtrace: recorded 5 events (400 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 5 events (440 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	read -r alive gone < pids || return 1
 	head -n 1 rec/comms > first
@@ -1710,11 +2096,11 @@ t_record_progress_on_terminal() {
 	esc=$(printf '\033')
 	cr=$(printf '\r')
 	tr '\r' '\n' < tty | sed "s/$esc\\[K//g" | grep -v '^$' > lines
-	grep -Eq '^kmemtrace: 1s, [0-9]+ events/s, 240 B written, 2 dropped \| cpu0 [0-9]+ cpu1 [0-9]+ cpu2 0( cpu[0-9]+ 0)* \.\.\.$' lines ||
+	grep -Eq '^kmemtrace: 1s, [0-9]+ events/s, 264 B written, 2 dropped \| cpu0 [0-9]+ cpu1 [0-9]+ cpu2 0( cpu[0-9]+ 0)* \.\.\.$' lines ||
 		fail "no progress line after 1 s" || return 1
 	! awk 'length > 79' lines | grep -q . || fail "progress line too long" ||
 		return 1
-	grep -Fq "${esc}[K${cr}${esc}[Kkmemtrace: recorded 3 events (240 bytes) from 12 CPUs into rec, 9 dropped" tty ||
+	grep -Fq "${esc}[K${cr}${esc}[Kkmemtrace: recorded 3 events (264 bytes) from 12 CPUs into rec, 9 dropped" tty ||
 		fail "progress line not erased before the last message" || return 1
 	echo 7 > fake/dropped || return 1
 	script -qec "'$KMT' record -q -D fake -o rec -K kallsyms -- sleep 1.5" \
@@ -1722,7 +2108,7 @@ t_record_progress_on_terminal() {
 	tr -d '\r' < tty > lines
 	expect_file lines <<-'END'
 	kmemtrace: rec: removed 19 files of an earlier recording
-	kmemtrace: recorded 3 events (240 bytes) from 12 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (264 bytes) from 12 CPUs into rec, 7 dropped
 	END
 }
 
@@ -1732,7 +2118,7 @@ t_record_cpu_appears() {
 	fake_debugfs fake && mv fake/cpu1 cpu1.later || return 1
 	run record -D fake -o rec -K kallsyms -- sh -c 'sleep 0.3; cp cpu1.later fake/cpu1; sleep 0.3'
 	expect_rc 0 && expect_err <<-'END' || return 1
-	kmemtrace: recorded 3 events (240 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	cmp -s cpu1.later rec/cpu1 || fail "rec/cpu1 is not the cpu1 that appeared" ||
 		return 1
@@ -1767,7 +2153,7 @@ t_record_duration_limit() {
 	kill -TERM $pid
 	wait $pid
 	rc=$?
-	expect_rc 0 && expect_has err "recorded 3 events (240 bytes) from 2 CPUs into rec"
+	expect_rc 0 && expect_has err "recorded 3 events (264 bytes) from 2 CPUs into rec"
 }
 
 t_record_errors() {
@@ -1775,12 +2161,12 @@ t_record_errors() {
 	expect_rc 1 && expect_err <<-'END' || return 1
 	kmemtrace: nodir: No such file or directory (is debugfs mounted and CONFIG_KMEMTRACE on?)
 	END
-	fake_debugfs fake && echo 2 > fake/abi_version || return 1
+	fake_debugfs fake && echo 1 > fake/abi_version || return 1
 	run record -D fake -o rec -- true
 	expect_rc 1 && expect_err <<-'END' || return 1
-	kmemtrace: fake/abi_version: ABI version 2, this kmemtrace supports 1
+	kmemtrace: fake/abi_version: ABI version 1, this kmemtrace records version 2 only
 	END
-	echo 1 > fake/abi_version || return 1
+	echo 2 > fake/abi_version || return 1
 	run record -D fake -o rec -K kallsyms -- ./no-such-command
 	expect_rc 1 && expect_has err "kmemtrace: ./no-such-command: No such file or directory" &&
 		expect_file fake/enabled <<-'END'
@@ -1828,10 +2214,11 @@ t_header_missing_or_malformed() {
 	kmemtrace: t/header: line 1: not "# kmemtrace header vN", file ignored
 	END
 	# What the header says must match the streams.
-	mkheader t byte_order=$OTHER_ORDER abi_version=2 || return 1
+	mkheader t byte_order=$OTHER_ORDER abi_version=1 || return 1
 	run check t
-	expect_rc 1 && expect_has out "result: 3 problems" && expect_err <<-END
-	kmemtrace: t/header: ABI version 2, this kmemtrace supports 1
+	expect_rc 1 && expect_has out "result: 4 problems" && expect_err <<-END
+	kmemtrace: t/cpu0: events are ABI version 2, but t/header says 1
+	kmemtrace: t/cpu1: events are ABI version 2, but t/header says 1
 	kmemtrace: t/cpu0: events are $HOST_ORDER-endian, but t/header says $OTHER_ORDER
 	kmemtrace: t/cpu1: events are $HOST_ORDER-endian, but t/header says $OTHER_ORDER
 	END
@@ -1949,7 +2336,7 @@ t_report_live_by_line() {
 	main=$((0x$main - 0x$text))
 	run report -v live --by line --csv t
 	expect_rc 0 && expect_err <<-'END' && expect_out <<-END || return 1
-	kmemtrace: note: --by line: no call site has a source line (-k VMLINUX with debug info has them), each is a group
+	kmemtrace: note: --by line: no allocation has a source line (DIR/tags, or -k VMLINUX with debug info, has them), each call site is a group
 	END
 	# live
 	count,bytes,oldest,median,type,cache,group
@@ -1993,6 +2380,12 @@ header_text_shares_address
 report_view_sites
 report_view_live
 report_live_by_line
+report_by_line_tags
+report_allocinfo
+report_view_stacks
+report_live_by_stack
+report_stacks_malformed
+dump_tag_lines
 report_view_lifetimes
 report_view_frees
 report_view_pages_gfp_nodes
@@ -2013,6 +2406,9 @@ check_detects_truncated_file
 check_detects_seq_backwards
 check_detects_bad_fields
 check_named_files_only
+abi1_trace_reads_as_abi2
+abi1_stream_problems
+dump_stack_id_and_tag
 check_stats_exact
 check_stats_mismatch
 check_stats_start_unknown
@@ -2029,6 +2425,8 @@ dump_numbers_exact
 streams_memory_bounded
 record_fake_debugfs
 record_without_stats_and_caches
+record_copies_tags
+record_modules_change
 record_writes_header
 record_saves_comms
 record_progress_on_terminal
