@@ -110,6 +110,11 @@ for type in kmalloc cache pages percpu vmalloc; do
 			b[site] += $col["bytes_alloc"] }
 		END { for (s in a) print s, type, a[s], r[s], b[s] }'
 done | sort >$tmp.got
+# Each vmalloc() also takes a vmap_area from its slab cache, which
+# kmemtrace records as a cache alloc of the caller (not flagged backing:
+# vmalloc frees it later, when it purges lazily freed areas).
+awk '$2 == "vmap_area" { print "pattern_vmalloc cache 10", 10 * $3, 10 * $4 }' \
+	$out/caches >>$tmp.want
 sort $tmp.want >$tmp.want.sorted
 diff $tmp.want.sorted $tmp.got >$tmp.diff 2>&1
 { echo "want (-) and got (+): function type allocs bytes_req bytes_alloc"
@@ -138,7 +143,13 @@ result tags_match_allocinfo "$([ -s $tmp.diff ] && echo 1 || echo 0)" $tmp.tags
 kmemtrace report --view allocinfo --module $MOD $out >$tmp.view 2>$tmp.err
 st=$?
 grep ' func:' $tmp.view | sed 's/ *$//' | sort >$tmp.view.lines
-sed 's/ *$//' $tmp.allocinfo | while read -r bytes calls rest; do
+# /proc/allocinfo counts no percpu allocation served from the first
+# chunk, which has no extension vector for tags (mm/percpu.c,
+# pcpu_alloc_tag_alloc_hook()); the view counts every percpu event, so
+# percpu lines are left out of the comparison.
+sed -i '/func:pattern_percpu$/d' $tmp.view.lines
+sed 's/ *$//' $tmp.allocinfo | grep -v 'func:pattern_percpu$' |
+while read -r bytes calls rest; do
 	line=$(printf '%12s %8s %s' "$bytes" "$calls" "$rest")
 	if [ "$bytes $calls" = "0 0" ] && ! grep -qF " $rest" $tmp.view.lines; then
 		continue
@@ -160,5 +171,7 @@ dmesg | tail -n +$((seen + 1)) | grep -i "$MOD\|alloc_tag" >>$tmp.rmmod
 grep -q "still alive" $tmp.rmmod && st=1
 result rmmod_clean "$st" $tmp.rmmod
 
+# A failed run leaves its recording for the host (run.sh unpacks it).
+[ $failed = 0 ] || { mkdir -p /tmp/out && cp -r $out /tmp/out/; }
 rm -f $tmp.*
 [ $failed = 0 ]

@@ -70,8 +70,13 @@ record_complete() {
 
 # kmemtrace's events of $out as "TYPE ALLOCS FREES REALLOCS" lines, of the
 # pid $1, or ("") of the call sites in module $2.
+# The vmap_area a vmalloc() takes from its slab cache is named after
+# the vmalloc() caller by kmemtrace, after alloc_vmap_area() by the
+# tracepoint: not counted for a module.
 kmemtrace_counts() {
-	kmemtrace dump $out 2>>$tmp.err | awk -v pid="$1" -v mod="$2" '
+	vmap=$(awk '$2 == "vmap_area" { print $1 }' $out/caches 2>/dev/null)
+	kmemtrace dump $out 2>>$tmp.err | awk -v pid="$1" -v mod="$2" -v vmap="$vmap" '
+		mod != "" && vmap != "" && index($0, " cache_id=" vmap " ") { next }
 		pid != "" { p = ""
 			for (i = 6; i <= NF; i++)
 				if ($i ~ /^pid=/) { p = substr($i, 5); break }

@@ -127,7 +127,8 @@ awk -F, '
 	!table || /^$/ { next }
 	hdr { for (i = 1; i <= NF; i++) col[$i] = i; hdr = 0; next }
 	$col["group"] ~ /kmemtrace_pattern\.c:/ {
-		print $col["group"], $col["count"], $col["bytes"] }' |
+		g = $col["group"]; sub(/ \[kmemtrace_pattern\]$/, "", g)
+		print g, $col["count"], $col["bytes"] }' |
 	sort >$tmp.got
 while read -r f count bytes; do
 	line=$(awk -v f="$f" '$1 == f { print $2 }' $tmp.lines)
