@@ -77,7 +77,7 @@ boot() {	# boot KERNEL MODES [EXTRA_CMDLINE]
 }
 
 boot bench-a n
-boot bench-b off,relay,drain,tracer,events,relay+tracer,relay+function kmt.ramp=$ramp
+boot bench-b off,relay,drain,tracer,events,relay+tracer,relay+function,relay+stacks,relay+stacks64 kmt.ramp=$ramp
 boot bench-c c-off,profiling,profiling+relay
 
 # Kernel text and data, (a) against (b).

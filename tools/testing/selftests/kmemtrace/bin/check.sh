@@ -7,7 +7,8 @@
 #   boots   QEMU boots, each with its guest shell tests (KTAP on the
 #           console), the boot itself and a console free of kernel warnings:
 #           test     KUnit suite kmemtrace and the debugfs/stream tests
-#           params   bad kmemtrace.* parameters, CPU hotplug (maxcpus=1)
+#           params   bad kmemtrace.* parameters, CPU hotplug (maxcpus=1),
+#                    allocation profiling off from boot
 #           modules  samples/kmemtrace: a known pattern against the report
 #                    and /proc/allocinfo, unload with live allocations,
 #                    a second probe on the same tracepoints
@@ -104,7 +105,7 @@ NOSELF="trace_event="
 boot test test kmemtrace "$NOSELF" 'kmemtrace_test\.'
 grep -q '^[A-Z]* test\.kmemtrace\.' "$RES" || result FAIL kunit.kmemtrace_suite_ran
 K0="kunit.enable=0 $NOSELF"
-boot params params kmemtrace "$K0 maxcpus=1 kmemtrace.subbufs=abc kmemtrace.subbuf_size=100 kmemtrace.enable=maybe kmemtrace.subbufs=2048 kmemtrace.subbuf_size=2097152" 'kmemtrace_params\.'
+boot params params kmemtrace "$K0 maxcpus=1 sysctl.vm.mem_profiling=0 kmemtrace.subbufs=abc kmemtrace.subbuf_size=100 kmemtrace.enable=maybe kmemtrace.subbufs=2048 kmemtrace.subbuf_size=2097152" 'kmemtrace_params\.'
 # The sample modules: a known pattern, its codetags against allocinfo, a
 # module unloaded with live allocations (alloc_tag warns about each of
 # its lines: expected), a second probe on the same tracepoints.

@@ -96,6 +96,11 @@ mode_start() {
 	case $1 in
 	profiling*) echo 1 >/proc/sys/vm/mem_profiling ;;
 	esac
+	# Stack traces: of every event, or of one in 64 per CPU.
+	case $1 in
+	*stacks64) echo 64 >$K/stack_sample ;;
+	*stacks) echo 1 >$K/stack_sample ;;
+	esac
 }
 
 mode_stop() {
@@ -107,6 +112,7 @@ mode_stop() {
 		echo >$T/trace
 	fi
 	[ -f /proc/sys/vm/mem_profiling ] && echo 0 >/proc/sys/vm/mem_profiling
+	[ -f $K/stack_sample ] && echo 0 >$K/stack_sample
 }
 
 # timed MODE OP PAIRS: one timed run, in a shell pinned on CPU 0 that runs

@@ -36,14 +36,15 @@ $1 == "KMT-BENCH-TOOL-TRACE" { tool_events = $2; tool_bytes = $3; next }
 $1 == "KMT-BENCH-TOOL" { tool_secs[$2] = $3; tool_kib[$2] = $4; next }
 
 END {
-	nm = split("n off relay drain tracer events relay+tracer relay+function c-off profiling profiling+relay", modes, " ")
-	split("(a)n (b)off relay relay+rd tracer events rel+trc rel+fn (c)off (c)prof prof+rel", label, " ")
+	nm = split("n off relay drain tracer events relay+tracer relay+function relay+stacks relay+stacks64 c-off profiling profiling+relay", modes, " ")
+	split("(a)n (b)off relay relay+rd tracer events rel+trc rel+fn rel+stk rel+stk64 (c)off (c)prof prof+rel", label, " ")
 
 	print "Instructions per alloc+free pair, and overhead vs (a) (kernel (a): no kmemtrace)"
 	print "  relay: record on CPU 1 stopped during the timed loop (the allocating CPU's cost);"
 	print "  relay+rd: record draining meanwhile (the guest clock also counts the reader's"
 	print "  instructions); tracer: kmemtrace tracer; events: upstream events/kmem/*;"
-	print "  rel+fn: relay + tracer with kmem_function; (c)off: kernel (c), nothing on;"
+	print "  rel+fn: relay + tracer with kmem_function; rel+stk, rel+stk64: relay with the"
+	print "  stack of every event, of one in 64 (stack_sample); (c)off: kernel (c), nothing on;"
 	print "  (c)prof: vm.mem_profiling=1 on (c)."
 	printf "%-14s", "operation"
 	for (m = 1; m <= nm; m++)
