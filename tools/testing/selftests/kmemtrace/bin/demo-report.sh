@@ -50,6 +50,10 @@ echo "kmemtrace: DIR is $rec${vmlinux:+, VMLINUX is $vmlinux}"
 section summary report "$@" "$rec"
 section "live: what is still allocated at the end, by call site, with its age" \
 	report "$@" -v live -n 5 "$rec"
+section "lines: what is still allocated, by source line (the codetags in DIR/tags)" \
+	report "$@" -v live --by line -n 5 "$rec"
+section "stacks: the stacks that reached the top call sites (DIR/stacks)" \
+	report "$@" -v stacks --stacks 2 -n 3 "$rec"
 section "lifetimes: alloc to free, per call site, as a log2 histogram" \
 	report "$@" -v lifetimes -n 2 "$rec"
 section "frees: on another CPU, by another API or cache, without an alloc" \

@@ -6,9 +6,14 @@
 # workload: -e drops what the buffers hold from before the recording.
 
 out=$1
+K=/sys/kernel/debug/kmemtrace
 echo "kmemtrace: recording /kmt/workload.sh on $(nproc) CPUs, from its start to its end"
+# With the stack of every event, so that the report can show them.
+[ -f $K/stack_sample ] && echo 1 >$K/stack_sample &&
+	echo "kmemtrace: echo 1 > $K/stack_sample: a stack for every alloc event"
 kmemtrace record -e -q -o "$out/record" -- /kmt/workload.sh
 echo "kmemtrace: record exited $?"
+[ -f $K/stack_sample ] && echo 0 >$K/stack_sample
 cat /sys/kernel/debug/kmemtrace/stats
 
 # The same events through ftrace, on one timeline with function calls,
