@@ -55,7 +55,33 @@ int kmemtrace_set_dir(struct dentry *dir);
 /* stacks.c */
 #ifdef CONFIG_KMEMTRACE_STACKS
 DECLARE_STATIC_KEY_FALSE(kmemtrace_stack_key);
+DECLARE_PER_CPU(unsigned int, kmemtrace_stack_countdown);
+extern bool kmemtrace_stack_frees;
 void __kmemtrace_stack(struct kmemtrace_event *ev);
+
+/*
+ * kmemtrace_stack() - give one event in stack_sample per CPU its stack
+ * @ev: the event being written
+ * @kind: its kind, a constant in most probes
+ *
+ * Counts the events down inline; only the sampled one calls out.
+ *
+ * Context: Interrupts disabled, not NMI.
+ */
+static __always_inline void kmemtrace_stack(struct kmemtrace_event *ev,
+					    u8 kind)
+{
+	unsigned int left;
+
+	if (kind == KMEMTRACE_KIND_FREE && !READ_ONCE(kmemtrace_stack_frees))
+		return;
+	left = __this_cpu_read(kmemtrace_stack_countdown);
+	if (left > 1) {
+		__this_cpu_write(kmemtrace_stack_countdown, left - 1);
+		return;
+	}
+	__kmemtrace_stack(ev);
+}
 void kmemtrace_stacks_boot(void);
 void kmemtrace_stacks_debugfs(struct dentry *dir);
 #if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
@@ -353,7 +379,7 @@ kmemtrace_fill(struct kmemtrace_slot *slot, u8 kind, u8 type,
 	ev->ptr = ptr;
 #ifdef CONFIG_KMEMTRACE_STACKS
 	if (static_branch_unlikely(&kmemtrace_stack_key))
-		__kmemtrace_stack(ev);
+		kmemtrace_stack(ev, kind);
 #endif
 	return ev;
 }

@@ -42,18 +42,16 @@
 #define KMEMTRACE_STACK_PROBES	32
 
 DEFINE_STATIC_KEY_FALSE(kmemtrace_stack_key);
+/* Per CPU: events left before the next one sampled (kmemtrace_stack()). */
+DEFINE_PER_CPU(unsigned int, kmemtrace_stack_countdown);
+bool kmemtrace_stack_frees;
 
 static DEFINE_MUTEX(kmemtrace_stack_mutex);	/* serialises the settings */
 static unsigned int kmemtrace_stack_sample;
-static bool kmemtrace_stack_frees;
 static u32 *kmemtrace_stack_table;
 
-/*
- * Per CPU: events left before the next one sampled, and the counters the
- * stacks file sums.
- */
+/* Per CPU: the counters the stacks file sums. */
 struct kmemtrace_stack_cpu {
-	unsigned int	countdown;
 	unsigned long	captured;
 	unsigned long	lost;
 	unsigned long	unlisted;
@@ -112,10 +110,10 @@ static bool kmemtrace_stack_list(u32 handle)
 }
 
 /**
- * __kmemtrace_stack() - give a sample of the events a stack
+ * __kmemtrace_stack() - give the sampled event its stack
  * @ev: the event being written, with its kind and flags set
  *
- * Context: From kmemtrace_fill(): interrupts disabled, not NMI.
+ * Context: From kmemtrace_stack(): interrupts disabled, not NMI.
  */
 void __kmemtrace_stack(struct kmemtrace_event *ev)
 {
@@ -124,13 +122,8 @@ void __kmemtrace_stack(struct kmemtrace_event *ev)
 	depot_stack_handle_t handle;
 	unsigned int nr;
 
-	if (ev->kind == KMEMTRACE_KIND_FREE && !READ_ONCE(kmemtrace_stack_frees))
-		return;
-	if (sc->countdown > 1) {
-		sc->countdown--;
-		return;
-	}
-	sc->countdown = READ_ONCE(kmemtrace_stack_sample);
+	__this_cpu_write(kmemtrace_stack_countdown,
+			 READ_ONCE(kmemtrace_stack_sample));
 
 	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
 	handle = stack_depot_save_flags(entries, nr, 0, 0);
@@ -174,7 +167,7 @@ static int kmemtrace_stack_set(unsigned int sample)
 	WRITE_ONCE(kmemtrace_stack_sample, sample);
 	/* Start each CPU's count afresh at the next event. */
 	for_each_possible_cpu(cpu)
-		per_cpu_ptr(&kmemtrace_stack_cpu, cpu)->countdown = 0;
+		*per_cpu_ptr(&kmemtrace_stack_countdown, cpu) = 0;
 	if (sample)
 		static_branch_enable(&kmemtrace_stack_key);
 	else

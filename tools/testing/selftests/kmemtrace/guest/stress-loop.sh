@@ -75,10 +75,12 @@ cycle() {
 	esac
 }
 
+# The count is replaced, never rewritten in place: "echo >" truncates
+# first, and a reader (stress_count) could read an empty file between.
 echo 0 >"$name.count"
 while [ ! -e "$dir/stop" ] && [ ! -e "$name.stop" ]; do
 	cycle
 	n=$((n + 1))
-	echo $n >"$name.count"
+	echo $n >"$name.count.new" && mv "$name.count.new" "$name.count"
 done
 touch "$name.done"
