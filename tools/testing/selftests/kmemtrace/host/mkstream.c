@@ -43,7 +43,9 @@
 #include <linux/kmemtrace.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#define __packed	__attribute__((packed))
+/* The kernel's __packed, as tools/kmemtrace/src/utils.h spells it. */
+#define __mks_attribute(x)	__attribute__((x))
+#define __packed	__mks_attribute(packed)
 
 struct name_value {
 	const char *name;
