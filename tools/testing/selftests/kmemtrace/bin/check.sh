@@ -79,9 +79,17 @@ boot() {
 	[ -z "$5" ] || grep -q "^[A-Z]* $1\.$5" "$RES" ||
 		result FAIL "boot.$1.tests_ran"
 	# A boot may expect one kind of warning (its 7th argument, a
-	# pattern of the WARNING line): drop those, up to their end marker.
+	# pattern of the WARNING line): drop those, a WARN()'s up to its end
+	# marker, a one-line warning alone.
 	if awk -v allow="${7:-}" '
-		allow != "" && /WARNING:/ && $0 ~ allow { skip = 1 }
+		/cut here/ { cut = 1 }
+		allow != "" && /WARNING:/ && $0 ~ allow {
+			if (cut)
+				skip = 1
+			cut = 0
+			next
+		}
+		/WARNING:/ { cut = 0 }
 		!skip { print }
 		skip && /---\[ end trace/ { skip = 0 }' "$log" | grep -nE "$SPLAT"; then
 		result FAIL "boot.$1.console_clean"
@@ -167,7 +175,14 @@ if "$KMT_BIN/stage.sh" build-debug "$KMT_BIN/build.sh" debug \
 	"$KMT_SELFTESTS/configs/kmemtrace.config" \
 	"$KMT_SELFTESTS/configs/debug.config"; then
 	result PASS build.kmemtrace_debug
-	boot stress stress debug "$K0 pci=noacpi" 'kmemtrace_stress\.' single
+	# 6.12's ORC data for return_to_handler (the function graph tracer's
+	# return trampoline) is wrong at its last instructions: a stack trace
+	# taken in an interrupt that lands there (KASAN saves one for every
+	# allocation) makes the unwinder warn once, "stack going in the
+	# wrong direction? at return_to_handler+0x46".  Upstream's, not
+	# kmemtrace's; see guest/stress-lib.sh.
+	boot stress stress debug "$K0 pci=noacpi" 'kmemtrace_stress\.' single \
+		'stack going in the wrong direction\? at return_to_handler\+'
 else
 	result FAIL build.kmemtrace_debug
 fi

@@ -79,8 +79,18 @@ stress_report() {
 	! cat "$sdir"/*.fail | grep -q .
 }
 
+# The one complaint that is expected: 6.12's ORC data for
+# return_to_handler, the function graph tracer's return trampoline, is
+# wrong at its last instructions (after its stack pointer is restored,
+# before the return), so a stack trace taken in an interrupt that lands
+# there (KASAN saves one for every allocation) makes the unwinder warn
+# once, "stack going in the wrong direction? at return_to_handler+0x46".
+# It is the unwinder's warning about upstream's trampoline, whatever
+# kmemtrace does; bin/check.sh lets the same line through.
+SPLAT_UPSTREAM='WARNING: stack going in the wrong direction\? at return_to_handler\+'
+
 # splats: print the kernel's complaints since dmesg was last cleared;
 # return 1 if there are any.
 splats() {
-	! dmesg | grep -E "$SPLAT" | head -n 20 | grep .
+	! dmesg | grep -E "$SPLAT" | grep -vE "$SPLAT_UPSTREAM" | head -n 20 | grep .
 }
