@@ -1184,6 +1184,7 @@ static void test_reclaim_under_backing(struct kunit *test)
 /* Both sizes are for all possible CPUs; bytes_alloc adds the metadata. */
 static void test_alloc_percpu(struct kunit *test)
 {
+	const struct kmemtrace_event *ev;
 	void __percpu *p;
 	const void *key;
 
@@ -1194,10 +1195,12 @@ static void test_alloc_percpu(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	key = (__force const void *)p;
-	expect_event(test, find_one(test, key, KMEMTRACE_KIND_ALLOC,
-				    KMEMTRACE_TYPE_PERCPU),
+	ev = find_one(test, key, KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_PERCPU);
+	/* Whether the chunk charges its tag: see test_percpu_uncharged(). */
+	expect_event(test, ev,
 		     &(struct expect_event) {
 			.type = KMEMTRACE_TYPE_PERCPU,
+			.flags = ev ? ev->flags & KMEMTRACE_FLAG_UNCHARGED : 0,
 			.bytes_req = 24 * num_possible_cpus(),
 			.bytes_alloc = pcpu_obj_full_size(24),
 			.gfp_flags = (__force u32)GFP_KERNEL,
@@ -1513,6 +1516,60 @@ static void test_alloc_tag_names_line(struct kunit *test)
 	__free_pages(page, 1);
 }
 
+#ifdef CONFIG_MEM_ALLOC_PROFILING
+static noinline void __percpu *percpu_here(void)
+{
+	return __alloc_percpu(24, 8);
+}
+
+/*
+ * A percpu alloc is flagged uncharged exactly when /proc/allocinfo does
+ * not count it: its tag's calls do not grow.  The first call finds the
+ * tag, the second is checked against its counters.
+ */
+static void test_percpu_uncharged(struct kunit *test)
+{
+	const struct kmemtrace_event *ev;
+	struct alloc_tag_counters before, after;
+	struct alloc_tag *tag;
+	void __percpu *p[2];
+
+	if (!mem_alloc_profiling_enabled())
+		kunit_skip(test, "allocation profiling is off");
+	capture_begin(test, false);
+	p[0] = percpu_here();
+	capture_end(test);
+	KUNIT_ASSERT_NOT_NULL(test, p[0]);
+	ev = find_one(test, (__force const void *)p[0], KMEMTRACE_KIND_ALLOC,
+		      KMEMTRACE_TYPE_PERCPU);
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	tag = (struct alloc_tag *)(unsigned long)ev->tag;
+	KUNIT_ASSERT_NOT_NULL(test, tag);
+
+	before = alloc_tag_read(tag);
+	capture_begin(test, false);
+	p[1] = percpu_here();
+	capture_end(test);
+	after = alloc_tag_read(tag);
+	KUNIT_ASSERT_NOT_NULL(test, p[1]);
+	ev = find_one(test, (__force const void *)p[1], KMEMTRACE_KIND_ALLOC,
+		      KMEMTRACE_TYPE_PERCPU);
+	if (ev) {
+		KUNIT_EXPECT_PTR_EQ(test, (void *)(unsigned long)ev->tag,
+				    (void *)tag);
+		KUNIT_EXPECT_EQ(test, !!(ev->flags & KMEMTRACE_FLAG_UNCHARGED),
+				after.calls == before.calls);
+	}
+	free_percpu(p[1]);
+	free_percpu(p[0]);
+}
+#else
+static void test_percpu_uncharged(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_MEM_ALLOC_PROFILING");
+}
+#endif
+
 #ifdef CONFIG_KMEMTRACE_STACKS
 static noinline void *stack_leaf(size_t size)
 {
@@ -1688,6 +1745,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_cache_name_lockless),
 	KUNIT_CASE(test_named_scope_without_key),
 	KUNIT_CASE(test_alloc_tag_names_line),
+	KUNIT_CASE(test_percpu_uncharged),
 	KUNIT_CASE(test_stack_two_calls_deep),
 	KUNIT_CASE(test_stack_sample_one_in_n),
 	{}

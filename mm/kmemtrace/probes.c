@@ -27,6 +27,7 @@
 #include <trace/events/percpu.h>
 #include <trace/events/vmalloc.h>
 
+#include "../percpu-internal.h"
 #include "../slab.h"
 #include "kmemtrace.h"
 
@@ -37,7 +38,7 @@ static __always_inline void record_sized(u8 kind, u8 type,
 					 unsigned long call_site,
 					 const void *ptr, size_t bytes_req,
 					 size_t bytes_alloc, gfp_t gfp_flags,
-					 int node)
+					 int node, unsigned int flags)
 {
 	struct kmemtrace_event *ev;
 	struct kmemtrace_slot slot __uninitialized;
@@ -45,6 +46,7 @@ static __always_inline void record_sized(u8 kind, u8 type,
 	if (!ptr || !kmemtrace_begin(&slot, false))
 		return;
 	ev = kmemtrace_fill(&slot, kind, type, call_site, (unsigned long)ptr);
+	ev->flags |= flags;
 	ev->order = 0;
 	ev->node = node;
 	ev->gfp_flags = (__force u32)gfp_flags;
@@ -106,7 +108,7 @@ static void probe_kmalloc(void *ignore, unsigned long call_site,
 			  size_t bytes_alloc, gfp_t gfp_flags, int node)
 {
 	record_sized(KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_KMALLOC, call_site,
-		     ptr, bytes_req, bytes_alloc, gfp_flags, node);
+		     ptr, bytes_req, bytes_alloc, gfp_flags, node, 0);
 }
 
 static void probe_krealloc(void *ignore, unsigned long call_site,
@@ -114,7 +116,7 @@ static void probe_krealloc(void *ignore, unsigned long call_site,
 			   size_t bytes_alloc, gfp_t gfp_flags)
 {
 	record_sized(KMEMTRACE_KIND_REALLOC, KMEMTRACE_TYPE_KMALLOC, call_site,
-		     ptr, bytes_req, bytes_alloc, gfp_flags, KMEMTRACE_NO_NODE);
+		     ptr, bytes_req, bytes_alloc, gfp_flags, KMEMTRACE_NO_NODE, 0);
 }
 
 /*
@@ -217,13 +219,23 @@ static void probe_percpu_alloc_percpu(void *ignore, unsigned long call_site,
 				      void __percpu *ptr, size_t bytes_alloc,
 				      gfp_t gfp_flags)
 {
+	unsigned int flags = 0;
+
+	/*
+	 * The first and the reserved chunk have no extension vector: memory
+	 * from them is not charged to its codetag (pcpu_alloc_tag_alloc_hook()).
+	 */
+	if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING) &&
+	    (base_addr == pcpu_first_chunk->base_addr ||
+	     (pcpu_reserved_chunk && base_addr == pcpu_reserved_chunk->base_addr)))
+		flags = KMEMTRACE_FLAG_UNCHARGED;
 	/*
 	 * Both sizes are for all possible CPUs, as bytes_alloc comes: @size
 	 * (rounded up to PCPU_MIN_ALLOC_SIZE) is per CPU.
 	 */
 	record_sized(KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_PERCPU, call_site,
 		     (__force const void *)ptr, size * num_possible_cpus(),
-		     bytes_alloc, gfp_flags, KMEMTRACE_NO_NODE);
+		     bytes_alloc, gfp_flags, KMEMTRACE_NO_NODE, flags);
 }
 
 static void probe_percpu_free_percpu(void *ignore, void *base_addr, int off,
@@ -239,7 +251,7 @@ static void probe_vmalloc(void *ignore, unsigned long call_site,
 			  gfp_t gfp_flags, int node)
 {
 	record_sized(KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_VMALLOC, call_site,
-		     ptr, bytes_req, bytes_alloc, gfp_flags, node);
+		     ptr, bytes_req, bytes_alloc, gfp_flags, node, 0);
 }
 
 static void probe_vrealloc(void *ignore, unsigned long call_site,
@@ -247,7 +259,7 @@ static void probe_vrealloc(void *ignore, unsigned long call_site,
 			   size_t bytes_alloc, gfp_t gfp_flags)
 {
 	record_sized(KMEMTRACE_KIND_REALLOC, KMEMTRACE_TYPE_VMALLOC, call_site,
-		     ptr, bytes_req, bytes_alloc, gfp_flags, KMEMTRACE_NO_NODE);
+		     ptr, bytes_req, bytes_alloc, gfp_flags, KMEMTRACE_NO_NODE, 0);
 }
 
 static void probe_vfree(void *ignore, unsigned long call_site, const void *ptr)

@@ -76,6 +76,13 @@ enum kmemtrace_type {
  * depot had no room for it: @stack_id is 0.
  */
 #define KMEMTRACE_FLAG_STACK_LOST	0x0008
+/*
+ * An allocation the allocator does not charge to its codetag, so that
+ * /proc/allocinfo does not count it: percpu memory from the first or the
+ * reserved chunk, which have no extension vector to hold tags.  @tag
+ * still names the line.
+ */
+#define KMEMTRACE_FLAG_UNCHARGED	0x0010
 
 /* No NUMA node was asked for (NUMA_NO_NODE). */
 #define KMEMTRACE_NO_NODE	(-1)

@@ -39,7 +39,9 @@ static void dump_usage(int status)
 		"  DIR/tags lists it.\n"
 		"  migratetype is shown for page allocations, cache (the cache name) for\n"
 		"  kmem_cache events when DIR/caches names it, flags (irq, backing,\n"
-		"  unpaired, stack_lost) when any is set, sym (the symbolized call site)\n"
+		"  unpaired, stack_lost, uncharged) when any is set, sym (the symbolized\n"
+		"  call site)"
+		"\n"
 		"  when symbols are known (DIR/kallsyms, -s or -k); warns when they do\n"
 		"  not match the _text or build id in DIR/header.  Exits 1 when no event\n"
 		"  is valid.\n"
@@ -167,8 +169,8 @@ struct dump_ctx {
 	struct kmt_map cache_index;
 	size_t *cache_lens;
 	char **cache_names;
-	char flags[16][64];
-	size_t flags_len[16];
+	char flags[KMT_KNOWN_FLAGS + 1][64];
+	size_t flags_len[KMT_KNOWN_FLAGS + 1];
 	/* " KIND TYPE site=0x" of each valid kind and type */
 	char kind_type[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1][32];
 	size_t kind_type_len[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];

@@ -895,7 +895,8 @@ static struct ai_count *ai_get(struct report *r, uint32_t ti)
 /*
  * A selected alloc @o of @ev, live now: the tag it carries was touched,
  * and, but for a vmalloc area (allocinfo counts its pages and page array,
- * which have events of their own), it counts one call and its bytes.
+ * which have events of their own) and memory flagged uncharged, it
+ * counts one call and its bytes.
  */
 static void ai_alloc(struct report *r, const struct kmemtrace_event *ev,
 		     struct live_obj *o)
@@ -908,7 +909,9 @@ static void ai_alloc(struct report *r, const struct kmemtrace_event *ev,
 		return;
 	c = ai_get(r, ti);
 	c->touched = true;
-	if (ev->type == KMEMTRACE_TYPE_VMALLOC)
+	/* Nor memory the allocator did not charge to the tag. */
+	if (ev->type == KMEMTRACE_TYPE_VMALLOC ||
+	    (ev->flags & KMEMTRACE_FLAG_UNCHARGED))
 		return;
 	c->calls++;
 	c->bytes += ev->bytes_alloc;

@@ -17,7 +17,8 @@
 
 /* The KMEMTRACE_FLAG_* bits this kmemtrace knows. */
 #define KMT_KNOWN_FLAGS	(KMEMTRACE_FLAG_INTERRUPT | KMEMTRACE_FLAG_BACKING | \
-			 KMEMTRACE_FLAG_UNPAIRED | KMEMTRACE_FLAG_STACK_LOST)
+			 KMEMTRACE_FLAG_UNPAIRED | KMEMTRACE_FLAG_STACK_LOST | \
+			 KMEMTRACE_FLAG_UNCHARGED)
 /* Those ABI 1 had. */
 #define KMT_KNOWN_FLAGS_V1	(KMEMTRACE_FLAG_INTERRUPT | KMEMTRACE_FLAG_BACKING | \
 				 KMEMTRACE_FLAG_UNPAIRED)
@@ -193,6 +194,7 @@ const char *kmt_type_name(unsigned int type);
  * kmt_flags_format() - write KMEMTRACE_FLAG_* bits as names
  * @flags: the bits
  * @buf: where to write "irq", "backing", "unpaired", "stack_lost",
+ *	"uncharged",
  *	"irq,backing", with
  *	unknown bits
  *	as a last "0x..." element, or "0" when @flags is 0

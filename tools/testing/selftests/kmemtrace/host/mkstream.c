@@ -60,6 +60,7 @@ static const struct name_value names[] = {
 	{ "backing",	KMEMTRACE_FLAG_BACKING },
 	{ "unpaired",	KMEMTRACE_FLAG_UNPAIRED },
 	{ "stack_lost",	KMEMTRACE_FLAG_STACK_LOST },
+	{ "uncharged",	KMEMTRACE_FLAG_UNCHARGED },
 	{ "kmalloc",	KMEMTRACE_TYPE_KMALLOC },
 	{ "cache",	KMEMTRACE_TYPE_CACHE },
 	{ "pages",	KMEMTRACE_TYPE_PAGES },

@@ -1250,7 +1250,7 @@ t_check_detects_seq_backwards() {
 
 t_check_detects_bad_fields() {
 	mktrace t && echo 3 > t/abi_version || return 1
-	mk t/cpu1 kind=0 kind=4 type=0 type=6 flags=16 flags=0xff03 abi=3 cpu=0 \
+	mk t/cpu1 kind=0 kind=4 type=0 type=6 flags=32 flags=0xff03 abi=3 cpu=0 \
 		kind=realloc,flags=3 abi=1 || return 1
 	run check t
 	expect_rc 1 && expect_has out "result: 10 problems" && expect_err <<-'END'
@@ -1259,7 +1259,7 @@ t_check_detects_bad_fields() {
 	kmemtrace: t/cpu1: event 1 (offset 88): bad kind 4
 	kmemtrace: t/cpu1: event 2 (offset 176): bad type 0
 	kmemtrace: t/cpu1: event 3 (offset 264): bad type 6
-	kmemtrace: t/cpu1: event 4 (offset 352): bad flags 0x10
+	kmemtrace: t/cpu1: event 4 (offset 352): bad flags 0x20
 	kmemtrace: t/cpu1: event 5 (offset 440): bad flags 0xff03
 	kmemtrace: t/cpu1: event 6 (offset 528): unsupported abi_version 3 (expected 2)
 	kmemtrace: t/cpu1: event 7 (offset 616): cpu field 0 does not match file cpu1
@@ -1603,13 +1603,16 @@ t_report_by_line_tags() {
 # (kstrdup: 0 0); a realloc in place keeps the alloc's tag with its new
 # size (128 -> 256), and touches its own; a free and a realloc without an
 # alloc, an alloc of a tag DIR/tags lacks and an unpaired page free are
-# only counted below.  Lines end with a blank, as the kernel's.
+# only counted below; percpu memory flagged uncharged (from the first
+# chunk, which allocinfo does not count) touches its tag and adds nothing.
+# Lines end with a blank, as the kernel's.
 t_report_allocinfo() {
 	mktrace t && echo "$TAGS" > t/tags &&
 		mk t/cpu0 \
 			type=pages,flags=backing,ptr=0xffffea0000001000,req=4096,alloc=4096,tag=0xffffffff82000100 \
 			ptr=0x1000,req=60,alloc=64,tag=0xffffffff82000200 \
 			ptr=0x2000,req=100,alloc=128,tag=0xffffffffa0002040 \
+			type=percpu,flags=uncharged,ptr=0x5000,req=96,alloc=96,tag=0xffffffffa0002040 \
 			type=vmalloc,ptr=0xffffc90000000000,req=8000,alloc=8192,tag=0xffffffffa0003000 \
 			type=pages,flags=backing,order=1,ptr=0xffffea0000002000,req=8192,alloc=8192,tag=0xffffffffa0003000 \
 			flags=backing,ptr=0x3000,req=16,alloc=16,tag=0xffffffffa0003000 \
