@@ -140,14 +140,9 @@ size_t kmt_stacks_load(struct kmt_stacks *s, const char *dir)
 	memset(s, 0, sizeof(*s));
 	if (!dir)
 		return 0;
-	path = path_join(dir, "stacks");
-	ret = read_file(path, &buf, &len);
-	if (ret) {
-		if (ret != -ENOENT)
-			err_msg("%s: %s, ignored", path, strerror(-ret));
-		free(path);
+	ret = read_side_file(dir, "stacks", &path, &buf, &len);
+	if (ret)
 		return ret != -ENOENT;
-	}
 	stacks_counts(s, buf);
 	lp.path = path;
 	lp.arg = &p;

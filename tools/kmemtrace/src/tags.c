@@ -93,14 +93,9 @@ size_t kmt_tags_load(struct kmt_tags *t, const char *dir)
 	memset(t, 0, sizeof(*t));
 	if (!dir)
 		return 0;
-	path = path_join(dir, "tags");
-	ret = read_file(path, &buf, &len);
-	if (ret) {
-		if (ret != -ENOENT)
-			err_msg("%s: %s, ignored", path, strerror(-ret));
-		free(path);
+	ret = read_side_file(dir, "tags", &path, &buf, &len);
+	if (ret)
 		return ret != -ENOENT;
-	}
 	tag_problems = 0;
 	lp.path = path;
 	if (kmt_parse_lines(buf, &lp)) {

@@ -774,22 +774,17 @@ size_t kmt_trace_read_stats(struct kmt_trace *t)
 	/* v2 added the nmi column. */
 	struct kmt_line_parser lp = { .what = "stats", .max_version = 2,
 				  .fn = stats_line, .arg = t };
-	char *path = path_join(t->dir, "stats");
+	char *path, *buf;
 	size_t len;
-	char *buf;
 	int ret;
 
 	free(t->stats);
 	t->stats = NULL;
 	t->nr_stats = 0;
 	t->has_stats = false;
-	ret = read_file(path, &buf, &len);
-	if (ret) {
-		if (ret != -ENOENT)
-			err_msg("%s: %s, ignored", path, strerror(-ret));
-		free(path);
+	ret = read_side_file(t->dir, "stats", &path, &buf, &len);
+	if (ret)
 		return ret != -ENOENT;
-	}
 	lp.path = path;
 	ret = kmt_parse_lines(buf, &lp);
 	free(buf);

@@ -262,6 +262,22 @@ int read_file(const char *path, char **buf, size_t *len)
 	return ret;
 }
 
+int read_side_file(const char *dir, const char *name, char **path,
+		   char **buf, size_t *len)
+{
+	int ret;
+
+	*path = path_join(dir, name);
+	ret = read_file(*path, buf, len);
+	if (ret) {
+		if (ret != -ENOENT)
+			err_msg("%s: %s, ignored", *path, strerror(-ret));
+		free(*path);
+		*path = NULL;
+	}
+	return ret;
+}
+
 int write_string(const char *path, const char *s)
 {
 	int fd, ret;

@@ -214,6 +214,22 @@ int write_all(int fd, const void *buf, size_t len);
 int read_file(const char *path, char **buf, size_t *len);
 
 /**
+ * read_side_file() - read a file of a recording that may be absent
+ * @dir: the recording's directory
+ * @name: the file's name in it (tags, stacks, stats, ...)
+ * @path: on success, the file's path, to be freed by the caller
+ * @buf: on success, as read_file()
+ * @len: on success, as read_file()
+ *
+ * A file that is there but cannot be read is reported (and ignored).
+ *
+ * Return: 0 on success; -ENOENT if the file is absent, another -errno if
+ * it could not be read; nothing is left to free on failure.
+ */
+int read_side_file(const char *dir, const char *name, char **path,
+		   char **buf, size_t *len);
+
+/**
  * write_string() - replace the contents of a file by a string
  * @path: file to open with O_WRONLY | O_TRUNC; it must exist
  * @s: the new contents

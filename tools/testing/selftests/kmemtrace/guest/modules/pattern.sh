@@ -21,44 +21,13 @@ tmp=/tmp/modules_pattern.tmp
 command -v kmemtrace >/dev/null || { echo "# SKIP: no kmemtrace tool"; exit 4; }
 ! grep -q "^$MOD " /proc/modules || { echo "# SKIP: $MOD is loaded"; exit 4; }
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() {	# not_ok NAME [FILE]: FILE holds what differed
-	n=$((n + 1))
-	echo "not ok $n $1"
-	[ -z "${2:-}" ] || sed 's/^/# /' "$2"
-	failed=1
-}
-result() {	# result NAME STATUS [FILE]
-	if [ "$2" = 0 ]; then ok "$1"; else not_ok "$1" "${3:-}"; fi
-}
-
-record_start() {
-	rm -rf $out
-	kmemtrace record -q -e -o $out >$tmp.record 2>&1 &
-	rec=$!
-	i=0
-	while [ "$(cat $D/enabled)" != 1 ]; do
-		kill -0 $rec 2>/dev/null && [ $i -lt 100 ] || return 1
-		i=$((i + 1))
-		sleep 0.1
-	done
-}
-
-record_stop() {
-	kill -INT $rec
-	wait $rec
-	rrc=$?
-}
+. /kmt/modules-lib.sh
 
 # The table of kmemtrace_pattern.c, as kmemtrace reports it: per site
 # (function), the type of its events, allocs, bytes requested and bytes
 # allocated (x86_64, 4 KiB pages, SLUB without debugging).  PCPU: the
 # bytes of one alloc_percpu() of 24 bytes, for all possible CPUs.
-ncpu=$(awk -F, '{ for (i = 1; i <= NF; i++) { split($i, r, "-")
-	n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } } END { print n }' \
-	/sys/devices/system/cpu/possible)
+ncpu=$(possible_cpus)
 PCPU=$((24 * ncpu))
 cat >$tmp.want <<EOF
 pattern_kmalloc_small kmalloc 3 72 96
@@ -88,12 +57,7 @@ else
 	exit 1
 fi
 
-{ [ $rrc = 0 ] || { echo "kmemtrace record exited $rrc:"; cat $tmp.record; }
-  kmemtrace check $out >/dev/null 2>&1 || echo "kmemtrace check $out failed"
-  [ "$(cat $out/dropped 2>/dev/null)" = 0 ] ||
-	echo "dropped: $(cat $out/dropped 2>&1), want 0"
-  [ -f $out/tags ] || echo "no $out/tags"; } >$tmp.clean
-result record_complete "$([ -s $tmp.clean ] && echo 1 || echo 0)" $tmp.clean
+record_complete record_complete tags
 
 # Per site, from the sites view of each type (other types' events at the
 # same site, such as page tables under vmalloc(), are not the site's).

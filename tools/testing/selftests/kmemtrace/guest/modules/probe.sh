@@ -27,46 +27,10 @@ for m in kmemtrace_probe kmemtrace_pattern; do
 	! grep -q "^$m " /proc/modules || { echo "# SKIP: $m is loaded"; exit 4; }
 done
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() {	# not_ok NAME [FILE]: FILE holds what differed
-	n=$((n + 1))
-	echo "not ok $n $1"
-	[ -z "${2:-}" ] || sed 's/^/# /' "$2"
-	failed=1
-}
-result() {	# result NAME STATUS [FILE]
-	if [ "$2" = 0 ]; then ok "$1"; else not_ok "$1" "${3:-}"; fi
-}
+. /kmt/modules-lib.sh
 
-record_start() {
-	rm -rf $out
-	kmemtrace record -q -e -o $out >$tmp.record 2>&1 &
-	rec=$!
-	i=0
-	while [ "$(cat $D/enabled)" != 1 ]; do
-		kill -0 $rec 2>/dev/null && [ $i -lt 100 ] || return 1
-		i=$((i + 1))
-		sleep 0.1
-	done
-}
-
-record_stop() {
-	kill -INT $rec
-	wait $rec
-	rrc=$?
-}
-
-# The recording is complete: record succeeded, the streams are valid and
-# nothing was dropped (a dropped event would be counted by the probe only).
-record_complete() {
-	{ [ $rrc = 0 ] || { echo "kmemtrace record exited $rrc:"; cat $tmp.record; }
-	  kmemtrace check $out >/dev/null 2>&1 || echo "kmemtrace check $out failed"
-	  [ "$(cat $out/dropped 2>/dev/null)" = 0 ] ||
-		echo "dropped: $(cat $out/dropped 2>&1), want 0"; } >$tmp.clean
-	result "$1" "$([ -s $tmp.clean ] && echo 1 || echo 0)" $tmp.clean
-}
+# A dropped event would be counted by the probe only: record_complete
+# (modules-lib.sh) checks there is none.
 
 # kmemtrace's events of $out as "TYPE ALLOCS FREES REALLOCS" lines, of the
 # pid $1, or ("") of the call sites in module $2.
