@@ -11,26 +11,8 @@
 #include <linux/errno.h>
 #include <linux/instruction_pointer.h>
 #include <linux/jump_label.h>
+#include <linux/kmemtrace_types.h>
 #include <linux/types.h>
-
-/**
- * struct kmemtrace_scope - the allocator API call a context is inside of
- * @caller: address in the code that called the API, 0 if none
- * @flags: KMEMTRACE_SCOPE_* bits
- *
- * Allocator APIs open a scope on entry, so that the events their
- * implementation produces deeper down (a page allocation under vmalloc(),
- * the kfree() under krealloc()) name the API's caller, not the allocator
- * internals.  The outermost scope's caller wins.  Each context (a task,
- * or a CPU's softirq, hardirq or NMI context) has its own scope, so an
- * interrupt never inherits the scope of the code it interrupted, and
- * reclaim and compaction, which work for the whole system, run in an
- * empty one (kmemtrace_reclaim()).
- */
-struct kmemtrace_scope {
-	unsigned long	caller;
-	unsigned int	flags;
-};
 
 /*
  * Every event here is an allocator's own backing store or bookkeeping
@@ -42,7 +24,7 @@ struct kmemtrace_scope {
 /* Page frees here were never allocated through the page allocator. */
 #define KMEMTRACE_SCOPE_UNPAIRED	0x4
 /* Internal: the scope was entered and must be restored on exit. */
-#define KMEMTRACE_SCOPE_ENTERED		0x80000000
+#define KMEMTRACE_SCOPE_ENTERED		0x80
 
 #ifdef CONFIG_KMEMTRACE
 

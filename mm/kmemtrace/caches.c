@@ -25,8 +25,6 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/xarray.h>
-#include <kunit/visibility.h>
-
 #include "../slab.h"
 
 struct kmemtrace_cache_name {
@@ -111,7 +109,6 @@ bool kmemtrace_cache_name(unsigned int id, char *buf, size_t size)
 	rcu_read_unlock();
 	return found;
 }
-EXPORT_SYMBOL_IF_KUNIT(kmemtrace_cache_name);
 
 /* The caches of the boot, created before the map could take them. */
 static int __init kmemtrace_caches_init(void)

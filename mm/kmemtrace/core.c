@@ -42,8 +42,6 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
-#include <kunit/visibility.h>
-
 #include "kmemtrace.h"
 
 static_assert(sizeof(struct kmemtrace_event) == KMEMTRACE_EVENT_SIZE);
@@ -57,10 +55,6 @@ static_assert(offsetof(struct kmemtrace_event, bytes_alloc) == 72);
 static_assert(offsetof(struct kmemtrace_event, tag) == 80);
 
 DEFINE_PER_CPU(struct kmemtrace_cpu, kmemtrace_cpu);
-#if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
-/* The KUnit test checks the counters. */
-EXPORT_PER_CPU_SYMBOL_GPL(kmemtrace_cpu);
-#endif
 
 /*
  * Two users share the probes: the relay streams (enabled) and the ftrace
@@ -195,7 +189,6 @@ void kmemtrace_capture_start(struct kmemtrace_capture *c)
 	/* Publish @c only once it is reset; pairs with the acquire below. */
 	smp_store_release(&kmemtrace_capture, c);
 }
-EXPORT_SYMBOL_IF_KUNIT(kmemtrace_capture_start);
 
 /**
  * kmemtrace_capture_stop() - stop copying events
@@ -214,7 +207,6 @@ unsigned int kmemtrace_capture_stop(void)
 	synchronize_rcu();
 	return c ? min_t(unsigned int, atomic_read(&c->next), c->max) : 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(kmemtrace_capture_stop);
 
 void kmemtrace_capture_event(const struct kmemtrace_event *ev)
 {
@@ -403,19 +395,16 @@ int kmemtrace_enable(void)
 		pr_err("cannot enable: %d\n", ret);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(kmemtrace_enable);
 
 void kmemtrace_disable(void)
 {
 	kmemtrace_stop(KMEMTRACE_USER_RELAY, &kmemtrace_relay_key);
 }
-EXPORT_SYMBOL_GPL(kmemtrace_disable);
 
 bool kmemtrace_enabled(void)
 {
 	return static_key_enabled(&kmemtrace_relay_key);
 }
-EXPORT_SYMBOL_GPL(kmemtrace_enabled);
 
 #ifdef CONFIG_KMEMTRACE_TRACER
 /**

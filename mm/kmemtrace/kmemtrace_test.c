@@ -1455,11 +1455,46 @@ static void test_named_scope_without_key(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, __kmemtrace_scope_unnamed());
 	scoped_class(kmemtrace_named, kmt, 0x1234UL) {
 		KUNIT_EXPECT_FALSE(test, __kmemtrace_scope_unnamed());
-		KUNIT_EXPECT_EQ(test, kmemtrace_scope_current()->caller,
+		KUNIT_EXPECT_EQ(test,
+				(unsigned long)kmemtrace_scope_current()->caller,
 				0x1234UL);
 	}
 	KUNIT_EXPECT_TRUE(test, __kmemtrace_scope_unnamed());
 	KUNIT_EXPECT_EQ(test, kmemtrace_enable(), 0);
+}
+
+/*
+ * A scope keeps its caller in 56 bits on 64-bit (<linux/kmemtrace_types.h>):
+ * kernel and module text addresses must read back whole, and the flags
+ * beside the caller must not change it.
+ */
+static void test_scope_keeps_text_addresses(struct kunit *test)
+{
+	unsigned long callers[] = {
+		_THIS_IP_,
+		(unsigned long)kmemtrace_enable,
+#ifdef MODULES_END
+		MODULES_END - 1,
+#endif
+	};
+	struct kmemtrace_scope *s;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(callers); i++) {
+		scoped_class(kmemtrace_named, kmt, callers[i]) {
+			scoped_class(kmemtrace_scope, in, 0,
+				     KMEMTRACE_SCOPE_BACKING |
+				     KMEMTRACE_SCOPE_UNPAIRED) {
+				s = kmemtrace_scope_current();
+				KUNIT_EXPECT_EQ(test, (unsigned long)s->caller,
+						callers[i]);
+				KUNIT_EXPECT_EQ(test, (unsigned int)s->flags,
+						KMEMTRACE_SCOPE_BACKING |
+						KMEMTRACE_SCOPE_UNPAIRED);
+			}
+		}
+	}
+	KUNIT_EXPECT_EQ(test, sizeof(struct kmemtrace_scope), 8);
 }
 
 /* === Codetags and stacks ================================================= */
@@ -1744,6 +1779,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_late_files_for_offline_cpu),
 	KUNIT_CASE(test_cache_name_lockless),
 	KUNIT_CASE(test_named_scope_without_key),
+	KUNIT_CASE(test_scope_keeps_text_addresses),
 	KUNIT_CASE(test_alloc_tag_names_line),
 	KUNIT_CASE(test_percpu_uncharged),
 	KUNIT_CASE(test_stack_two_calls_deep),
@@ -1759,6 +1795,5 @@ static struct kunit_suite kmemtrace_test_suite = {
 };
 kunit_test_suites(&kmemtrace_test_suite);
 
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_DESCRIPTION("KUnit tests for kmemtrace");
 MODULE_LICENSE("GPL");

@@ -37,18 +37,14 @@
  * See Documentation/trace/kmemtrace.rst.
  */
 
-#include <linux/export.h>
+#include <linux/bug.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 
-#include <kunit/visibility.h>
-
 #include "kmemtrace.h"
 
 DEFINE_STATIC_KEY_FALSE(kmemtrace_scope_key);
-/* Only the KUnit test opens scopes outside the core kernel. */
-EXPORT_SYMBOL_IF_KUNIT(kmemtrace_scope_key);
 
 DEFINE_PER_CPU(struct kmemtrace_scope, kmemtrace_irq_scope[3]);
 
@@ -58,13 +54,14 @@ struct kmemtrace_scope __kmemtrace_scope_enter(unsigned long caller,
 	struct kmemtrace_scope *s = kmemtrace_scope_current();
 	struct kmemtrace_scope old = *s;
 
-	if (!s->caller)
+	if (!s->caller) {
 		s->caller = caller;
+		WARN_ON_ONCE(s->caller != caller);
+	}
 	s->flags |= flags;
 	old.flags |= KMEMTRACE_SCOPE_ENTERED;
 	return old;
 }
-EXPORT_SYMBOL_IF_KUNIT(__kmemtrace_scope_enter);
 
 struct kmemtrace_scope __kmemtrace_scope_reset(void)
 {
@@ -75,18 +72,15 @@ struct kmemtrace_scope __kmemtrace_scope_reset(void)
 	old.flags |= KMEMTRACE_SCOPE_ENTERED;
 	return old;
 }
-EXPORT_SYMBOL_IF_KUNIT(__kmemtrace_scope_reset);
 
 /* For kmemtrace_api_unnamed(): true if no API call named a caller yet. */
 bool __kmemtrace_scope_unnamed(void)
 {
 	return !kmemtrace_scope_current()->caller;
 }
-EXPORT_SYMBOL_IF_KUNIT(__kmemtrace_scope_unnamed);
 
 void __kmemtrace_scope_exit(struct kmemtrace_scope old)
 {
 	old.flags &= ~KMEMTRACE_SCOPE_ENTERED;
 	*kmemtrace_scope_current() = old;
 }
-EXPORT_SYMBOL_IF_KUNIT(__kmemtrace_scope_exit);

@@ -30,8 +30,6 @@
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
-#include <kunit/visibility.h>
-
 #include "kmemtrace.h"
 
 /* Frames saved per stack, kmemtrace's own included (see stack_trim()). */
@@ -187,12 +185,11 @@ out:
  * Context: Process context, may sleep.
  * Return: 0, or the error of setting up the stack depot.
  */
-VISIBLE_IF_KUNIT int kmemtrace_stack_configure(unsigned int sample, bool frees)
+int kmemtrace_stack_configure(unsigned int sample, bool frees)
 {
 	WRITE_ONCE(kmemtrace_stack_frees, frees);
 	return kmemtrace_stack_set(sample);
 }
-EXPORT_SYMBOL_IF_KUNIT(kmemtrace_stack_configure);
 
 /* === Boot parameters ===================================================== */
 

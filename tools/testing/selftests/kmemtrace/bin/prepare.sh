@@ -3,7 +3,7 @@
 #
 # Apply the kmemtrace series to the extracted kernel tree:
 #  - new files: everything under the repository's kernel-path folders,
-#  - edits: patches/*.patch in the order of patches/series (no fuzz),
+#  - edits: the patches patches/series names, in its order (no fuzz),
 #  - MAINTAINERS: our entries merged into the kernel's, in sorted order.
 #
 # The result is assembled in a staging directory from pristine copies and
@@ -55,7 +55,11 @@ done
 
 # Edits to upstream files.
 [ -f patches/series ] || kmt_die "patches/series is missing"
-grep -v '^[[:space:]]*\(#\|$\)' patches/series | while read -r p; do
+grep -v '^[[:space:]]*\(#\|$\)' patches/series | while read -r p _; do
+	case $p in
+	*.patch)	;;
+	*)		continue ;;	# a commit of new files only
+	esac
 	[ -f "patches/$p" ] || kmt_die "patches/series names missing patches/$p"
 	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "patches/$p" | while read -r f; do
 		stage_pristine "$f" || true
