@@ -6,7 +6,13 @@
 #   make run          build, boot, record a workload and print a report
 #   make check        run every test layer; the last line sums them
 #   make bench        what kmemtrace costs, in guest instructions (icount)
-#   make checkpatch   the kernel's style checks on everything we add
+#   make series       the series as git format-patch output, with a cover
+#                     letter, in $(KMT_CACHE)/series/
+#   make lint         checkpatch --strict and get_maintainer on the series,
+#                     kernel-doc, sparse and W=1 against the unpatched tree
+#                     (make checkpatch is the same)
+#   make bisect-check build the test config after every patch of the series
+#   make offcheck     mm/ with CONFIG_KMEMTRACE=n against the unpatched tree
 #   make clean        forget the builds (keeps the download)
 #
 # The kernel tree, builds and logs live in $(KMT_CACHE), outside the repo.
@@ -23,7 +29,7 @@ BIN		:= tools/testing/selftests/kmemtrace/bin
 CONFIGS		:= tools/testing/selftests/kmemtrace/configs
 STAGE		= $(BIN)/stage.sh
 
-.PHONY: all run check bench checkpatch deps source prepare kernel tool initramfs \
+.PHONY: all run check bench checkpatch lint series bisect-check offcheck deps source prepare kernel tool initramfs \
 	host-test clean distclean banner
 
 all: run
@@ -66,8 +72,20 @@ bench: prepare tool
 	@$(STAGE) initramfs $(BIN)/mkinitramfs.sh
 	@$(BIN)/bench.sh
 
-checkpatch: source
+series: prepare
+	@$(STAGE) series $(BIN)/series.sh
+
+lint: prepare
 	@$(BIN)/checkpatch.sh
+
+checkpatch: lint
+
+offcheck: prepare
+	@$(STAGE) offcheck $(BIN)/offcheck.sh
+
+bisect-check: prepare
+	@$(STAGE) bisect-check $(BIN)/bisect-check.sh \
+		$(CONFIGS)/base.config $(CONFIGS)/kmemtrace.config
 
 clean:
 	rm -rf $(KMT_CACHE)/build $(KMT_CACHE)/out $(KMT_CACHE)/stage

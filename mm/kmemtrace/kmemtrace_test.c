@@ -1193,7 +1193,7 @@ static void test_alloc_percpu(struct kunit *test)
 	free_percpu(p);
 	capture_end(test);
 
-	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, (__force void *)p);
 	key = (__force const void *)p;
 	ev = find_one(test, key, KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_PERCPU);
 	/* Whether the chunk charges its tag: see test_percpu_uncharged(). */
@@ -1574,7 +1574,7 @@ static void test_percpu_uncharged(struct kunit *test)
 	capture_begin(test, false);
 	p[0] = percpu_here();
 	capture_end(test);
-	KUNIT_ASSERT_NOT_NULL(test, p[0]);
+	KUNIT_ASSERT_NOT_NULL(test, (__force void *)p[0]);
 	ev = find_one(test, (__force const void *)p[0], KMEMTRACE_KIND_ALLOC,
 		      KMEMTRACE_TYPE_PERCPU);
 	KUNIT_ASSERT_NOT_NULL(test, ev);
@@ -1586,7 +1586,7 @@ static void test_percpu_uncharged(struct kunit *test)
 	p[1] = percpu_here();
 	capture_end(test);
 	after = alloc_tag_read(tag);
-	KUNIT_ASSERT_NOT_NULL(test, p[1]);
+	KUNIT_ASSERT_NOT_NULL(test, (__force void *)p[1]);
 	ev = find_one(test, (__force const void *)p[1], KMEMTRACE_KIND_ALLOC,
 		      KMEMTRACE_TYPE_PERCPU);
 	if (ev) {

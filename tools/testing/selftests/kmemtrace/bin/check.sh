@@ -4,6 +4,8 @@
 # check.sh - run every kmemtrace test layer and sum them up:
 #   build   the kernel, the tool and the initramfs build (make initramfs)
 #   host    tools/kmemtrace tests on the host (host/run.sh, KTAP)
+#   series  make series: git am of the whole series on the pristine tree
+#           gives the tree built here (bin/series.sh --check)
 #   boots   QEMU boots, each with its guest shell tests (KTAP on the
 #           console), the boot itself and a console free of kernel warnings:
 #           test     KUnit suite kmemtrace and the debugfs/stream tests
@@ -52,6 +54,13 @@ if [ -x "$KMT_CACHE/tool/host/kmemtrace" ]; then
 	ktap host. <"$OUT/host.ktap"
 	grep -q . "$OUT/host.ktap" || result FAIL host.run
 fi
+
+# The series as a maintainer gets it: git format-patch output that git am
+# applies to the pristine tree, giving exactly the tree built here.
+"$KMT_BIN/stage.sh" series "$KMT_BIN/series.sh" --check >"$OUT/series.txt" 2>&1
+grep '^\(PASS\|FAIL\) series\.' "$OUT/series.txt" >>"$RES" ||
+	result FAIL series.run
+grep -v '^\(PASS\|FAIL\) ' "$OUT/series.txt"
 
 # A kernel's complaints: warnings, oopses, lockdep reports, KASAN,
 # sleeping in atomic context (guest/stress-lib.sh greps the same).  Not

@@ -1,33 +1,84 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Run the kernel's scripts/checkpatch.pl on every C file and header the
-# series adds and on every patch in patches/, and scripts/kernel-doc on
-# the C files.  Prints only what they complain about; exits 1 if anything.
+# checkpatch.sh (make lint, make checkpatch) - what a maintainer runs on
+# the series before applying it:
+#   - scripts/checkpatch.pl --strict on every patch of the series (make
+#     series), which adds every new file whole;
+#   - scripts/kernel-doc -none -Wall on every C file and header we add;
+#   - scripts/get_maintainer.pl: every file the series adds names our
+#     MAINTAINERS entry;
+#   - sparse (make C=2) and W=1 on every C file we add or touch, against
+#     the unpatched tree (lint-build.sh).
+# Prints only what they complain about; exits 1 if anything.
+#
+# One kind of finding is left out, in the trace event headers only:
+# OPEN_ENDED_LINE and PARENTHESIS_ALIGNMENT in include/trace/events/*.h
+# and kernel/trace/trace_entries.h, where TRACE_EVENT() and FTRACE_ENTRY()
+# are laid out as every other event in those files is
+# ("TP_STRUCT__entry(" at the end of a line).
 
 set -u
 . "$(dirname "$0")/lib.sh"
 
 SRC=$(kmt_src)
-CP="$SRC/scripts/checkpatch.pl --quiet --no-tree --show-types"
+CP="perl $SRC/scripts/checkpatch.pl --no-tree --strict --show-types"
+OVERLAY_DIRS="Documentation include kernel lib mm samples scripts tools"
 cd "$KMT_REPO" || exit 1
 rc=0
 
+# checkpatch's report without its summary, less the trace header idiom.
+filter() {
+	awk 'BEGIN { RS = ""; ORS = "\n\n" }
+		/^(total|NOTE|.*has no obvious style problems)/ { next }
+		/^[A-Z]+:[A-Z_]+:/ && $0 ~ /FILE: (include\/trace\/events\/[^:]*\.h|kernel\/trace\/trace_entries\.h):/ &&
+			/^[A-Z]+:(OPEN_ENDED_LINE|PARENTHESIS_ALIGNMENT):/ { next }
+		/^[A-Z]+:[A-Z_]+:/ { print; found = 1 }
+		END { exit !found }'
+}
+
+# The series.
+"$KMT_BIN/series.sh" >/dev/null || { kmt_log "make series failed"; exit 1; }
+np=0
+for p in "$KMT_CACHE"/series/[0-9]*.patch; do
+	case $p in */0000-cover-letter.patch) continue ;; esac
+	np=$((np + 1))
+	if $CP "$p" 2>&1 | filter >"$KMT_CACHE/series/checkpatch.out"; then
+		echo "== $(basename "$p")"
+		cat "$KMT_CACHE/series/checkpatch.out"
+		rc=1
+	fi
+done
+rm -f "$KMT_CACHE/series/checkpatch.out"
+
+# The kernel-doc of the C files and headers we add (checkpatch saw them
+# in the series).
 files=$(git ls-files -co --exclude-standard -- '*.c' '*.h')
 for f in $files; do
-	# shellcheck disable=SC2086
-	$CP -f "$f" || rc=1
 	out=$("$SRC/scripts/kernel-doc" -none -Wall "$f" 2>&1)
 	[ -z "$out" ] || { echo "$out"; rc=1; }
 done
-for p in patches/*.patch; do
-	# shellcheck disable=SC2086
-	$CP "$KMT_REPO/$p" || rc=1
-done
+
+# Every file we add names our entry.
+ident=$(sed -n 's/^M:[[:space:]]*//p' MAINTAINERS | head -n 1)
+new=$(git ls-files -co --exclude-standard -- $OVERLAY_DIRS)
+nobody=$(cd "$SRC" && for f in $new; do
+	perl scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats \
+		-f "$f" 2>/dev/null | grep -qxF "$ident" || echo "$f"
+done)
+if [ -n "$nobody" ]; then
+	kmt_log "get_maintainer.pl does not name $ident for:"
+	echo "$nobody" | sed 's/^/  /'
+	rc=1
+fi
+
+# sparse and W=1, ours against the unpatched tree's.
+"$KMT_BIN/lint-build.sh" || rc=1
+
 n=$(echo "$files" | wc -w)
 if [ $rc = 0 ]; then
-	kmt_log "checkpatch and kernel-doc: clean ($n files, $(ls patches/*.patch | wc -l) patches)"
+	kmt_log "lint: clean: checkpatch --strict on $np patches, kernel-doc on $n files, get_maintainer on $(echo "$new" | wc -w) files, sparse and W=1"
 else
-	kmt_log "checkpatch/kernel-doc found problems (above)"
+	kmt_log "lint found problems (above)"
 fi
 exit $rc
