@@ -7,6 +7,7 @@
 #ifndef _LINUX_KMEMTRACE_H
 #define _LINUX_KMEMTRACE_H
 
+#include <linux/build_bug.h>
 #include <linux/cleanup.h>
 #include <linux/errno.h>
 #include <linux/instruction_pointer.h>
@@ -44,7 +45,7 @@ bool __kmemtrace_scope_unnamed(void);
  * allocator's) or that call other APIs.  Their first statement is::
  *
  *	if (kmemtrace_api_unnamed()) {
- *		scoped_class(kmemtrace_named, kmt, _RET_IP_)
+ *		kmemtrace_scoped_named(_RET_IP_)
  *			return this_function(its, arguments);
  *	}
  *
@@ -52,7 +53,8 @@ bool __kmemtrace_scope_unnamed(void);
  * function runs again inside a scope that names its caller; the inner
  * call finds the caller named and runs as usual.  While kmemtrace is off
  * this is one no-op instruction and leaves the function's code as it
- * was: unlike kmemtrace_api(), nothing is kept for an exit.
+ * was: unlike kmemtrace_api(), nothing is kept for an exit.  Without
+ * CONFIG_KMEMTRACE it is the constant false.
  *
  * Context: Any context.
  * Return: true if the function should re-enter itself named.
@@ -179,38 +181,12 @@ static inline u64 kmemtrace_tracer_event(const struct kmemtrace_event *ev,
 #endif
 
 #ifndef CONFIG_KMEMTRACE
-
-static inline struct kmemtrace_scope
-kmemtrace_scope_enter(unsigned long caller, unsigned int flags)
-{
-	return (struct kmemtrace_scope){ };
-}
-
-static inline struct kmemtrace_scope kmemtrace_scope_reset(void)
-{
-	return (struct kmemtrace_scope){ };
-}
-
-static inline void kmemtrace_scope_exit(struct kmemtrace_scope old) { }
-
-static inline bool kmemtrace_api_unnamed(void)
-{
-	return false;
-}
-
-static inline struct kmemtrace_scope
-__kmemtrace_scope_enter(unsigned long caller, unsigned int flags)
-{
-	return (struct kmemtrace_scope){ };
-}
-
-static inline void __kmemtrace_scope_exit(struct kmemtrace_scope old) { }
-
 static inline int kmemtrace_enable(void) { return -ENODEV; }
 static inline void kmemtrace_disable(void) { }
 static inline bool kmemtrace_enabled(void) { return false; }
+#endif
 
-#endif /* CONFIG_KMEMTRACE */
+#ifdef CONFIG_KMEMTRACE
 
 DEFINE_CLASS(kmemtrace_scope, struct kmemtrace_scope,
 	     kmemtrace_scope_exit(_T), kmemtrace_scope_enter(caller, flags),
@@ -242,7 +218,7 @@ DEFINE_CLASS(kmemtrace_named, struct kmemtrace_scope,
  * @flags: KMEMTRACE_SCOPE_BACKING, KMEMTRACE_SCOPE_SUPPRESS or
  *	KMEMTRACE_SCOPE_UNPAIRED
  *
- * Open it around the allocator's own call only (scoped_class()): every
+ * Open it around the allocator's own call only (kmemtrace_scoped()): every
  * event below it gets the flags, except those of reclaim and compaction,
  * which open their own scope (kmemtrace_reclaim()).
  */
@@ -259,5 +235,46 @@ DEFINE_CLASS(kmemtrace_reset, struct kmemtrace_scope,
  * of reclaim, compaction and the OOM killer.
  */
 #define kmemtrace_reclaim()	CLASS(kmemtrace_reset, __UNIQUE_ID(kmt))()
+
+/**
+ * kmemtrace_scoped() - run the next statement in a kmemtrace scope
+ * @caller: address in the API's caller, or 0 to keep the outer one
+ * @flags: KMEMTRACE_SCOPE_* bits to add, or 0
+ *
+ * The block form of kmemtrace_api() and kmemtrace_internal(), for a
+ * scope around one call of the allocator's own (scoped_class()).
+ */
+#define kmemtrace_scoped(caller, flags)	\
+	scoped_class(kmemtrace_scope, kmt, caller, flags)
+
+/**
+ * kmemtrace_scoped_named() - re-enter this function in a scope that names
+ *                            its caller
+ * @caller: address in the API's caller, usually _RET_IP_
+ *
+ * See kmemtrace_api_unnamed().
+ */
+#define kmemtrace_scoped_named(caller)	\
+	scoped_class(kmemtrace_named, kmt, caller)
+
+#else /* !CONFIG_KMEMTRACE */
+
+/*
+ * Without kmemtrace the hooks are nothing at all, rather than empty
+ * inlines: a variable with a cleanup, even one that does nothing, or a
+ * dead call found dead only after inlining, still changes the code GCC
+ * generates around it (make offcheck compares mm/ with the unpatched
+ * tree's).  The hooks are declarations or statements as they are with
+ * kmemtrace.
+ */
+#define kmemtrace_api_unnamed()		false
+#define kmemtrace_api(caller)		static_assert(1)
+#define kmemtrace_internal(flags)	static_assert(1)
+#define kmemtrace_reclaim()		static_assert(1)
+#define kmemtrace_scoped(caller, flags)	\
+	for (bool __kmt_once = true; __kmt_once; __kmt_once = false)
+#define kmemtrace_scoped_named(caller)	kmemtrace_scoped(caller, 0)
+
+#endif /* CONFIG_KMEMTRACE */
 
 #endif /* _LINUX_KMEMTRACE_H */

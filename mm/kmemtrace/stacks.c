@@ -81,7 +81,7 @@ static void kmemtrace_stack_refill(struct work_struct *work)
 		atomic_long_inc_return(&refills),
 	};
 
-	scoped_class(kmemtrace_scope, kmt, 0, KMEMTRACE_SCOPE_SUPPRESS)
+	kmemtrace_scoped(0, KMEMTRACE_SCOPE_SUPPRESS)
 		stack_depot_save_flags(entries, ARRAY_SIZE(entries), GFP_KERNEL,
 				       STACK_DEPOT_FLAG_CAN_ALLOC);
 }
