@@ -227,7 +227,7 @@ static void out_write(const char *buf, size_t len)
 }
 
 /* The last digit of fmt_dec8(): in the highest byte of the word. */
-#define DIGIT_LAST	(1ULL << 56)
+#define DIGIT_LAST	0x0100000000000000ULL
 
 /* Write the seq of @ev. */
 static inline char *dump_seq(struct dump_ctx *d, char *p,

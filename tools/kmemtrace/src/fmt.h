@@ -37,8 +37,9 @@ static inline void fmt_store_le(char *p, uint64_t v)
 }
 
 /* "0 " to "9 ", then "10" to "99": a number below 100, digits first. */
-static const char fmt_small[] =
-	"0 1 2 3 4 5 6 7 8 9 101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+static const char fmt_small[] = {
+	"0 1 2 3 4 5 6 7 8 9 101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+};
 
 /* '0' in every byte: digits of 0 to 9 plus this are text. */
 #define FMT_ZEROS	0x3030303030303030ULL
@@ -128,10 +129,11 @@ static inline char *fmt_u64_small(char *p, unsigned int v)
  * that often.
  */
 #define fmt_u64(p, v) ({						\
+	char *__fmt_p = (p);						\
 	uint64_t __fmt_v = (v);						\
 									\
-	__fmt_v < 100 ? fmt_u64_small((p), __fmt_v) :			\
-			fmt_u64_big((p), __fmt_v);			\
+	__fmt_v < 100 ? fmt_u64_small(__fmt_p, __fmt_v) :		\
+			fmt_u64_big(__fmt_p, __fmt_v);			\
 })
 
 /* Write @v as "%lld" would. */

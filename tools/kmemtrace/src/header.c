@@ -31,7 +31,7 @@
 #define ELF_SHT_NOTE		7
 #define ELF_NT_GNU_BUILD_ID	3
 /* Longest note section read, far more than any build id note needs. */
-#define ELF_MAX_NOTES		(1 << 20)
+#define ELF_MAX_NOTES		(1024 * 1024)
 
 enum value_kind {
 	VALUE_STRING,

@@ -19,7 +19,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,7 +331,7 @@ static void format_bytes(uint64_t v, char *buf, size_t len)
 		i++;
 	}
 	if (!i)
-		snprintf(buf, len, "%" PRIu64 " B", v);
+		snprintf(buf, len, "%llu B", (unsigned long long)v);
 	else
 		snprintf(buf, len, d >= 100 ? "%.0f %s" : d >= 10 ? "%.1f %s" :
 			 "%.2f %s", d, units[i]);
@@ -473,7 +472,8 @@ static void chart_live(FILE *f, struct report *r)
 		if (span - v < step)
 			break;
 	}
-	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">time since the first event</text>\n",
+	fprintf(f,
+		"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">time since the first event</text>\n",
 		(PLOT_X0 + PLOT_X1) / 2, PLOT_Y1 + 40);
 	fprintf(f, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
 		PLOT_X0, PLOT_Y1, PLOT_X1, PLOT_Y1);
@@ -500,7 +500,8 @@ static void chart_live(FILE *f, struct report *r)
 		xml_text(f, name);
 		fprintf(f, "\" data-values=\"");
 		for (k = 0; k < points; k++)
-			fprintf(f, "%s%" PRIu64, k ? "," : "", stack[k] - below[k]);
+			fprintf(f, "%s%llu", k ? "," : "",
+				(unsigned long long)(stack[k] - below[k]));
 		fprintf(f, "\" fill=\"%s\" fill-opacity=\"0.85\" d=\"",
 			i < nr_series ? colors[i % ARRAY_SIZE(colors)] : "#cccccc");
 		for (k = 0; k < points; k++) {
@@ -522,10 +523,11 @@ static void chart_live(FILE *f, struct report *r)
 	/* The total, and when each point was taken. */
 	fprintf(f, "<polyline class=\"total\" data-ts=\"0");
 	for (k = 0; k < ps->nr_snaps; k++)
-		fprintf(f, ",%" PRIu64, ps->snap_ts[k] - ps->t0);
+		fprintf(f, ",%llu",
+			(unsigned long long)(ps->snap_ts[k] - ps->t0));
 	fprintf(f, "\" data-name=\"total\" data-values=\"0");
 	for (k = 0; k < ps->nr_snaps; k++)
-		fprintf(f, ",%" PRIu64, ps->snap_total[k]);
+		fprintf(f, ",%llu", (unsigned long long)ps->snap_total[k]);
 	fputs("\" points=\"", f);
 	for (k = 0; k < points; k++) {
 		x = PLOT_X0 + (double)(k ? ps->snap_ts[k - 1] - ps->t0 : 0) *
@@ -574,7 +576,8 @@ static void bucket_label(bool sizes, unsigned int b, char *buf, size_t len)
 		kmt_format_ns(v, buf, len);
 		return;
 	}
-	snprintf(buf, len, "%" PRIu64 "%c", v >> (b / 10 * 10), units[b / 10]);
+	snprintf(buf, len, "%llu%c", (unsigned long long)(v >> (b / 10 * 10)),
+		 units[b / 10]);
 	if (units[b / 10] == ' ')
 		buf[strlen(buf) - 1] = '\0';
 }
@@ -623,8 +626,10 @@ static void chart_hist(FILE *f, struct report *r, bool sizes)
 			hi = b > hi ? b : hi;
 		}
 	}
-	if (lo > hi)
-		lo = hi = 0;
+	if (lo > hi) {
+		lo = 0;
+		hi = 0;
+	}
 	/* At least 8 buckets, so that one bucket is not the whole width. */
 	while (hi - lo < 7) {
 		if (lo)
@@ -652,22 +657,24 @@ static void chart_hist(FILE *f, struct report *r, bool sizes)
 		y = PLOT_Y0 + row * rh;
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\">", PLOT_X0, y + 14);
 		xml_text(f, name);
-		fprintf(f, " (%" PRIu64 " %s)</text>\n<g class=\"hist\" data-name=\"",
-			total, sizes ? "allocations" : "frees");
+		fprintf(f, " (%llu %s)</text>\n<g class=\"hist\" data-name=\"",
+			(unsigned long long)total, sizes ? "allocations" : "frees");
 		xml_text(f, name);
 		fputs("\" data-buckets=\"", f);
 		for (b = lo, i = 0; b <= hi; b++)
 			if (rows[row].count[b])
-				fprintf(f, "%s%u:%" PRIu64, i++ ? "," : "", b,
-					rows[row].count[b]);
+				fprintf(f, "%s%u:%llu", i++ ? "," : "", b,
+					(unsigned long long)rows[row].count[b]);
 		fprintf(f, "\" fill=\"%s\">\n", colors[row % ARRAY_SIZE(colors)]);
 		for (b = lo; b <= hi; b++) {
 			if (!rows[row].count[b])
 				continue;
 			h = (rh - 22) * rows[row].count[b] / max;
 			x = PLOT_X0 + (b - lo) * bw;
-			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>%" PRIu64 "</title></rect>\n",
-				x + 1, y + rh - 4 - h, bw - 2, h, rows[row].count[b]);
+			fprintf(f,
+				"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>%llu</title></rect>\n",
+				x + 1, y + rh - 4 - h, bw - 2, h,
+				(unsigned long long)rows[row].count[b]);
 		}
 		fputs("</g>\n", f);
 		fprintf(f, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n",

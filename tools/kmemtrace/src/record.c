@@ -959,7 +959,8 @@ static void progress_show(struct recorder *r)
 	free(path);
 	format_rate(rate, sizeof(rate), events / secs);
 	format_size(size, sizeof(size), bytes);
-	len = snprintf(line, sizeof(line), "kmemtrace: %llus, %s events/s, %s written, %s dropped |",
+	len = snprintf(line, sizeof(line),
+		       "kmemtrace: %llus, %s events/s, %s written, %s dropped |",
 		       (unsigned long long)(now - pr->start_ms) / 1000, rate, size,
 		       dropped);
 	for (i = 0; i < r->nr && len < sizeof(line); i++) {

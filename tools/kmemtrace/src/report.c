@@ -1424,8 +1424,9 @@ int report_run(struct report_run *run, struct report_params *p,
 	r->comms = &run->comms;
 
 	r->summary_only = p->views == 1u << VIEW_SUMMARY;
-	r->pages = want(r, VIEW_PAGES) && (!p->filter.types ||
-					     (p->filter.types & (1u << KMEMTRACE_TYPE_PAGES)));
+	r->pages = want(r, VIEW_PAGES) &&
+		   (!p->filter.types ||
+		    (p->filter.types & (1u << KMEMTRACE_TYPE_PAGES)));
 	r->gfp = want(r, VIEW_GFP);
 	r->nodes_view = want(r, VIEW_NODES);
 	r->lifetimes_view = want(r, VIEW_LIFETIMES);

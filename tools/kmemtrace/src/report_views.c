@@ -1162,7 +1162,8 @@ static void xcpu_table(struct report *r, bool caches, struct kmt_out *o)
 	else
 		kmt_table_init(&tab, "cross_cpu_sites", xcpu_cols,
 			       ARRAY_SIZE(xcpu_cols));
-	kmt_table_title(&tab, "frees on another CPU than the alloc, by %s, by %s (top %llu of %zu):",
+	kmt_table_title(&tab,
+			"frees on another CPU than the alloc, by %s, by %s (top %llu of %zu):",
 			caches ? "cache" : "call site of the alloc", title,
 			(unsigned long long)r->p->top, n);
 	for (i = 0; i < n && i < r->p->top; i++) {
@@ -1246,7 +1247,8 @@ static void view_frees(struct report *r, struct kmt_out *o)
 	qsort(sites, n, sizeof(*sites), site_cmp);
 	kmt_table_init(&tab, "without_alloc", unknown_cols,
 		       ARRAY_SIZE(unknown_cols));
-	kmt_table_title(&tab, "frees of memory not allocated in the trace, by call site (top %llu of %zu):",
+	kmt_table_title(&tab,
+			"frees of memory not allocated in the trace, by call site (top %llu of %zu):",
 			(unsigned long long)r->p->top, n);
 	for (i = 0; i < n && i < r->p->top; i++) {
 		row = kmt_table_row(&tab);
@@ -1278,7 +1280,8 @@ static void view_pages(struct report *r, struct kmt_out *o)
 	uint64_t allocs;
 
 	kmt_table_init(&tab, "pages", pages_cols, ARRAY_SIZE(pages_cols));
-	kmt_table_title(&tab, "page allocations by order and migrate type, backing pages included:");
+	kmt_table_title(&tab,
+			"page allocations by order and migrate type, backing pages included:");
 	for (order = 0; order < REPORT_MAX_ORDER; order++) {
 		allocs = 0;
 		for (mt = 0; mt < REPORT_MAX_MT; mt++)

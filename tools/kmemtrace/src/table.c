@@ -2,7 +2,6 @@
 /*
  * kmemtrace - tables printed as text, JSON or CSV
  */
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,7 +82,7 @@ void kmt_format_ns(uint64_t ns, char *buf, size_t len)
 			 "%.2f%s", v, units[i].unit);
 		return;
 	}
-	snprintf(buf, len, "%" PRIu64 "ns", ns);
+	snprintf(buf, len, "%lluns", (unsigned long long)ns);
 }
 
 /* ------------------------------------------------------------------ text */
@@ -100,13 +99,13 @@ static const char *cell_text(const struct kmt_col *col, const union kmt_cell *c,
 	case KMT_U64:
 		if (c->u == KMT_OVERFLOW)
 			return "overflow";
-		snprintf(buf, len, "%" PRIu64, c->u);
+		snprintf(buf, len, "%llu", (unsigned long long)c->u);
 		break;
 	case KMT_S64:
-		snprintf(buf, len, "%" PRId64, c->s);
+		snprintf(buf, len, "%lld", (long long)c->s);
 		break;
 	case KMT_HEX:
-		snprintf(buf, len, "0x%" PRIx64, c->u);
+		snprintf(buf, len, "0x%llx", (unsigned long long)c->u);
 		break;
 	case KMT_PCT:
 		if (c->d < 0)
@@ -218,19 +217,19 @@ static void json_cell(FILE *f, const struct kmt_col *col,
 			fputs("null", f);
 			break;
 		}
-		fprintf(f, "%" PRIu64, c->u);
+		fprintf(f, "%llu", (unsigned long long)c->u);
 		break;
 	case KMT_U64:
 		if (c->u == KMT_OVERFLOW)
 			fputs("null", f);
 		else
-			fprintf(f, "%" PRIu64, c->u);
+			fprintf(f, "%llu", (unsigned long long)c->u);
 		break;
 	case KMT_S64:
-		fprintf(f, "%" PRId64, c->s);
+		fprintf(f, "%lld", (long long)c->s);
 		break;
 	case KMT_HEX:
-		fprintf(f, "\"0x%" PRIx64 "\"", c->u);
+		fprintf(f, "\"0x%llx\"", (unsigned long long)c->u);
 		break;
 	case KMT_PCT:
 		if (c->d < 0)
@@ -311,7 +310,7 @@ static void print_csv(struct kmt_out *o, const struct kmt_table *t)
 			else if (t->cols[j].type == KMT_STR)
 				csv_string(o->f, row[j].str);
 			else if (t->cols[j].type == KMT_NS && row[j].u != KMT_NONE)
-				fprintf(o->f, "%" PRIu64, row[j].u);
+				fprintf(o->f, "%llu", (unsigned long long)row[j].u);
 			else if (t->cols[j].type == KMT_NS)
 				;
 			else if (t->cols[j].type == KMT_PCT && row[j].d >= 0)
@@ -367,7 +366,7 @@ void kmt_out_u64(struct kmt_out *o, const char *name, uint64_t v)
 	if (o->format != KMT_JSON)
 		return;
 	json_member(o, name);
-	fprintf(o->f, "%" PRIu64, v);
+	fprintf(o->f, "%llu", (unsigned long long)v);
 }
 
 void kmt_out_str(struct kmt_out *o, const char *name, const char *s)

@@ -19,7 +19,7 @@
 #include "utils.h"
 
 static_assert(sizeof(struct kmemtrace_event) == KMEMTRACE_EVENT_SIZE,
-	       "struct kmemtrace_event must be KMEMTRACE_EVENT_SIZE bytes");
+	      "struct kmemtrace_event must be KMEMTRACE_EVENT_SIZE bytes");
 
 /* An ABI 1 event; from seq on, the fields are those of ABI 2. */
 struct kmt_event_v1 {
@@ -45,13 +45,13 @@ struct kmt_event_v1 {
 } __packed;
 
 static_assert(sizeof(struct kmt_event_v1) == KMT_EVENT_SIZE_V1,
-	       "an ABI 1 event is KMT_EVENT_SIZE_V1 bytes");
+	      "an ABI 1 event is KMT_EVENT_SIZE_V1 bytes");
 static_assert(offsetof(struct kmt_event_v1, seq) ==
-	       offsetof(struct kmemtrace_event, seq),
-	       "ABI 1 and 2 share the layout from seq on");
+	      offsetof(struct kmemtrace_event, seq),
+	      "ABI 1 and 2 share the layout from seq on");
 
 /* How far into a stream its first event with a known magic is looked for. */
-#define KMT_DETECT_BYTES	(1 << 20)
+#define KMT_DETECT_BYTES	(1024 * 1024)
 
 static const char * const kind_names[] = {
 	[KMEMTRACE_KIND_ALLOC]	= "alloc",
@@ -301,6 +301,7 @@ static void stream_problem(struct kmt_stream *s, struct kmt_stats *st,
 	stream_msg(s, "%s: event %zu (offset %zu): %s", s->path, i,
 		   i * s->esize, what);
 }
+
 /* Return NULL for a well-formed event, else what is wrong with it in @buf. */
 static const char *event_problem(const struct kmt_stream *s,
 				 const struct kmemtrace_event *ev,
@@ -455,7 +456,8 @@ static void stream_end(struct kmt_stream *s, struct kmt_stats *st, size_t tail)
 {
 	s->tail = tail;
 	if (s->tail && ++st->errors <= KMT_MAX_ERRORS)
-		stream_msg(s, "%s: truncated event at offset %zu (%zu bytes, file size not a multiple of %zu)",
+		stream_msg(s,
+			   "%s: truncated event at offset %zu (%zu bytes, file size not a multiple of %zu)",
 			   s->path, s->nr * s->esize, s->tail, s->esize);
 	if (st->errors > KMT_MAX_ERRORS)
 		stream_msg(s, "%s: %zu more problems not shown", s->path,
@@ -520,7 +522,8 @@ static bool stream_fill_v1(struct kmt_stream *s, struct kmt_stats *st)
 		kmt_event_from_v1((struct kmemtrace_event *)
 				  (s->buf + i * KMEMTRACE_EVENT_SIZE),
 				  s->raw + i * KMT_EVENT_SIZE_V1);
-	s->len = s->whole = n * KMEMTRACE_EVENT_SIZE;
+	s->whole = n * KMEMTRACE_EVENT_SIZE;
+	s->len = s->whole;
 	stream_check_chunk(s, st);
 	return true;
 }

@@ -267,14 +267,15 @@ int kmt_stream_open(struct kmt_stream *s, const char *path);
  *
  * Reads the events in file order, a chunk at a time.  The stream is in
  * the byte order and the ABI version of its first event with a known
- * magic; ABI 1 events are converted to the current layout.  When that is not
- * the host's, its events with a known magic are converted to host byte
- * order; other events are kept as read.  An event in another byte order
- * than the first one then has magic KMEMTRACE_MAGIC_SWAPPED, and is
- * invalid (mixed byte orders).  Invalid events are counted in @st and skipped; each problem is reported
- * on stderr as "kmemtrace: PATH: event I (offset O): WHAT", at most
- * KMT_MAX_ERRORS of them, or kept for kmt_stream_flush() when @s->defer
- * is set.  At the end, a truncated last event is a problem too.
+ * magic; ABI 1 events are converted to the current layout.  When that is
+ * not the host's, its events with a known magic are converted to host
+ * byte order; other events are kept as read.  An event in another byte
+ * order than the first one then has magic KMEMTRACE_MAGIC_SWAPPED, and is
+ * invalid (mixed byte orders).  Invalid events are counted in @st and
+ * skipped; each problem is reported on stderr as
+ * "kmemtrace: PATH: event I (offset O): WHAT", at most KMT_MAX_ERRORS of
+ * them, or kept for kmt_stream_flush() when @s->defer is set.  At the
+ * end, a truncated last event is a problem too.
  *
  * Return: the event, valid until the next call, or NULL at the end.
  */

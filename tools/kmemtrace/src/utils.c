@@ -130,7 +130,8 @@ char *kmt_strings_add(struct kmt_strings *s, const char *str, size_t len,
 	if (need > s->left) {
 		size = need > STRINGS_BLOCK ? need : STRINGS_BLOCK;
 		s->blocks = xrealloc(s->blocks, (s->nr + 1) * sizeof(*s->blocks));
-		s->blocks[s->nr++] = s->room = xmalloc(size);
+		s->room = xmalloc(size);
+		s->blocks[s->nr++] = s->room;
 		s->left = size;
 	}
 	p = s->room;
