@@ -117,6 +117,13 @@ static unsigned long long parse_value(const char *s)
 	return v;
 }
 
+/* Set the cpu of @ev, keeping the 32 bits that ABI 1 has for it. */
+static void set_cpu(struct kmemtrace_event *ev, unsigned long long cpu)
+{
+	ev->cpu = cpu;
+	cpu_v1 = cpu;
+}
+
 static void set_field(struct kmemtrace_event *ev, const char *key,
 		      unsigned long long v)
 {
@@ -125,7 +132,7 @@ static void set_field(struct kmemtrace_event *ev, const char *key,
 	else if (!strcmp(key, "type"))
 		ev->type = v;
 	else if (!strcmp(key, "cpu"))
-		ev->cpu = cpu_v1 = v;
+		set_cpu(ev, v);
 	else if (!strcmp(key, "seq"))
 		ev->seq = v;
 	else if (!strcmp(key, "ts"))
@@ -280,7 +287,7 @@ static void init_event(struct kmemtrace_event *ev,
 	ev->abi_version = v1 ? 1 : KMEMTRACE_ABI_VERSION;
 	ev->kind = KMEMTRACE_KIND_ALLOC;
 	ev->type = KMEMTRACE_TYPE_KMALLOC;
-	ev->cpu = cpu_v1 = cpu;
+	set_cpu(ev, cpu);
 	ev->node = KMEMTRACE_NO_NODE;
 	ev->seq = prev ? prev->seq + 1 : 0;
 	ev->timestamp = prev ? prev->timestamp + 1000 : 1000;
@@ -464,7 +471,8 @@ static int workload(const char *dir, uint64_t events, unsigned int nr_cpus)
 				(W_SITES + (r >> 32) % W_FREE_SITES) * W_FUNC_SIZE + 0x20;
 			if (obj.type == KMEMTRACE_TYPE_PAGES) {
 				ev.order = obj.order;
-				ev.bytes_req = ev.bytes_alloc = obj.size;
+				ev.bytes_req = obj.size;
+				ev.bytes_alloc = obj.size;
 			}
 			w_put_ptr(obj.type, obj.ptr, max_live);
 		} else {
@@ -489,7 +497,8 @@ static int workload(const char *dir, uint64_t events, unsigned int nr_cpus)
 				ev.order = site % 4;
 				ev.migratetype = site % 3;
 				ev.node = 0;
-				ev.bytes_req = ev.bytes_alloc = 4096ULL << ev.order;
+				ev.bytes_req = 4096ULL << ev.order;
+				ev.bytes_alloc = ev.bytes_req;
 				if (!(site % 7))
 					ev.flags = KMEMTRACE_FLAG_BACKING;
 				break;

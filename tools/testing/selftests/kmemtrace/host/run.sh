@@ -54,9 +54,12 @@ expect_rc() {
 	[ "$rc" -eq "$1" ] || fail "exit status $rc, expected $1"
 }
 
-# expect_file FILE: FILE must hold exactly the text on stdin
+# expect_file FILE: FILE must hold exactly the text on stdin, in which a
+# line ending in "\" goes on with the next one (whose leading tabs <<-
+# strips): that is how long lines of expected output are wrapped ("\\" in
+# a here-document that expands)
 expect_file() {
-	cat > "$1.expected"
+	sed -e :a -e '/\\$/{' -e N -e 's/\\\n//' -e ba -e '}' > "$1.expected"
 	diff -u "$1.expected" "$1" >&2 || fail "unexpected contents of $1"
 }
 
@@ -68,12 +71,31 @@ expect_err() {
 	expect_file err
 }
 
+# ends [FILE]: FILE or stdin with a "$" at the end of each line, as cat -E
+# shows it, for output whose lines end with blanks
+ends() {
+	sed 's/$/$/' "$@"
+}
+
 # expect_has FILE TEXT: FILE must hold a line containing TEXT
 expect_has() {
 	grep -qF -- "$2" "$1" || fail "$1 lacks '$2'"
 }
 
+# mk [OPTION]... FILE [EVENT]...: run mkstream; an EVENT that ends in ","
+# goes on in the next argument, so that long events can be wrapped
 mk() {
+	mk_n=$#
+	mk_ev=
+	for mk_arg; do
+		case $mk_arg in
+		*,)	mk_ev=$mk_ev$mk_arg ;;
+		*)	set -- "$@" "$mk_ev$mk_arg"
+			mk_ev= ;;
+		esac
+	done
+	shift "$mk_n"
+	[ -z "$mk_ev" ] || set -- "$@" "$mk_ev"
 	"$MKSTREAM" "$@" || fail "mkstream $*"
 }
 
@@ -141,9 +163,11 @@ basic_trace() {
 		site=0xffffffff81000110,ptr=0xffff888000001000,req=100,alloc=128 \
 		site=0xffffffff81000110,ptr=0xffff888000002000,req=50,alloc=64 \
 		kind=free,site=0xffffffff81000210,ptr=0xffff888000001000 \
-		type=pages,order=1,mt=2,site=0xffffffffc0001010,ptr=0xffffea0000001000,req=8192,alloc=8192 &&
+		type=pages,order=1,mt=2,site=0xffffffffc0001010,ptr=0xffffea0000001000,req=8192, \
+			alloc=8192 &&
 	mk "$1/cpu1" \
-		seq=5,ts=1500,type=cache,cache=3,site=0xffffffff81000220,ptr=0xffff888000003000,req=192,alloc=192,gfp=0xcc0,pid=42,node=0 \
+		seq=5,ts=1500,type=cache,cache=3,site=0xffffffff81000220,ptr=0xffff888000003000, \
+			req=192,alloc=192,gfp=0xcc0,pid=42,node=0 \
 		seq=8,ts=2500,kind=free,ptr=0xffff888000002000,site=0xffffffff81000210 &&
 	echo 3 > "$1/dropped" &&
 	echo 2 > "$1/abi_version" &&
@@ -357,7 +381,8 @@ t_all_events_invalid() {
 		expect_rc 1 && expect_out < /dev/null && expect_err <<-'END' || return 1
 		kmemtrace: t/cpu0: event 0 (offset 0): bad magic 0x1234
 		kmemtrace: t/cpu0: event 1 (offset 88): unsupported abi_version 9 (expected 2)
-		kmemtrace: t/cpu1: truncated event at offset 0 (40 bytes, file size not a multiple of 88)
+		kmemtrace: t/cpu1: truncated event at offset 0 (40 bytes, file size not a multiple \
+			of 88)
 		kmemtrace: t: no valid event, 3 problems (see kmemtrace check)
 		END
 	done
@@ -422,15 +447,22 @@ t_report_backing_excluded() {
 	# under a vmalloc(), a page allocated in an interrupt (not backing),
 	# and a slab page from before the trace freed with no known caller.
 	mk t/cpu0 \
-		type=pages,flags=backing,order=1,site=0xffffffff81000220,ptr=0xffffea0000010000,req=8192,alloc=8192 \
-		type=cache,cache=3,site=0xffffffff81000220,ptr=0xffff888000010000,req=192,alloc=192 \
-		type=cache,cache=3,site=0xffffffff81000220,ptr=0xffff888000010100,req=192,alloc=192 \
+		type=pages,flags=backing,order=1,site=0xffffffff81000220,ptr=0xffffea0000010000, \
+			req=8192,alloc=8192 \
+		type=cache,cache=3,site=0xffffffff81000220,ptr=0xffff888000010000,req=192, \
+			alloc=192 \
+		type=cache,cache=3,site=0xffffffff81000220,ptr=0xffff888000010100,req=192, \
+			alloc=192 \
 		type=vmalloc,site=0xffffffff81000110,ptr=0xffffc90000001000,req=5000,alloc=8192 \
-		type=pages,flags=backing,site=0xffffffff81000110,ptr=0xffffea0000020000,req=4096,alloc=4096 \
-		type=pages,flags=backing,site=0xffffffff81000110,ptr=0xffffea0000021000,req=4096,alloc=4096 \
-		type=pages,flags=irq,site=0xffffffff81000120,ptr=0xffffea0000030000,req=4096,alloc=4096 &&
+		type=pages,flags=backing,site=0xffffffff81000110,ptr=0xffffea0000020000,req=4096, \
+			alloc=4096 \
+		type=pages,flags=backing,site=0xffffffff81000110,ptr=0xffffea0000021000,req=4096, \
+			alloc=4096 \
+		type=pages,flags=irq,site=0xffffffff81000120,ptr=0xffffea0000030000,req=4096, \
+			alloc=4096 &&
 	mk t/cpu1 \
-		ts=10000,kind=free,type=pages,flags=backing,site=0,ptr=0xffffea0000040000,req=4096,alloc=4096 \
+		ts=10000,kind=free,type=pages,flags=backing,site=0,ptr=0xffffea0000040000, \
+			req=4096,alloc=4096 \
 		kind=free,type=cache,cache=3,site=0xffffffff81000210,ptr=0xffff888000010100 ||
 		return 1
 	run report t
@@ -546,10 +578,13 @@ analysis_trace() {
 	mk "$1/cpu0" \
 		ts=1000,site=0xffffffff81000110,ptr=0x1000,req=100,alloc=128,gfp=0xcc0,pid=10 \
 		ts=2000,site=0xffffffff81000110,ptr=0x2000,req=60,alloc=64,gfp=0xdc0,pid=10 \
-		ts=3000,type=cache,cache=3,site=0xffffffff81000220,ptr=0x3000,req=192,alloc=192,gfp=0xcc0,pid=11,node=0 \
+		ts=3000,type=cache,cache=3,site=0xffffffff81000220,ptr=0x3000,req=192,alloc=192, \
+			gfp=0xcc0,pid=11,node=0 \
 		ts=5000,kind=free,site=0xffffffff81000210,ptr=0x2000 \
-		ts=6000,type=vmalloc,site=0xffffffffc0001010,ptr=0xffffc90000001000,req=5000,alloc=8192,pid=12 \
-		ts=7000,type=pages,order=1,mt=1,site=0xffffffffc0001010,ptr=0xffffea0000001000,req=8192,alloc=8192,node=0,gfp=0x140cca \
+		ts=6000,type=vmalloc,site=0xffffffffc0001010,ptr=0xffffc90000001000,req=5000, \
+			alloc=8192,pid=12 \
+		ts=7000,type=pages,order=1,mt=1,site=0xffffffffc0001010,ptr=0xffffea0000001000, \
+			req=8192,alloc=8192,node=0,gfp=0x140cca \
 		ts=8000,kind=free,site=0xffffffff81000210,ptr=0x9000 &&
 	mk "$1/cpu1" \
 		ts=4000,kind=free,site=0xffffffff81000210,ptr=0x1000 \
@@ -565,11 +600,16 @@ t_report_view_sites() {
 	kmemtrace report v1
 
 	call sites by bytes allocated (top 10 of 4):
-	allocs bytes_req bytes_alloc waste frees xcpu live live_bytes lifetime mismatch            address  call_site
-	     2     13192       16384 19.5%     0    0    2      16384        -        1 0xffffffffc0001010  mod_fn+0x10 [mymod]
-	     2       160         192 16.7%     2    1    0          0   3.00us        0 0xffffffff81000110  foo_alloc+0x10
-	     1       192         192  0.0%     1    1    0          0   6.00us        1 0xffffffff81000220  bar_create+0x20
-	     1         8           8  0.0%     0    0    1          8        -        0 0xffffffff81000120  foo_alloc+0x20
+	allocs bytes_req bytes_alloc waste frees xcpu live live_bytes lifetime mismatch \
+		           address  call_site
+	     2     13192       16384 19.5%     0    0    2      16384        -        1 \
+		0xffffffffc0001010  mod_fn+0x10 [mymod]
+	     2       160         192 16.7%     2    1    0          0   3.00us        0 \
+		0xffffffff81000110  foo_alloc+0x10
+	     1       192         192  0.0%     1    1    0          0   6.00us        1 \
+		0xffffffff81000220  bar_create+0x20
+	     1         8           8  0.0%     0    0    1          8        -        0 \
+		0xffffffff81000120  foo_alloc+0x20
 
 	caches by bytes allocated (top 10 of 1):
 	allocs bytes_req bytes_alloc waste frees xcpu live live_bytes lifetime mismatch id  cache
@@ -578,9 +618,12 @@ t_report_view_sites() {
 	run report -v sites --sort pingpong,hits -n 2 t
 	expect_rc 0 && sed -n '3,$p' out > sites && expect_file sites <<-'END'
 	call sites by cross-CPU frees, then allocations (top 2 of 4):
-	allocs bytes_req bytes_alloc waste frees xcpu live live_bytes lifetime mismatch            address  call_site
-	     2       160         192 16.7%     2    1    0          0   3.00us        0 0xffffffff81000110  foo_alloc+0x10
-	     1       192         192  0.0%     1    1    0          0   6.00us        1 0xffffffff81000220  bar_create+0x20
+	allocs bytes_req bytes_alloc waste frees xcpu live live_bytes lifetime mismatch \
+		           address  call_site
+	     2       160         192 16.7%     2    1    0          0   3.00us        0 \
+		0xffffffff81000110  foo_alloc+0x10
+	     1       192         192  0.0%     1    1    0          0   6.00us        1 \
+		0xffffffff81000220  bar_create+0x20
 	END
 }
 
@@ -613,10 +656,14 @@ t_report_view_live() {
 	run report -v live --list t
 	expect_rc 0 && sed -n '3,$p' out > list && expect_file list <<-'END'
 	live allocations by age (top 10 of 3):
-	   age bytes  type    cpu pid  comm                  ptr  cache            address  call_site            stack  line
-	3.50us  8192  vmalloc   0  12  worker 0xffffc90000001000  -     0xffffffffc0001010  mod_fn+0x10 [mymod]  -      -
-	2.50us  8192  pages     0   0  -      0xffffea0000001000  -     0xffffffffc0001010  mod_fn+0x10 [mymod]  -      -
-	   0ns     8  kmalloc   1  13  -                  0x4000  -     0xffffffff81000120  foo_alloc+0x20       -      -
+	   age bytes  type    cpu pid  comm                  ptr  cache            address  \
+		call_site            stack  line
+	3.50us  8192  vmalloc   0  12  worker 0xffffc90000001000  -     0xffffffffc0001010  \
+		mod_fn+0x10 [mymod]  -      -
+	2.50us  8192  pages     0   0  -      0xffffea0000001000  -     0xffffffffc0001010  \
+		mod_fn+0x10 [mymod]  -      -
+	   0ns     8  kmalloc   1  13  -                  0x4000  -     0xffffffff81000120  \
+		foo_alloc+0x20       -      -
 	END
 }
 
@@ -679,7 +726,8 @@ t_report_view_frees() {
 	frees xcpu share mismatched without_alloc unpaired allocs_of_live
 	    3    2 66.7%          2             1        0              0
 
-	frees on another CPU than the alloc, by call site of the alloc, by cross-CPU frees (top 10 of 2):
+	frees on another CPU than the alloc, by call site of the alloc, by cross-CPU frees (top 10 \
+		of 2):
 	frees xcpu  share            address  call_site
 	    2    1  50.0% 0xffffffff81000110  foo_alloc+0x10
 	    1    1 100.0% 0xffffffff81000220  bar_create+0x20
@@ -689,9 +737,12 @@ t_report_view_frees() {
 	    1    1 100.0%  3  my_cache
 
 	frees by another API or cache than the alloc (top 10 of 2):
-	count  alloc_type  free_type  alloc_cache  free_cache       alloc_address       free_address  alloc_site           free_site
-	    1  cache       cache      my_cache     other_cache 0xffffffff81000220 0xffffffff81000210  bar_create+0x20      bar_create+0x10
-	    1  vmalloc     kmalloc    -            -           0xffffffffc0001010 0xffffffff81000210  mod_fn+0x10 [mymod]  bar_create+0x10
+	count  alloc_type  free_type  alloc_cache  free_cache       alloc_address \
+		      free_address  alloc_site           free_site
+	    1  cache       cache      my_cache     other_cache 0xffffffff81000220 \
+		0xffffffff81000210  bar_create+0x20      bar_create+0x10
+	    1  vmalloc     kmalloc    -            -           0xffffffffc0001010 \
+		0xffffffff81000210  mod_fn+0x10 [mymod]  bar_create+0x10
 
 	frees of memory not allocated in the trace, by call site (top 10 of 1):
 	frees  types              address  call_site
@@ -709,8 +760,10 @@ t_report_view_frees() {
 	frees xcpu share mismatched without_alloc unpaired allocs_of_live
 	    1    0  0.0%          1             0        1              1
 	frees by another API or cache than the alloc (top 10 of 1):
-	count  alloc_type  free_type  alloc_cache  free_cache alloc_address free_address  alloc_site  free_site
-	    1  cache       kmalloc    cache#7      -                    0x0          0x0  0x0         0x0
+	count  alloc_type  free_type  alloc_cache  free_cache alloc_address free_address  \
+		alloc_site  free_site
+	    1  cache       kmalloc    cache#7      -                    0x0          0x0  \
+		0x0         0x0
 	END
 }
 
@@ -757,16 +810,24 @@ t_report_filters() {
 	analysis_trace t || return 1
 	report_filter --cpu 1 '--cpu 1 (1 allocations)|foo_alloc+0x20' &&
 	report_filter --pid 10 '--pid 10 (2 allocations)|foo_alloc+0x10' &&
-	report_filter --pid 11-12 '--pid 11-12 (2 allocations)|mod_fn+0x10 [mymod]|bar_create+0x20' &&
-	report_filter --type vmalloc,pages '--type vmalloc,pages (2 allocations)|mod_fn+0x10 [mymod]' &&
-	report_filter --site foo_alloc '--site foo_alloc (3 allocations)|foo_alloc+0x10|foo_alloc+0x20' &&
-	report_filter --site foo_alloc+0x20 '--site foo_alloc+0x20 (1 allocations)|foo_alloc+0x20' &&
-	report_filter --site 0xffffffff81000220 '--site 0xffffffff81000220 (1 allocations)|bar_create+0x20' &&
+	report_filter --pid 11-12 \
+		'--pid 11-12 (2 allocations)|mod_fn+0x10 [mymod]|bar_create+0x20' &&
+	report_filter --type vmalloc,pages \
+		'--type vmalloc,pages (2 allocations)|mod_fn+0x10 [mymod]' &&
+	report_filter --site foo_alloc \
+		'--site foo_alloc (3 allocations)|foo_alloc+0x10|foo_alloc+0x20' &&
+	report_filter --site foo_alloc+0x20 \
+		'--site foo_alloc+0x20 (1 allocations)|foo_alloc+0x20' &&
+	report_filter --site 0xffffffff81000220 \
+		'--site 0xffffffff81000220 (1 allocations)|bar_create+0x20' &&
 	report_filter --cache my_cache '--cache my_cache (1 allocations)|bar_create+0x20' &&
 	report_filter --cache 3 '--cache 3 (1 allocations)|bar_create+0x20' &&
-	report_filter --comm worker '--comm worker (3 allocations)|mod_fn+0x10 [mymod]|foo_alloc+0x10' &&
-	report_filter --cpu 0 --pid 10,12 '--cpu 0 --pid 10,12 (3 allocations)|mod_fn+0x10 [mymod]|foo_alloc+0x10' &&
-	report_filter --time 2.5us,6us '--time 2.5us,6us (2 allocations)|mod_fn+0x10 [mymod]|bar_create+0x20' ||
+	report_filter --comm worker \
+		'--comm worker (3 allocations)|mod_fn+0x10 [mymod]|foo_alloc+0x10' &&
+	report_filter --cpu 0 --pid 10,12 \
+		'--cpu 0 --pid 10,12 (3 allocations)|mod_fn+0x10 [mymod]|foo_alloc+0x10' &&
+	report_filter --time 2.5us,6us \
+		'--time 2.5us,6us (2 allocations)|mod_fn+0x10 [mymod]|bar_create+0x20' ||
 		return 1
 	# The window cuts the frees after it: allocations are live at its end,
 	# and frees in it of allocations before it have no alloc.
@@ -794,14 +855,20 @@ t_report_json_csv() {
 	  "selected": 6,
 	  "sites": {
 	    "sites": [
-	      {"allocs": 2, "bytes_req": 13192, "bytes_alloc": 16384, "waste": 19.48, "frees": 0, "xcpu": 0, "live": 2, "live_bytes": 16384, "lifetime": null, "mismatch": 1, "address": "0xffffffffc0001010", "call_site": "mod_fn+0x10 [mymod]"},
-	      {"allocs": 2, "bytes_req": 160, "bytes_alloc": 192, "waste": 16.67, "frees": 2, "xcpu": 1, "live": 0, "live_bytes": 0, "lifetime": 3000, "mismatch": 0, "address": "0xffffffff81000110", "call_site": "foo_alloc+0x10"}
+	      {"allocs": 2, "bytes_req": 13192, "bytes_alloc": 16384, "waste": 19.48, "frees": 0, \
+		"xcpu": 0, "live": 2, "live_bytes": 16384, "lifetime": null, "mismatch": 1, \
+		"address": "0xffffffffc0001010", "call_site": "mod_fn+0x10 [mymod]"},
+	      {"allocs": 2, "bytes_req": 160, "bytes_alloc": 192, "waste": 16.67, "frees": 2, \
+		"xcpu": 1, "live": 0, "live_bytes": 0, "lifetime": 3000, "mismatch": 0, "address": \
+		"0xffffffff81000110", "call_site": "foo_alloc+0x10"}
 	    ]
 	  },
 	  "live": {
 	    "live": [
-	      {"count": 2, "bytes": 16384, "oldest": 3500, "median": 2500, "type": "pages,vmalloc", "cache": null, "group": "mod_fn+0x10 [mymod]"},
-	      {"count": 1, "bytes": 8, "oldest": 0, "median": 0, "type": "kmalloc", "cache": null, "group": "foo_alloc+0x20"}
+	      {"count": 2, "bytes": 16384, "oldest": 3500, "median": 2500, "type": \
+		"pages,vmalloc", "cache": null, "group": "mod_fn+0x10 [mymod]"},
+	      {"count": 1, "bytes": 8, "oldest": 0, "median": 0, "type": "kmalloc", "cache": null, \
+		"group": "foo_alloc+0x20"}
 	    ]
 	  }
 	}
@@ -866,7 +933,8 @@ t_plot_live() {
 	analysis_trace t || return 1
 	run plot -n 2 -o live.svg t
 	expect_rc 0 && expect_out < /dev/null && expect_err < /dev/null &&
-		well_formed live.svg && grep -q '^<svg xmlns="http://www.w3.org/2000/svg"' live.svg ||
+		well_formed live.svg &&
+		grep -q '^<svg xmlns="http://www.w3.org/2000/svg"' live.svg ||
 		return 1
 	# Snapshots each microsecond, before the events at that time, then
 	# the end: the vmalloc kfree()d stays live, the last cache free and
@@ -1017,7 +1085,8 @@ t_check_stats_mismatch() {
 	# A stream cannot go past the next seq of its CPU.
 	stats t '0 2 0 2' '1 2 0 3' && echo 0 > t/dropped || return 1
 	run check t
-	expect_rc 1 && expect_has out "cpu1: events 2, first seq 0, last seq 5, gaps 4, next seq 3" &&
+	expect_rc 1 &&
+		expect_has out "cpu1: events 2, first seq 0, last seq 5, gaps 4, next seq 3" &&
 		expect_has out "result: 2 problems" && expect_err <<-'END'
 	kmemtrace: cpu1: last seq 5 but stats give next seq 3
 	kmemtrace: t: seq gaps show 4 lost events but dropped says only 0
@@ -1110,8 +1179,10 @@ t_check_totals_do_not_wrap() {
 		'3 0 0x8000000000000000 0x8000000000000000' || return 1
 	run check t
 	expect_rc 1 && expect_out <<-'END' || return 1
-	cpu0: events 1, first seq 9223372036854775808, last seq 9223372036854775808, gaps 0, leading 9223372036854775808, trailing 0, dropped 0
-	cpu1: events 1, first seq 9223372036854775808, last seq 9223372036854775808, gaps 0, leading 9223372036854775808, trailing 0, dropped 0
+	cpu0: events 1, first seq 9223372036854775808, last seq 9223372036854775808, gaps 0, \
+		leading 9223372036854775808, trailing 0, dropped 0
+	cpu1: events 1, first seq 9223372036854775808, last seq 9223372036854775808, gaps 0, \
+		leading 9223372036854775808, trailing 0, dropped 0
 	total: events 2, gaps 0, leading overflow, trailing 0, dropped 0
 	result: 2 problems
 	END
@@ -1222,8 +1293,10 @@ t_check_detects_mixed_byte_orders() {
 	result: 2 problems
 	END
 	expect_err <<-'END'
-	kmemtrace: t/cpu0: event 2 (offset 176): byte order differs from the first event of the stream (mixed byte orders)
-	kmemtrace: t/cpu1: event 1 (offset 88): byte order differs from the first event of the stream (mixed byte orders)
+	kmemtrace: t/cpu0: event 2 (offset 176): byte order differs from the first event of the \
+		stream (mixed byte orders)
+	kmemtrace: t/cpu1: event 1 (offset 88): byte order differs from the first event of the \
+		stream (mixed byte orders)
 	END
 }
 
@@ -1263,7 +1336,8 @@ t_check_detects_bad_fields() {
 	kmemtrace: t/cpu1: event 5 (offset 440): bad flags 0xff03
 	kmemtrace: t/cpu1: event 6 (offset 528): unsupported abi_version 3 (expected 2)
 	kmemtrace: t/cpu1: event 7 (offset 616): cpu field 0 does not match file cpu1
-	kmemtrace: t/cpu1: event 9 (offset 792): abi_version 1 differs from the first event of the stream (2)
+	kmemtrace: t/cpu1: event 9 (offset 792): abi_version 1 differs from the first event of the \
+		stream (2)
 	END
 }
 
@@ -1290,9 +1364,11 @@ t_swapped_endian_reads_same_as_native() {
 			site=0xffffffff81000110,ptr=0xffff888000001000,req=100,alloc=128 \
 			site=0xffffffff81000110,ptr=0xffff888000002000,req=50,alloc=64 \
 			kind=free,site=0xffffffff81000210,ptr=0xffff888000001000 \
-			type=pages,order=1,mt=2,site=0xffffffffc0001010,ptr=0xffffea0000001000,req=8192,alloc=8192 ;;
+			type=pages,order=1,mt=2,site=0xffffffffc0001010,ptr=0xffffea0000001000, \
+				req=8192,alloc=8192 ;;
 		cpu1) mk -s swapped/cpu1 \
-			seq=5,ts=1500,type=cache,cache=3,site=0xffffffff81000220,ptr=0xffff888000003000,req=192,alloc=192,gfp=0xcc0,pid=42,node=0 \
+			seq=5,ts=1500,type=cache,cache=3,site=0xffffffff81000220, \
+				ptr=0xffff888000003000,req=192,alloc=192,gfp=0xcc0,pid=42,node=0 \
 			seq=8,ts=2500,kind=free,ptr=0xffff888000002000,site=0xffffffff81000210 ;;
 		esac || return 1
 		! cmp -s "$f" "swapped/$cpu" || fail "swapped/$cpu not byte-swapped" || return 1
@@ -1310,12 +1386,24 @@ t_dump_sorted_by_timestamp() {
 	basic_trace t || return 1
 	run dump t
 	expect_rc 0 && expect_out <<-'END'
-	cpu=0 seq=0 ts=1000 alloc kmalloc site=0xffffffff81000110 ptr=0xffff888000001000 req=100 alloc=128 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 sym=foo_alloc+0x10
-	cpu=1 seq=5 ts=1500 alloc cache site=0xffffffff81000220 ptr=0xffff888000003000 req=192 alloc=192 gfp=0xcc0 node=0 pid=42 order=0 cache_id=3 stack_id=0x0 tag=0x0 sym=bar_create+0x20
-	cpu=0 seq=1 ts=2000 alloc kmalloc site=0xffffffff81000110 ptr=0xffff888000002000 req=50 alloc=64 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 sym=foo_alloc+0x10
-	cpu=1 seq=8 ts=2500 free kmalloc site=0xffffffff81000210 ptr=0xffff888000002000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 sym=bar_create+0x10
-	cpu=0 seq=2 ts=3000 free kmalloc site=0xffffffff81000210 ptr=0xffff888000001000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 sym=bar_create+0x10
-	cpu=0 seq=3 ts=4000 alloc pages site=0xffffffffc0001010 ptr=0xffffea0000001000 req=8192 alloc=8192 gfp=0x0 node=-1 pid=0 order=1 cache_id=0 stack_id=0x0 tag=0x0 migratetype=2 sym=mod_fn+0x10 [mymod]
+	cpu=0 seq=0 ts=1000 alloc kmalloc site=0xffffffff81000110 ptr=0xffff888000001000 req=100 \
+		alloc=128 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 \
+		sym=foo_alloc+0x10
+	cpu=1 seq=5 ts=1500 alloc cache site=0xffffffff81000220 ptr=0xffff888000003000 req=192 \
+		alloc=192 gfp=0xcc0 node=0 pid=42 order=0 cache_id=3 stack_id=0x0 tag=0x0 \
+		sym=bar_create+0x20
+	cpu=0 seq=1 ts=2000 alloc kmalloc site=0xffffffff81000110 ptr=0xffff888000002000 req=50 \
+		alloc=64 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 \
+		sym=foo_alloc+0x10
+	cpu=1 seq=8 ts=2500 free kmalloc site=0xffffffff81000210 ptr=0xffff888000002000 req=0 \
+		alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 \
+		sym=bar_create+0x10
+	cpu=0 seq=2 ts=3000 free kmalloc site=0xffffffff81000210 ptr=0xffff888000001000 req=0 \
+		alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 \
+		sym=bar_create+0x10
+	cpu=0 seq=3 ts=4000 alloc pages site=0xffffffffc0001010 ptr=0xffffea0000001000 req=8192 \
+		alloc=8192 gfp=0x0 node=-1 pid=0 order=1 cache_id=0 stack_id=0x0 tag=0x0 \
+		migratetype=2 sym=mod_fn+0x10 [mymod]
 	END
 }
 
@@ -1370,8 +1458,10 @@ flag_trace() {
 	printf '%s\n' '# kmemtrace caches v1' '# id name object_size size' \
 		'3 kmalloc-192 192 192' > "$1/caches" &&
 	mk ${2:+"$2"} "$1/cpu0" \
-		type=cache,cache=3,flags=irq,site=0xffffffff81000220,ptr=0xffff888000003000,req=192,alloc=192,pid=7 \
-		type=pages,flags=backing,mt=1,site=0xffffffff81000220,ptr=0xffffea0000001000,req=4096,alloc=4096 \
+		type=cache,cache=3,flags=irq,site=0xffffffff81000220,ptr=0xffff888000003000, \
+			req=192,alloc=192,pid=7 \
+		type=pages,flags=backing,mt=1,site=0xffffffff81000220,ptr=0xffffea0000001000, \
+			req=4096,alloc=4096 \
 		kind=realloc,site=0xffffffff81000110,ptr=0xffff888000001000,req=60,alloc=64 \
 		kind=free,type=pages,flags=3,site=0,ptr=0xffffea0000001000,req=4096,alloc=4096 \
 		kind=free,type=cache,cache=4,site=0xffffffff81000210,ptr=0xffff888000004000
@@ -1381,16 +1471,24 @@ t_dump_flags_and_caches() {
 	flag_trace t || return 1
 	run dump t
 	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
-	cpu=0 seq=0 ts=1000 alloc cache site=0xffffffff81000220 ptr=0xffff888000003000 req=192 alloc=192 gfp=0x0 node=-1 pid=7 order=0 cache_id=3 stack_id=0x0 tag=0x0 cache=kmalloc-192 flags=irq
-	cpu=0 seq=1 ts=2000 alloc pages site=0xffffffff81000220 ptr=0xffffea0000001000 req=4096 alloc=4096 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 migratetype=1 flags=backing
-	cpu=0 seq=2 ts=3000 realloc kmalloc site=0xffffffff81000110 ptr=0xffff888000001000 req=60 alloc=64 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0
-	cpu=0 seq=3 ts=4000 free pages site=0x0 ptr=0xffffea0000001000 req=4096 alloc=4096 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 flags=irq,backing
-	cpu=0 seq=4 ts=5000 free cache site=0xffffffff81000210 ptr=0xffff888000004000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=4 stack_id=0x0 tag=0x0
+	cpu=0 seq=0 ts=1000 alloc cache site=0xffffffff81000220 ptr=0xffff888000003000 req=192 \
+		alloc=192 gfp=0x0 node=-1 pid=7 order=0 cache_id=3 stack_id=0x0 tag=0x0 \
+		cache=kmalloc-192 flags=irq
+	cpu=0 seq=1 ts=2000 alloc pages site=0xffffffff81000220 ptr=0xffffea0000001000 req=4096 \
+		alloc=4096 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 \
+		migratetype=1 flags=backing
+	cpu=0 seq=2 ts=3000 realloc kmalloc site=0xffffffff81000110 ptr=0xffff888000001000 req=60 \
+		alloc=64 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0
+	cpu=0 seq=3 ts=4000 free pages site=0x0 ptr=0xffffea0000001000 req=4096 alloc=4096 gfp=0x0 \
+		node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0x0 flags=irq,backing
+	cpu=0 seq=4 ts=5000 free cache site=0xffffffff81000210 ptr=0xffff888000004000 req=0 \
+		alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=4 stack_id=0x0 tag=0x0
 	END
 	# One file alone has no caches file to name its caches.
 	run dump t/cpu0
 	expect_rc 0 && head -n 1 out > first && expect_file first <<-'END'
-	cpu=0 seq=0 ts=1000 alloc cache site=0xffffffff81000220 ptr=0xffff888000003000 req=192 alloc=192 gfp=0x0 node=-1 pid=7 order=0 cache_id=3 stack_id=0x0 tag=0x0 flags=irq
+	cpu=0 seq=0 ts=1000 alloc cache site=0xffffffff81000220 ptr=0xffff888000003000 req=192 \
+		alloc=192 gfp=0x0 node=-1 pid=7 order=0 cache_id=3 stack_id=0x0 tag=0x0 flags=irq
 	END
 }
 
@@ -1406,17 +1504,22 @@ t_dump_numbers_exact() {
 		0 99 199999999 255 256 100 12345678 0x10 -2147483648 12 \
 		0 100 200000000 4095 0xffffffff 12345678 123456789 0x100 -2 99 \
 		255 101 150000000 0x100000000 0xfffffffff 123456789 1234567890 7 3 100 \
-		256 99999998 150000001 0xffffffff81000000 0xffff888000001000 9999999999999999 10000000000000000 0xcc0 -1 65535 \
-		0 99999999 9999999999999999 0xffffffffffffffff 0xffffffffffffffff 18446744073709551615 18446744073709551614 0x7fffffff -1 7 \
+		256 99999998 150000001 0xffffffff81000000 0xffff888000001000 \
+			9999999999999999 10000000000000000 0xcc0 -1 65535 \
+		0 99999999 9999999999999999 0xffffffffffffffff 0xffffffffffffffff \
+			18446744073709551615 18446744073709551614 0x7fffffff -1 7 \
 		0 100000000 10000000000000000 0 1 1 0 0 -1 0 \
 		0 100000001 18446744073709551615 1 0 0 1 0 -1 0 \
 		65535 18446744073709551614 0 16 1 100000000 99999999 0 -1 0 \
 		0 18446744073709551615 12345 17 2 1000 1000 0 -1 0
 	: > spec && : > expected
 	while [ $# -ge 10 ]; do
-		echo "cpu=$1,seq=$2,ts=$3,site=$4,ptr=$5,req=$6,alloc=$7,gfp=$8,node=$9,pid=${10}" >> spec
-		printf 'cpu=%u seq=%s ts=%s alloc kmalloc site=0x%x ptr=0x%x req=%s alloc=%s gfp=0x%x node=%d pid=%u order=0 cache_id=0 stack_id=0x0 tag=0x0\n' \
-			"$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" >> expected
+		ev="cpu=$1,seq=$2,ts=$3,site=$4,ptr=$5"
+		echo "$ev,req=$6,alloc=$7,gfp=$8,node=$9,pid=${10}" >> spec
+		fmt='cpu=%u seq=%s ts=%s alloc kmalloc site=0x%x ptr=0x%x req=%s alloc=%s'
+		fmt="$fmt gfp=0x%x node=%d pid=%u order=0 cache_id=0 stack_id=0x0 tag=0x0\n"
+		# shellcheck disable=SC2059
+		printf "$fmt" "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" >> expected
 		shift 10
 	done
 	# shellcheck disable=SC2046
@@ -1427,7 +1530,8 @@ t_dump_numbers_exact() {
 	expect_rc 0 && expect_err < /dev/null && expect_out < expected || return 1
 	run dump cpu3
 	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END'
-	cpu=3 seq=5 ts=1000 alloc pages site=0x0 ptr=0x0 req=4194304 alloc=4194304 gfp=0x0 node=0 pid=0 order=10 cache_id=0 stack_id=0x0 tag=0x0 migratetype=3
+	cpu=3 seq=5 ts=1000 alloc pages site=0x0 ptr=0x0 req=4194304 alloc=4194304 gfp=0x0 node=0 \
+		pid=0 order=10 cache_id=0 stack_id=0x0 tag=0x0 migratetype=3
 	END
 }
 
@@ -1463,9 +1567,11 @@ t_abi1_trace_reads_as_abi2() {
 			site=0xffffffff81000110,ptr=0xffff888000001000,req=100,alloc=128 \
 			site=0xffffffff81000110,ptr=0xffff888000002000,req=50,alloc=64 \
 			kind=free,site=0xffffffff81000210,ptr=0xffff888000001000 \
-			type=pages,order=1,mt=2,site=0xffffffffc0001010,ptr=0xffffea0000001000,req=8192,alloc=8192 &&
+			type=pages,order=1,mt=2,site=0xffffffffc0001010,ptr=0xffffea0000001000, \
+				req=8192,alloc=8192 &&
 		mk -1 $s $order/cpu1 \
-			seq=5,ts=1500,type=cache,cache=3,site=0xffffffff81000220,ptr=0xffff888000003000,req=192,alloc=192,gfp=0xcc0,pid=42,node=0 \
+			seq=5,ts=1500,type=cache,cache=3,site=0xffffffff81000220, \
+				ptr=0xffff888000003000,req=192,alloc=192,gfp=0xcc0,pid=42,node=0 \
 			seq=8,ts=2500,kind=free,ptr=0xffff888000002000,site=0xffffffff81000210 ||
 			return 1
 		[ "$(wc -c < $order/cpu0)" -eq 320 ] ||
@@ -1494,7 +1600,8 @@ t_abi1_stream_problems() {
 	END
 	kmemtrace: t/cpu0: event 1 (offset 80): cpu field above 65535
 	kmemtrace: t/cpu0: event 2 (offset 160): bad flags 0x8
-	kmemtrace: t/cpu0: event 3 (offset 240): abi_version 2 differs from the first event of the stream (1)
+	kmemtrace: t/cpu0: event 3 (offset 240): abi_version 2 differs from the first event of the \
+		stream (1)
 	kmemtrace: t/cpu0: truncated event at offset 400 (40 bytes, file size not a multiple of 80)
 	END
 }
@@ -1507,15 +1614,18 @@ t_dump_stack_id_and_tag() {
 			flags=stack_lost,tag=0xffffffffa0002040 || return 1
 	run dump t
 	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END'
-	cpu=0 seq=0 ts=1000 alloc kmalloc site=0x10 ptr=0x100 req=8 alloc=8 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x1a0040 tag=0xffffffff82b1c3a0
-	cpu=0 seq=1 ts=2000 alloc kmalloc site=0x0 ptr=0x0 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0xffffffffa0002040 flags=stack_lost
+	cpu=0 seq=0 ts=1000 alloc kmalloc site=0x10 ptr=0x100 req=8 alloc=8 gfp=0x0 node=-1 pid=0 \
+		order=0 cache_id=0 stack_id=0x1a0040 tag=0xffffffff82b1c3a0
+	cpu=0 seq=1 ts=2000 alloc kmalloc site=0x0 ptr=0x0 req=0 alloc=0 gfp=0x0 node=-1 pid=0 \
+		order=0 cache_id=0 stack_id=0x0 tag=0xffffffffa0002040 flags=stack_lost
 	END
 }
 
 # The codetags of a kernel with CONFIG_MEM_ALLOC_PROFILING, as debugfs
 # lists them: built in, of a loaded module, of an unloaded one, and one
 # address of an unloaded module that another module now uses.
-TAGS='# kmemtrace tags v1
+TAGS=$(cat <<'END'
+# kmemtrace tags v1
 # tag file:line function module [unloaded]
 ffffffff82000100 mm/slub.c:2423 alloc_slab_page -
 ffffffff82000200 mm/util.c:100 kstrdup -
@@ -1523,7 +1633,9 @@ ffffffff82000300 mm/vmalloc.c:3700 __vmalloc_area_node -
 ffffffffa0001000 samples/kmemtrace/kmemtrace_pattern.c:80 pattern_leak kmemtrace_pattern unloaded
 ffffffffa0001000 samples/kmemtrace/kmemtrace_probe.c:30 probe_alloc kmemtrace_probe
 ffffffffa0002040 samples/kmemtrace/kmemtrace_pattern.c:57 pattern_kmalloc kmemtrace_pattern
-ffffffffa0003000 samples/kmemtrace/kmemtrace_pattern.c:90 pattern_vmalloc kmemtrace_pattern unloaded'
+ffffffffa0003000 samples/kmemtrace/kmemtrace_pattern.c:90 pattern_vmalloc kmemtrace_pattern unloaded
+END
+)
 
 # dump names the source line of a tag that DIR/tags lists, with the module
 # of module code, also of an unloaded module; a malformed line is skipped.
@@ -1536,11 +1648,19 @@ t_dump_tag_lines() {
 	expect_rc 0 && expect_err <<-'END' && expect_out <<-'END'
 	kmemtrace: t/tags: line 10: not "TAG FILE:LINE FUNCTION MODULE [unloaded]", skipped
 	END
-	cpu=0 seq=0 ts=1000 alloc kmalloc site=0x0 ptr=0x1000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0xffffffff82000200 line=mm/util.c:100
-	cpu=0 seq=1 ts=2000 alloc kmalloc site=0x0 ptr=0x2000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0xffffffffa0002040 line=samples/kmemtrace/kmemtrace_pattern.c:57 [kmemtrace_pattern]
-	cpu=0 seq=2 ts=3000 alloc kmalloc site=0x0 ptr=0x3000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0xffffffffa0001000 line=samples/kmemtrace/kmemtrace_probe.c:30 [kmemtrace_probe]
-	cpu=0 seq=3 ts=4000 alloc kmalloc site=0x0 ptr=0x4000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0xffffffffa0003000 line=samples/kmemtrace/kmemtrace_pattern.c:90 [kmemtrace_pattern]
-	cpu=0 seq=4 ts=5000 alloc kmalloc site=0x0 ptr=0x5000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 stack_id=0x0 tag=0xffffffff99999999
+	cpu=0 seq=0 ts=1000 alloc kmalloc site=0x0 ptr=0x1000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 \
+		order=0 cache_id=0 stack_id=0x0 tag=0xffffffff82000200 line=mm/util.c:100
+	cpu=0 seq=1 ts=2000 alloc kmalloc site=0x0 ptr=0x2000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 \
+		order=0 cache_id=0 stack_id=0x0 tag=0xffffffffa0002040 \
+		line=samples/kmemtrace/kmemtrace_pattern.c:57 [kmemtrace_pattern]
+	cpu=0 seq=2 ts=3000 alloc kmalloc site=0x0 ptr=0x3000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 \
+		order=0 cache_id=0 stack_id=0x0 tag=0xffffffffa0001000 \
+		line=samples/kmemtrace/kmemtrace_probe.c:30 [kmemtrace_probe]
+	cpu=0 seq=3 ts=4000 alloc kmalloc site=0x0 ptr=0x4000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 \
+		order=0 cache_id=0 stack_id=0x0 tag=0xffffffffa0003000 \
+		line=samples/kmemtrace/kmemtrace_pattern.c:90 [kmemtrace_pattern]
+	cpu=0 seq=4 ts=5000 alloc kmalloc site=0x0 ptr=0x5000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 \
+		order=0 cache_id=0 stack_id=0x0 tag=0xffffffff99999999
 	END
 }
 
@@ -1558,7 +1678,8 @@ t_report_by_line_tags() {
 			site=0xffffffff81000110,ptr=6,alloc=2,tag=0xffffffffa0003000 || return 1
 	run report -v live --by line --csv t
 	expect_rc 0 && expect_err <<-'END' && expect_out <<-'END' || return 1
-	kmemtrace: note: --by line: 1 live allocations have a codetag that DIR/tags lacks, grouped by call site
+	kmemtrace: note: --by line: 1 live allocations have a codetag that DIR/tags lacks, grouped \
+		by call site
 	END
 	# live
 	count,bytes,oldest,median,type,cache,group
@@ -1589,10 +1710,12 @@ t_report_by_line_tags() {
 	age,bytes,type,cpu,pid,comm,ptr,cache,address,call_site,stack,line
 	5000,64,kmalloc,0,0,,0x1,,0xffffffff81000110,foo_alloc+0x10,,mm/util.c:100
 	4000,32,kmalloc,0,0,,0x2,,0xffffffff81000120,foo_alloc+0x20,,mm/util.c:100
-	3000,16,kmalloc,0,0,,0x3,,0xffffffff81000110,foo_alloc+0x10,,samples/kmemtrace/kmemtrace_pattern.c:57 [kmemtrace_pattern]
+	3000,16,kmalloc,0,0,,0x3,,0xffffffff81000110,foo_alloc+0x10,,\
+		samples/kmemtrace/kmemtrace_pattern.c:57 [kmemtrace_pattern]
 	2000,8,kmalloc,0,0,,0x4,,0xffffffff81000110,foo_alloc+0x10,,
 	1000,4,kmalloc,0,0,,0x5,,0xffffffff81000210,bar_create+0x10,,
-	0,2,kmalloc,0,0,,0x6,,0xffffffff81000110,foo_alloc+0x10,,samples/kmemtrace/kmemtrace_pattern.c:90 [kmemtrace_pattern]
+	0,2,kmalloc,0,0,,0x6,,0xffffffff81000110,foo_alloc+0x10,,\
+		samples/kmemtrace/kmemtrace_pattern.c:90 [kmemtrace_pattern]
 	END
 }
 
@@ -1605,43 +1728,55 @@ t_report_by_line_tags() {
 # alloc, an alloc of a tag DIR/tags lacks and an unpaired page free are
 # only counted below; percpu memory flagged uncharged (from the first
 # chunk, which allocinfo does not count) touches its tag and adds nothing.
-# Lines end with a blank, as the kernel's.
+# Lines end with a blank, as the kernel's: ends() marks where.
 t_report_allocinfo() {
 	mktrace t && echo "$TAGS" > t/tags &&
 		mk t/cpu0 \
-			type=pages,flags=backing,ptr=0xffffea0000001000,req=4096,alloc=4096,tag=0xffffffff82000100 \
+			type=pages,flags=backing,ptr=0xffffea0000001000,req=4096,alloc=4096, \
+				tag=0xffffffff82000100 \
 			ptr=0x1000,req=60,alloc=64,tag=0xffffffff82000200 \
 			ptr=0x2000,req=100,alloc=128,tag=0xffffffffa0002040 \
-			type=percpu,flags=uncharged,ptr=0x5000,req=96,alloc=96,tag=0xffffffffa0002040 \
-			type=vmalloc,ptr=0xffffc90000000000,req=8000,alloc=8192,tag=0xffffffffa0003000 \
-			type=pages,flags=backing,order=1,ptr=0xffffea0000002000,req=8192,alloc=8192,tag=0xffffffffa0003000 \
+			type=percpu,flags=uncharged,ptr=0x5000,req=96,alloc=96, \
+				tag=0xffffffffa0002040 \
+			type=vmalloc,ptr=0xffffc90000000000,req=8000,alloc=8192, \
+				tag=0xffffffffa0003000 \
+			type=pages,flags=backing,order=1,ptr=0xffffea0000002000,req=8192, \
+				alloc=8192,tag=0xffffffffa0003000 \
 			flags=backing,ptr=0x3000,req=16,alloc=16,tag=0xffffffffa0003000 \
 			kind=realloc,ptr=0x2000,req=200,alloc=256,tag=0xffffffff82000200 \
 			kind=free,ptr=0x1000 \
 			kind=free,ptr=0x9000 \
-			kind=free,type=pages,flags=backing,ptr=0xffffea0000001000,req=4096,alloc=4096 \
+			kind=free,type=pages,flags=backing,ptr=0xffffea0000001000,req=4096, \
+				alloc=4096 \
 			ptr=0x4000,req=32,alloc=32,tag=0xffffffff99999999 \
 			kind=realloc,ptr=0x8000,req=8,alloc=8 \
 			kind=free,type=vmalloc,ptr=0xffffc90000000000 \
-			kind=free,type=pages,flags=unpaired,ptr=0xffffea0000009000,req=4096,alloc=4096 ||
+			kind=free,type=pages,flags=unpaired,ptr=0xffffea0000009000,req=4096, \
+				alloc=4096 ||
 		return 1
 	run report -v allocinfo t
-	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
-	kmemtrace report v1
-
-	# allocinfo: the change of /proc/allocinfo over the trace, by codetag address
-	#     <size>  <calls> <tag info>
-	           0        0 mm/slub.c:2423 func:alloc_slab_page 
-	           0        0 mm/util.c:100 func:kstrdup 
-	         256        1 samples/kmemtrace/kmemtrace_pattern.c:57 [kmemtrace_pattern] func:pattern_kmalloc 
-	        8208        2 samples/kmemtrace/kmemtrace_pattern.c:90 [kmemtrace_pattern] func:pattern_vmalloc 
-	# 4 codetags; frees without an alloc in the trace: 1, reallocs: 1; codetags not in DIR/tags: 1
+	expect_rc 0 && expect_err < /dev/null && ends out > lines &&
+		expect_file lines <<-'END' || return 1
+	kmemtrace report v1$
+	$
+	# allocinfo: the change of /proc/allocinfo over the trace, by codetag address$
+	#     <size>  <calls> <tag info>$
+	           0        0 mm/slub.c:2423 func:alloc_slab_page $
+	           0        0 mm/util.c:100 func:kstrdup $
+	         256        1 samples/kmemtrace/kmemtrace_pattern.c:57 [kmemtrace_pattern] \
+		func:pattern_kmalloc $
+	        8208        2 samples/kmemtrace/kmemtrace_pattern.c:90 [kmemtrace_pattern] \
+		func:pattern_vmalloc $
+	# 4 codetags; frees without an alloc in the trace: 1, reallocs: 1; codetags not in \
+		DIR/tags: 1$
 	END
 	# A module's lines, as a guest test compares them with allocinfo's.
 	run report -v allocinfo --module kmemtrace_pattern t
-	expect_rc 0 && grep ' $' out > lines && expect_file lines <<-'END' || return 1
-	         256        1 samples/kmemtrace/kmemtrace_pattern.c:57 [kmemtrace_pattern] func:pattern_kmalloc 
-	        8208        2 samples/kmemtrace/kmemtrace_pattern.c:90 [kmemtrace_pattern] func:pattern_vmalloc 
+	expect_rc 0 && grep ' $' out | ends > lines && expect_file lines <<-'END' || return 1
+	         256        1 samples/kmemtrace/kmemtrace_pattern.c:57 [kmemtrace_pattern] \
+		func:pattern_kmalloc $
+	        8208        2 samples/kmemtrace/kmemtrace_pattern.c:90 [kmemtrace_pattern] \
+		func:pattern_vmalloc $
 	END
 	run report -v allocinfo --module vmlinux --csv t
 	expect_rc 0 && expect_out <<-'END'
@@ -1726,9 +1861,11 @@ t_report_view_stacks() {
 	# stacks
 	address,call_site,stack,allocs,bytes,frames
 	0xffffffff81000110,foo_alloc+0x10,0xa02,1,256,foo_alloc+0x10/0x40;caller_b+0x8/0x20
-	0xffffffff81000110,foo_alloc+0x10,0xa01,2,128,foo_alloc+0x10/0x40;caller_a+0x20/0x80;ret_from_fork+0x1c/0x30
+	0xffffffff81000110,foo_alloc+0x10,0xa01,2,128,foo_alloc+0x10/0x40;caller_a+0x20/0x80;\
+		ret_from_fork+0x1c/0x30
 	0xffffffff81000110,foo_alloc+0x10,0xa03,1,8,
-	0xffffffff81000210,bar_create+0x10,0xb01,1,32,__kmalloc_noprof+0x30/0x40;pattern_kmalloc+0x23/0x60 [kmemtrace_pattern]
+	0xffffffff81000210,bar_create+0x10,0xb01,1,32,__kmalloc_noprof+0x30/0x40;\
+		pattern_kmalloc+0x23/0x60 [kmemtrace_pattern]
 	END
 	run report -v live --stacks 2 t
 	expect_rc 2 && expect_has err "--stacks is for --view stacks"
@@ -1845,7 +1982,8 @@ t_record_copies_tags() {
 # DIR/kallsyms: record reads kallsyms again when the modules file changes.
 t_record_modules_change() {
 	fake_debugfs fake &&
-		mk fake/cpu0 site=0xffffffffc0002012,ptr=1,alloc=8 site=0xffffffffc0001010,ptr=2,alloc=8 &&
+		mk fake/cpu0 site=0xffffffffc0002012,ptr=1,alloc=8 \
+			site=0xffffffffc0001010,ptr=2,alloc=8 &&
 		printf 'mymod 16384 0 - Live 0xffffffffc0001000\n' > modules || return 1
 	run record -D fake -o rec -K kallsyms --modules modules -- sh -c '
 		sleep 0.3
@@ -1865,8 +2003,9 @@ t_record_modules_change() {
 		expect_has out "sym=mod_fn+0x10 [mymod]" || return 1
 	# Without a modules file, kallsyms is copied as it is at the end.
 	run record -D fake -o rec -K kallsyms --modules missing -- true
-	expect_rc 0 && expect_has err "kmemtrace: warning: missing: No such file or directory, the symbols of modules unloaded while recording will be missing" ||
-		return 1
+	msg="kmemtrace: warning: missing: No such file or directory,"
+	msg="$msg the symbols of modules unloaded while recording will be missing"
+	expect_rc 0 && expect_has err "$msg" || return 1
 	cmp kallsyms rec/kallsyms || fail "rec/kallsyms is not kallsyms"
 }
 
@@ -1877,8 +2016,10 @@ t_record_without_stats_and_caches() {
 	run record -D fake -o rec -K kallsyms -- true
 	expect_rc 0 && expect_err <<-'END' || return 1
 	kmemtrace: rec: removed 2 files of an earlier recording
-	kmemtrace: warning: fake/stats: not found (older kernel?), check cannot account for lost events per CPU
-	kmemtrace: warning: fake/caches: not found (older kernel?), report will show cache ids without names
+	kmemtrace: warning: fake/stats: not found (older kernel?), check cannot account for lost \
+		events per CPU
+	kmemtrace: warning: fake/caches: not found (older kernel?), report will show cache ids \
+		without names
 	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	[ ! -e rec/stats ] && [ ! -e rec/caches ] ||
@@ -1973,7 +2114,8 @@ t_record_writes_header() {
 	page_size=$(getconf PAGESIZE)
 	byte_order=$HOST_ORDER
 	abi_version=2
-	command=kmemtrace record -D fake -o rec -K kallsyms --notes notes -- sh -c ': "\$@"' x 'it'\''s' \$'a\x09b' '' '\$HOME'
+	command=kmemtrace record -D fake -o rec -K kallsyms --notes notes -- sh -c ': "\$@"' x \\
+		'it'\''s' \$'a\x09b' '' '\$HOME'
 	END
 	for cmd in report check dump; do
 		run $cmd rec
@@ -1992,10 +2134,12 @@ t_record_writes_header() {
 		return 1
 	run report rec
 	expect_rc 0 && expect_err <<-'END' || return 1
-	kmemtrace: warning: rec/kallsyms: no _text symbol, cannot tell whether it is the traced kernel's
+	kmemtrace: warning: rec/kallsyms: no _text symbol, cannot tell whether it is the traced \
+		kernel's
 	END
 	run record -D fake -o rec -K kallsyms --notes missing -- true
-	expect_rc 0 && expect_has err "kmemtrace: warning: missing: No such file or directory, the header has no build_id"
+	msg="kmemtrace: warning: missing: No such file or directory,"
+	expect_rc 0 && expect_has err "$msg the header has no build_id"
 }
 
 # record names the tasks of the events in DIR/comms: those alive when
@@ -2045,21 +2189,22 @@ t_record_saves_comms() {
 # names are unescaped; bad lines are skipped and counted.
 t_comms_reader() {
 	basic_trace t || return 1
-	printf '%s\n' '# kmemtrace comms v1' '# pid<TAB>comm' '7	bash' '9	kworker/0:1-events' \
-		'7	ls' 'x	y' '8' '4294967296	big' '12	a\x09tab\x5cslash' \
+	printf '%s\n' '# kmemtrace comms v1' '# pid<TAB>comm' \
+		'7	bash' '9	kworker/0:1-events' '7	ls' 'x	y' '8' \
+		'4294967296	big' '12	a\x09tab\x5cslash' \
 		'13	bad\x0' '14	bad\q' '15	' '' > t/comms || return 1
 	"$COMMSTEST" t 7 7=bash 7=ls 7=cat 9 12 15 8 1 > out 2> err
-	expect_out <<-'END' || return 1
-	problems 5
-	7 ls
-	7=bash yes
-	7=ls yes
-	7=cat no
-	9 kworker/0:1-events
-	12 a	tab\slash
-	15 
-	8 ?
-	1 ?
+	ends out > lines && expect_file lines <<-'END' || return 1
+	problems 5$
+	7 ls$
+	7=bash yes$
+	7=ls yes$
+	7=cat no$
+	9 kworker/0:1-events$
+	12 a	tab\slash$
+	15 $
+	8 ?$
+	1 ?$
 	END
 	expect_err <<-'END' || return 1
 	kmemtrace: t/comms: line 6: not "PID<TAB>COMM", skipped
@@ -2094,16 +2239,19 @@ t_record_progress_on_terminal() {
 	for cpu in 2 3 4 5 6 7 8 9 10 11; do
 		mk fake/cpu$cpu || return 1
 	done
-	script -qec "'$KMT' record -D fake -o rec -K kallsyms -- sh -c 'sleep 0.5; echo 9 > fake/dropped; sleep 1.8'" \
+	cmd="sh -c 'sleep 0.5; echo 9 > fake/dropped; sleep 1.8'"
+	script -qec "'$KMT' record -D fake -o rec -K kallsyms -- $cmd" \
 		/dev/null > tty 2>&1 || fail "record on a terminal failed" || return 1
 	esc=$(printf '\033')
 	cr=$(printf '\r')
 	tr '\r' '\n' < tty | sed "s/$esc\\[K//g" | grep -v '^$' > lines
-	grep -Eq '^kmemtrace: 1s, [0-9]+ events/s, 264 B written, 2 dropped \| cpu0 [0-9]+ cpu1 [0-9]+ cpu2 0( cpu[0-9]+ 0)* \.\.\.$' lines ||
-		fail "no progress line after 1 s" || return 1
+	re='^kmemtrace: 1s, [0-9]+ events/s, 264 B written, 2 dropped \|'
+	re="$re"' cpu0 [0-9]+ cpu1 [0-9]+ cpu2 0( cpu[0-9]+ 0)* \.\.\.$'
+	grep -Eq "$re" lines || fail "no progress line after 1 s" || return 1
 	! awk 'length > 79' lines | grep -q . || fail "progress line too long" ||
 		return 1
-	grep -Fq "${esc}[K${cr}${esc}[Kkmemtrace: recorded 3 events (264 bytes) from 12 CPUs into rec, 9 dropped" tty ||
+	msg="kmemtrace: recorded 3 events (264 bytes) from 12 CPUs into rec, 9 dropped"
+	grep -Fq "${esc}[K${cr}${esc}[K$msg" tty ||
 		fail "progress line not erased before the last message" || return 1
 	echo 7 > fake/dropped || return 1
 	script -qec "'$KMT' record -q -D fake -o rec -K kallsyms -- sleep 1.5" \
@@ -2119,7 +2267,8 @@ t_record_progress_on_terminal() {
 # reads it too, also when it appears right before recording stops.
 t_record_cpu_appears() {
 	fake_debugfs fake && mv fake/cpu1 cpu1.later || return 1
-	run record -D fake -o rec -K kallsyms -- sh -c 'sleep 0.3; cp cpu1.later fake/cpu1; sleep 0.3'
+	run record -D fake -o rec -K kallsyms -- \
+		sh -c 'sleep 0.3; cp cpu1.later fake/cpu1; sleep 0.3'
 	expect_rc 0 && expect_err <<-'END' || return 1
 	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
 	END
@@ -2147,7 +2296,8 @@ t_record_duration_limit() {
 	fake_debugfs fake || return 1
 	for d in 18446744073709551615 18446744073709552 4294967296; do
 		run_limited record -d $d -D fake -o rec -K kallsyms
-		expect_rc 2 && expect_has err "kmemtrace: record: -d $d: more than 4294967295 seconds" ||
+		expect_rc 2 &&
+			expect_has err "kmemtrace: record: -d $d: more than 4294967295 seconds" ||
 			return 1
 	done
 	"$KMT" record -d 4294967295 -D fake -o rec -K kallsyms > out 2> err &
@@ -2185,7 +2335,8 @@ t_header_missing_or_malformed() {
 	for cmd in report dump check; do
 		run $cmd t
 		expect_rc 0 && expect_err <<-'END' || return 1
-		kmemtrace: note: t: no header file (recorded by an older kmemtrace?), the traced kernel is unknown
+		kmemtrace: note: t: no header file (recorded by an older kmemtrace?), the traced \
+			kernel is unknown
 		END
 	done
 	# A single stream has no directory, nor header.
@@ -2234,12 +2385,14 @@ t_header_symbols_mismatch() {
 	mkheader t text=0xffffffff82000000 || return 1
 	run report t
 	expect_rc 0 && expect_has out "foo_alloc+0x10" && expect_err <<-'END' || return 1
-	kmemtrace: warning: t/kallsyms: _text at 0xffffffff81000000, but the traced kernel's is at 0xffffffff82000000 (t/header): symbols of another kernel or boot
+	kmemtrace: warning: t/kallsyms: _text at 0xffffffff81000000, but the traced kernel's is at \
+		0xffffffff82000000 (t/header): symbols of another kernel or boot
 	END
 	printf '%s\n' 'ffffffff81000100 T foo_alloc' > System.map
 	run dump -s System.map t
 	expect_rc 0 && expect_err <<-'END' || return 1
-	kmemtrace: warning: System.map: no _text symbol, cannot tell whether it is the traced kernel's
+	kmemtrace: warning: System.map: no _text symbol, cannot tell whether it is the traced \
+		kernel's
 	END
 	mkheader t || return 1
 	for o in "" -3 -b "-3 -b"; do
@@ -2247,7 +2400,8 @@ t_header_symbols_mismatch() {
 		run report -k vmlinux t
 		no_libdw && { echo "# SKIP kmemtrace built without libdw"; return 4; }
 		expect_rc 0 && expect_err <<-END || return 1
-		kmemtrace: warning: vmlinux: build id 00112233445566778899aabbccddeeff76543210, but the traced kernel's is $BUILD_ID (t/header): call sites may be misnamed
+		kmemtrace: warning: vmlinux: build id 00112233445566778899aabbccddeeff76543210, \\
+			but the traced kernel's is $BUILD_ID (t/header): call sites may be misnamed
 		END
 		mkelf $o vmlinux $BUILD_ID || return 1
 		run report -k vmlinux t
@@ -2256,7 +2410,8 @@ t_header_symbols_mismatch() {
 	mkelf vmlinux || return 1
 	run dump -k vmlinux t
 	expect_rc 0 && expect_err <<-END
-	kmemtrace: warning: vmlinux: no build id, cannot tell whether it is the traced kernel (build id $BUILD_ID)
+	kmemtrace: warning: vmlinux: no build id, cannot tell whether it is the traced kernel \\
+		(build id $BUILD_ID)
 	END
 }
 
@@ -2271,7 +2426,8 @@ t_header_text_shares_address() {
 	mkheader t text=0xffffffff82000000 || return 1
 	run dump t
 	expect_rc 0 && expect_err <<-'END'
-	kmemtrace: warning: t/kallsyms: _text at 0xffffffff81000000, but the traced kernel's is at 0xffffffff82000000 (t/header): symbols of another kernel or boot
+	kmemtrace: warning: t/kallsyms: _text at 0xffffffff81000000, but the traced kernel's is at \
+		0xffffffff82000000 (t/header): symbols of another kernel or boot
 	END
 }
 
@@ -2299,13 +2455,12 @@ t_report_vmlinux_libdw() {
 		echo "# SKIP kmemtrace built without libdw"
 		return 4
 	fi
-	expect_rc 0 && expect_has out "         1           60           64    6.2%  foo_alloc+0x4 ($(pwd -P)/fv.c:6)" ||
-		return 1
+	line="         1           60           64    6.2%  foo_alloc+0x4 ($(pwd -P)/fv.c:6)"
+	expect_rc 0 && expect_has out "$line" || return 1
 	# Without kallsyms, the header tells where _text was.
 	rm t/kallsyms && mkheader t build_id text=$((0x$text + 0x1000000)) || return 1
 	run report -k vmlinux t
-	expect_rc 0 && expect_err < /dev/null &&
-		expect_has out "         1           60           64    6.2%  foo_alloc+0x4 ($(pwd -P)/fv.c:6)"
+	expect_rc 0 && expect_err < /dev/null && expect_has out "$line"
 }
 
 # --by line groups live allocations by the source line of their call, from
@@ -2339,7 +2494,8 @@ t_report_live_by_line() {
 	main=$((0x$main - 0x$text))
 	run report -v live --by line --csv t
 	expect_rc 0 && expect_err <<-'END' && expect_out <<-END || return 1
-	kmemtrace: note: --by line: no allocation has a source line (DIR/tags, or -k VMLINUX with debug info, has them), each call site is a group
+	kmemtrace: note: --by line: no allocation has a source line (DIR/tags, or -k VMLINUX with \
+		debug info, has them), each call site is a group
 	END
 	# live
 	count,bytes,oldest,median,type,cache,group
