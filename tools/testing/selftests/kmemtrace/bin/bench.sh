@@ -58,12 +58,13 @@ boot() {	# boot KERNEL MODES [EXTRA_CMDLINE]
 		"$KMT_BIN/stage.sh" "boot-$1" "$KMT_BIN/run.sh" bench \
 		"kunit.enable=0 kmt.modes=$2 $args ${3:-}" "$1" "${smoke:+smoke-}$1"
 	cp "$KMT_CACHE/out/${smoke:+smoke-}$1/guest/bench.txt" "$OUT/$1.txt"
+	log=$KMT_CACHE/out/${smoke:+smoke-}$1/console.log
 	if grep -q '^KMT-BENCH-ERROR' "$OUT/$1.txt"; then
 		grep '^KMT-BENCH-ERROR' "$OUT/$1.txt"
-		kmt_die "the $1 benchmark boot failed; see $KMT_CACHE/out/${smoke:+smoke-}$1/console.log"
+		kmt_die "the $1 benchmark boot failed; see $log"
 	fi
 	grep -q '^KMT-BENCH-END' "$OUT/$1.txt" ||
-		kmt_die "the $1 benchmark did not finish; see $KMT_CACHE/out/${smoke:+smoke-}$1/console.log"
+		kmt_die "the $1 benchmark did not finish; see $log"
 	# Every operation of every mode, and nothing lost where it records.
 	for mode in $(echo "$2" | tr , ' '); do
 		n=$(awk -v m="$mode" '$1 == "KMT-BENCH" && $2 == m && $5 > 0 && $6 > 0' \
@@ -77,7 +78,8 @@ boot() {	# boot KERNEL MODES [EXTRA_CMDLINE]
 }
 
 boot bench-a n
-boot bench-b off,relay,drain,tracer,events,relay+tracer,relay+function,relay+stacks,relay+stacks64 kmt.ramp=$ramp
+modes=off,relay,drain,tracer,events,relay+tracer,relay+function
+boot bench-b "$modes,relay+stacks,relay+stacks64" kmt.ramp=$ramp
 boot bench-c c-off,profiling,profiling+relay
 
 # Kernel text and data, (a) against (b).
@@ -98,7 +100,8 @@ tool_row() {	# tool_row NAME COMMAND...: "KMT-BENCH-TOOL NAME SECONDS PEAK_KIB"
 		/usr/bin/time -f '%e %M' -o "$OUT/time.txt" taskset -c 0 "$@" \
 			>/dev/null 2>&1 || kmt_die "tool benchmark: $name failed: $*"
 		t=$(cat "$OUT/time.txt")
-		if [ -z "$best" ] || awk -v a="${t% *}" -v b="${best% *}" 'BEGIN { exit !(a < b) }'; then
+		if [ -z "$best" ] ||
+		   awk -v a="${t% *}" -v b="${best% *}" 'BEGIN { exit !(a < b) }'; then
 			best=$t
 		fi
 	done
@@ -116,7 +119,7 @@ tool_bench() {
 	"$OUT/mkstream" -w "$events" -c 2 "$dir" || kmt_die "mkstream -w failed"
 	echo "KMT-BENCH-TOOL-TRACE $events $(cat "$dir"/cpu* | wc -c)"
 	"$kmt" dump "$dir" >"$OUT/dump.txt" || kmt_die "kmemtrace dump failed"
-	tool_row cat cat "$dir/cpu0" "$dir/cpu1"
+	tool_row cat "cat" "$dir/cpu0" "$dir/cpu1"
 	tool_row report "$kmt" report "$dir"
 	tool_row check "$kmt" check "$dir"
 	tool_row dump "$kmt" dump "$dir"

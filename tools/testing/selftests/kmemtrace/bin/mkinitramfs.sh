@@ -22,7 +22,8 @@ file -b /bin/busybox 2>/dev/null | grep -q static ||
 cp "$KMT_CACHE/tool/static/kmemtrace" "$ROOT/bin/kmemtrace"
 cp "$GUEST/init" "$ROOT/init"
 cp "$GUEST/run-tests.sh" "$GUEST/demo.sh" "$GUEST/workload.sh" \
-	"$GUEST/ftrace.sh" "$GUEST/hash-ready.sh" "$GUEST/bench.sh" "$GUEST/benchmark.sh" "$GUEST/record-check.sh" \
+	"$GUEST/ftrace.sh" "$GUEST/hash-ready.sh" "$GUEST/bench.sh" \
+	"$GUEST/benchmark.sh" "$GUEST/record-check.sh" \
 	"$GUEST/check-exact.sh" "$GUEST/stress-loop.sh" \
 	"$GUEST/stress-lib.sh" "$GUEST/modules-lib.sh" "$ROOT/kmt/"
 # ftracetest, with kmemtrace's test.d/kmemtrace, from the prepared tree.

@@ -26,7 +26,8 @@ rm -rf "$OUT"
 mkdir -p "$OUT/guest"
 truncate -s 256M "$DISK"
 
-kmt_log "booting ($mode, $KMT_SMP vCPUs, TCG ${KMT_TCG_THREAD:-multi}, timeout ${KMT_TIMEOUT}s); console: $LOG"
+kmt_log "booting ($mode, $KMT_SMP vCPUs, TCG ${KMT_TCG_THREAD:-multi}," \
+	"timeout ${KMT_TIMEOUT}s); console: $LOG"
 rc=0
 timeout --foreground -k 10 "$KMT_TIMEOUT" \
 	qemu-system-x86_64 -accel "tcg,thread=${KMT_TCG_THREAD:-multi}" \

@@ -17,5 +17,6 @@ cc -Wall -O2 -o "$dec" "$KMT_SELFTESTS/host/tep-decode.c" -ltraceevent
 awk 'NF == 15 { print $4, $5, $6, $7, $8, $9 } NF == 10 { print $4, $5, $6, $7 }' \
 	"$dir/trace.raw" | sort >"$dir/want"
 "$dec" "$dir" | sort >"$dir/got"
-kmt_log "libtraceevent decoded $(wc -l <"$dir/got") kmem entries, the tracer printed $(wc -l <"$dir/want")"
+kmt_log "libtraceevent decoded $(wc -l <"$dir/got") kmem entries," \
+	"the tracer printed $(wc -l <"$dir/want")"
 [ -s "$dir/want" ] && cmp -s "$dir/want" "$dir/got"

@@ -29,11 +29,11 @@ nocomm=$(grep -c '^ *<\.\.\.>-' "$dir/trace-cmd.kmem")
 # kmem_free: TYPE call_site=...
 types='(kmalloc|cache|pages|percpu|vmalloc)'
 gfp='(none|_*GFP_[A-Z0-9_]+(\|(_*GFP_[A-Z0-9_]+|0x[0-9a-f]+))*)'
-numeric=$(grep -cvE "kmem_alloc: +(realloc )?$types call_site=.* gfp_flags=$gfp node=|kmem_free: +$types call_site=" \
-	"$dir/trace-cmd.kmem")
+symbolic="kmem_alloc: +(realloc )?$types call_site=.* gfp_flags=$gfp node="
+symbolic="$symbolic|kmem_free: +$types call_site="
+numeric=$(grep -cvE "$symbolic" "$dir/trace-cmd.kmem")
 kmt_log "trace-cmd report: $total kmem entries, $nocomm without comm, $numeric not symbolic" >&2
-grep -m 3 -vE "kmem_alloc: +(realloc )?$types call_site=.* gfp_flags=$gfp node=|kmem_free: +$types call_site=" \
-	"$dir/trace-cmd.kmem" >&2
+grep -m 3 -vE "$symbolic" "$dir/trace-cmd.kmem" >&2
 
 if [ "$total" -gt 0 ]; then
 	echo "PASS ftrace.trace_cmd_report"

@@ -49,8 +49,8 @@ for t in "$@"; do
 	# Jobs log to OUT/fuzz-N.log; one job logs to OUT/TARGET.log.
 	par=
 	[ "$jobs" -gt 1 ] && par="-jobs=$jobs -workers=$jobs"
-	(cd "$OUT" && TMPDIR=$OUT/tmp KMT_FUZZ_TARGET=$t "$OUT/kmt-fuzz" -max_total_time="$seconds" \
-		$par -dict="$HERE/kmt.dict" \
+	(cd "$OUT" && TMPDIR=$OUT/tmp KMT_FUZZ_TARGET=$t "$OUT/kmt-fuzz" \
+		-max_total_time="$seconds" $par -dict="$HERE/kmt.dict" \
 		-max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$OUT/crash/$t/" "$OUT/corpus/$t" \
 		> "$OUT/$t.log" 2>&1) || status=1

@@ -10,8 +10,9 @@
 # sources with ${CC:-cc}, then replays every file of CORPUS_DIR/TARGET
 # (default: the corpus next to this script) with target TARGET, and prints
 # one KTAP result per target.  A sanitizer report, a leak, a crash or a
-# replay longer than 120 s fails the target; its log ends up as "# " lines.  When $CC cannot build with
-# the sanitizers, every target is skipped.
+# replay longer than 120 s fails the target; its log ends up as "# "
+# lines.  When $CC cannot build with the sanitizers, every target is
+# skipped.
 # Exit status: 0 when every target passed or was skipped, 1 otherwise.
 
 set -u

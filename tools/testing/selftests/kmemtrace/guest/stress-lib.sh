@@ -9,7 +9,9 @@ K=/sys/kernel/debug/kmemtrace
 T=/sys/kernel/tracing
 C=/sys/devices/system/cpu/cpu1/online
 # What a console must not show (bin/check.sh's console_clean).
-SPLAT='WARNING:|BUG:|Oops|Call Trace:|UBSAN:|KASAN|Kernel panic|lockdep is turned off|possible circular locking|inconsistent lock state|possible recursive locking|suspicious RCU usage|BUG: sleeping function'
+SPLAT='WARNING:|BUG:|Oops|Call Trace:|UBSAN:|KASAN|Kernel panic|lockdep is turned off'
+SPLAT="$SPLAT|possible circular locking|inconsistent lock state|possible recursive locking"
+SPLAT="$SPLAT|suspicious RCU usage|BUG: sleeping function"
 
 # Functions the function tracers trace: the allocator entry points the
 # load calls.  Under TCG, tracing or patching every function of a loaded

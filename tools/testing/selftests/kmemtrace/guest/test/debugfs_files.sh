@@ -57,8 +57,9 @@ grep -v '^#' $D/tags | awk 'NF != 4 || $1 !~ /^[0-9a-f]{16}$/ || $2 !~ /:[0-9]+$
 	END { exit bad }' || fail "tags lines want 4 fields: tag file:line function module"
 grep -q '^[0-9a-f]* lib/kmemtrace_bench.c:[0-9]* [a-z_]* -$' $D/tags ||
 	fail "no lib/kmemtrace_bench.c tag in tags"
-[ "$(grep -vc '^#' $D/tags)" = "$(tail -n +3 /proc/allocinfo | wc -l)" ] ||
-	fail "tags lists $(grep -vc '^#' $D/tags) tags, allocinfo $(tail -n +3 /proc/allocinfo | wc -l)"
+ntags=$(grep -vc '^#' $D/tags)
+nallocinfo=$(tail -n +3 /proc/allocinfo | wc -l)
+[ "$ntags" = "$nallocinfo" ] || fail "tags lists $ntags tags, allocinfo $nallocinfo"
 [ "$(cat $D/stack_sample)" = 0 ] || fail "stack_sample is not 0 at boot"
 [ "$(cat $D/stack_frees)" = 0 ] || fail "stack_frees is not 0 at boot"
 [ "$(head -n 1 $D/stacks)" = "# kmemtrace stacks v1" ] || fail "stacks header"
