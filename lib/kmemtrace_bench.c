@@ -35,6 +35,7 @@
 
 #define pr_fmt(fmt) "kmemtrace_bench: " fmt
 
+#include <linux/bits.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/gfp.h>
@@ -54,8 +55,8 @@
 
 #define BENCH_RESCHED_EVERY	256
 #define BENCH_PACE_EVERY	32
-#define BENCH_MAX_RATE		(1UL << 32)
-#define BENCH_MAX_PAIRS		(1UL << 32)
+#define BENCH_MAX_RATE		BIT(32)
+#define BENCH_MAX_PAIRS		BIT(32)
 #define BENCH_BULK		16
 #define BENCH_CACHE_SIZE	64
 #define BENCH_LARGE_SIZE	SZ_16K

@@ -348,7 +348,8 @@ static enum print_line_t alloc_trace(struct trace_iterator *iter, int flags,
 
 	trace_assign_type(e, iter->ent);
 	gfp = (__force gfp_t)e->gfp_flags;
-	trace_seq_printf(s, "kmem_%s: %s call_site=%pS ptr=%p bytes_req=%lu bytes_alloc=%lu gfp_flags=%pGg node=%d",
+	trace_seq_printf(s,
+			 "kmem_%s: %s call_site=%pS ptr=%p bytes_req=%lu bytes_alloc=%lu gfp_flags=%pGg node=%d",
 			 e->kind == KMEMTRACE_KIND_REALLOC ? "realloc" : "alloc",
 			 type_name(e->type), (void *)e->call_site,
 			 (void *)e->ptr,

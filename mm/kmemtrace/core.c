@@ -361,9 +361,9 @@ int kmemtrace_release(void)
 	int ret = 0;
 
 	mutex_lock(&kmemtrace_mutex);
-	if (kmemtrace_users & KMEMTRACE_USER_RELAY)
+	if (kmemtrace_users & KMEMTRACE_USER_RELAY) {
 		ret = -EBUSY;
-	else if (kmemtrace_relay_allocated()) {
+	} else if (kmemtrace_relay_allocated()) {
 		kmemtrace_relay_close();
 		kmemtrace_tags_forget();
 	}

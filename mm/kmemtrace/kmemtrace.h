@@ -82,6 +82,7 @@ static __always_inline void kmemtrace_stack(struct kmemtrace_event *ev,
 	}
 	__kmemtrace_stack(ev);
 }
+
 void kmemtrace_stacks_boot(void);
 void kmemtrace_stacks_debugfs(struct dentry *dir);
 #if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)

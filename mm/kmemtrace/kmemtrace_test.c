@@ -1793,6 +1793,7 @@ static struct kunit_suite kmemtrace_test_suite = {
 	.exit = kmemtrace_test_exit,
 	.test_cases = kmemtrace_test_cases,
 };
+
 kunit_test_suites(&kmemtrace_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for kmemtrace");

@@ -169,7 +169,7 @@ int kmemtrace_relay_open(struct dentry *dir)
 
 	/* New buffers start empty; files of released ones read as empty. */
 	for_each_possible_cpu(cpu)
-		*per_cpu_ptr(&kmemtrace_ring, cpu) = (struct kmemtrace_ring){ };
+		per_cpu(kmemtrace_ring, cpu) = (struct kmemtrace_ring){ };
 	kmemtrace_ring_size = rounddown((size_t)kmemtrace_subbufs *
 					kmemtrace_subbuf_size,
 					KMEMTRACE_EVENT_SIZE);

@@ -19,6 +19,7 @@
 
 #define pr_fmt(fmt) "kmemtrace: " fmt
 
+#include <linux/bits.h>
 #include <linux/debugfs.h>
 #include <linux/hash.h>
 #include <linux/irq_work.h>
@@ -35,7 +36,7 @@
 /* Frames saved per stack, kmemtrace's own included (see stack_trim()). */
 #define KMEMTRACE_STACK_DEPTH	32
 /* Handles the table lists: 64 KiB, allocated when stacks are first on. */
-#define KMEMTRACE_STACK_TABLE	(1U << 14)
+#define KMEMTRACE_STACK_TABLE	BIT(14)
 /* Slots tried from a handle's hash before it counts as unlisted. */
 #define KMEMTRACE_STACK_PROBES	32
 
@@ -165,7 +166,7 @@ static int kmemtrace_stack_set(unsigned int sample)
 	WRITE_ONCE(kmemtrace_stack_sample, sample);
 	/* Start each CPU's count afresh at the next event. */
 	for_each_possible_cpu(cpu)
-		*per_cpu_ptr(&kmemtrace_stack_countdown, cpu) = 0;
+		per_cpu(kmemtrace_stack_countdown, cpu) = 0;
 	if (sample)
 		static_branch_enable(&kmemtrace_stack_key);
 	else
