@@ -265,14 +265,15 @@ DEFINE_CLASS(kmemtrace_reset, struct kmemtrace_scope,
  * dead call found dead only after inlining, still changes the code GCC
  * generates around it (make offcheck compares mm/ with the unpatched
  * tree's).  The hooks are declarations or statements as they are with
- * kmemtrace.
+ * kmemtrace; sizeof() names their arguments without evaluating them.
  */
 #define kmemtrace_api_unnamed()		false
-#define kmemtrace_api(caller)		static_assert(1)
-#define kmemtrace_internal(flags)	static_assert(1)
+#define kmemtrace_api(caller)		static_assert(sizeof(caller))
+#define kmemtrace_internal(flags)	static_assert(sizeof(flags))
 #define kmemtrace_reclaim()		static_assert(1)
-#define kmemtrace_scoped(caller, flags)	\
-	for (bool __kmt_once = true; __kmt_once; __kmt_once = false)
+#define kmemtrace_scoped(caller, flags)					\
+	for (bool __kmt_once = sizeof(caller) && sizeof(flags);		\
+	     __kmt_once; __kmt_once = false)
 #define kmemtrace_scoped_named(caller)	kmemtrace_scoped(caller, 0)
 
 #endif /* CONFIG_KMEMTRACE */

@@ -596,7 +596,7 @@ analysis_trace() {
 t_report_view_sites() {
 	analysis_trace t || return 1
 	run report -v sites,caches t
-	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END'
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
 	kmemtrace report v1
 
 	call sites by bytes allocated (top 10 of 4):
@@ -1875,7 +1875,7 @@ t_report_view_stacks() {
 t_report_live_by_stack() {
 	stacks_trace t || return 1
 	run report -v live --by stack --csv t
-	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END'
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
 	# live
 	count,bytes,oldest,median,type,cache,group
 	1,256,5000,5000,kmalloc,,stack 00000a02
