@@ -59,7 +59,7 @@ static void check_parse_args(int argc, char **argv, struct check_params *p)
 		check_usage(KMT_EXIT_USAGE);
 	}
 	if (optind >= argc) {
-		err_msg("check: expected a DIR argument");
+		kmt_err("check: expected a DIR argument");
 		check_usage(KMT_EXIT_USAGE);
 	}
 	p->dir = argv[optind];
@@ -75,11 +75,11 @@ static int check_load(struct kmt_trace *t, const struct check_params *p)
 	memset(t, 0, sizeof(*t));
 	ret = is_dir(p->dir);
 	if (ret < 0) {
-		err_msg("%s: %s", p->dir, strerror(-ret));
+		kmt_err("%s: %s", p->dir, strerror(-ret));
 		return ret;
 	}
 	if (!ret && p->nr_files) {
-		err_msg("check: %s: not a directory", p->dir);
+		kmt_err("check: %s: not a directory", p->dir);
 		return -ENOTDIR;
 	}
 	if (!ret)
@@ -124,7 +124,7 @@ static size_t check_loss(const struct kmt_stream *s, const struct kmt_stats *st,
 	memset(l, 0, sizeof(*l));
 	if (st->events && st->last_seq >= cs->next_seq) {
 		printf(", next seq %llu\n", (unsigned long long)cs->next_seq);
-		err_msg("cpu%d: last seq %llu but stats give next seq %llu",
+		kmt_err("cpu%d: last seq %llu but stats give next seq %llu",
 			s->cpu, (unsigned long long)st->last_seq,
 			(unsigned long long)cs->next_seq);
 		return 1;
@@ -147,7 +147,7 @@ static size_t check_loss(const struct kmt_stream *s, const struct kmt_stats *st,
 	 * So is all of an empty stream, as nothing tells where it starts.
 	 */
 	if (st->events && st->first_seq && cs->dropped > l->leading + l->missing) {
-		err_msg("cpu%d: %llu events missing from the stream and %llu before it but %llu dropped",
+		kmt_err("cpu%d: %llu events missing from the stream and %llu before it but %llu dropped",
 			s->cpu, (unsigned long long)l->missing,
 			(unsigned long long)l->leading,
 			(unsigned long long)cs->dropped);
@@ -156,7 +156,7 @@ static size_t check_loss(const struct kmt_stream *s, const struct kmt_stats *st,
 	if ((st->events && !st->first_seq && cs->dropped != l->missing) ||
 	    (st->events && cs->dropped < l->missing) ||
 	    (!st->events && cs->dropped > l->missing)) {
-		err_msg("cpu%d: %llu events missing from the stream but %llu dropped",
+		kmt_err("cpu%d: %llu events missing from the stream but %llu dropped",
 			s->cpu, (unsigned long long)l->missing,
 			(unsigned long long)cs->dropped);
 		return 1;
@@ -174,7 +174,7 @@ static size_t check_abi(struct kmt_trace *t, const char *path, uint64_t abi)
 	size_t i, errors = 0;
 
 	if (abi < KMT_ABI_V1 || abi > KMEMTRACE_ABI_VERSION) {
-		err_msg("%s: ABI version %llu, this kmemtrace reads %d to %d", path,
+		kmt_err("%s: ABI version %llu, this kmemtrace reads %d to %d", path,
 			(unsigned long long)abi, KMT_ABI_V1, KMEMTRACE_ABI_VERSION);
 		return 1;
 	}
@@ -182,7 +182,7 @@ static size_t check_abi(struct kmt_trace *t, const char *path, uint64_t abi)
 		s = &t->streams[i];
 		if (kmt_stream_order(s) == KMT_ORDER_UNKNOWN || s->abi == abi)
 			continue;
-		err_msg("%s: events are ABI version %u, but %s says %llu", s->path,
+		kmt_err("%s: events are ABI version %u, but %s says %llu", s->path,
 			s->abi, path, (unsigned long long)abi);
 		errors++;
 	}
@@ -199,7 +199,7 @@ static size_t check_abi_file(struct kmt_trace *t)
 
 	ret = read_u64_file(path, &abi);
 	if (ret && ret != -ENOENT) {
-		err_msg("%s: %s", path, ret == -EINVAL ? "not a number" : strerror(-ret));
+		kmt_err("%s: %s", path, ret == -EINVAL ? "not a number" : strerror(-ret));
 		errors++;
 	} else if (!ret) {
 		errors += check_abi(t, path, abi);
@@ -240,7 +240,7 @@ static size_t check_header(struct kmt_trace *t)
 		big = s->order == KMT_ORDER_OTHER ? !host_big : host_big;
 		if (!strcmp(order, byte_order_name(big)))
 			continue;
-		err_msg("%s: events are %s-endian, but %s says %s", s->path,
+		kmt_err("%s: events are %s-endian, but %s says %s", s->path,
 			byte_order_name(big), h->path, order);
 		errors++;
 	}
@@ -277,7 +277,7 @@ static size_t check_overflow(const char *name, bool overflow)
 {
 	if (!overflow)
 		return 0;
-	err_msg("total %s: more than 2^64 - 1 events, corrupt seq numbers or stats",
+	kmt_err("total %s: more than 2^64 - 1 events, corrupt seq numbers or stats",
 		name);
 	return 1;
 }
@@ -338,13 +338,13 @@ static size_t check_stats_total(const struct kmt_trace *t)
 	for (i = 0; i < t->nr_stats; i++)
 		overflow |= add_u64_sat(&sum, t->stats[i].dropped);
 	if (overflow) {
-		err_msg("%s: stats dropped counts add up to more than 2^64 - 1",
+		kmt_err("%s: stats dropped counts add up to more than 2^64 - 1",
 			t->dir);
 		return 1;
 	}
 	if (sum == t->dropped)
 		return 0;
-	err_msg("%s: stats count %llu dropped events but dropped says %llu",
+	kmt_err("%s: stats count %llu dropped events but dropped says %llu",
 		t->dir, (unsigned long long)sum, (unsigned long long)t->dropped);
 	return 1;
 }
@@ -376,7 +376,7 @@ int check_main(int argc, char **argv)
 	check_print(&t, st, &tot);
 	errors += tot.errors;
 	if (t.has_dropped && !tot.gaps_overflow && tot.gaps > t.dropped) {
-		err_msg("%s: seq gaps show %llu lost events but dropped says only %llu",
+		kmt_err("%s: seq gaps show %llu lost events but dropped says only %llu",
 			t.dir, (unsigned long long)tot.gaps,
 			(unsigned long long)t.dropped);
 		errors++;

@@ -88,12 +88,12 @@ static int comms_version(const char *path, const char *line, bool quiet)
 	if (strncmp(line, prefix, sizeof(prefix) - 1) ||
 	    parse_u64(line + sizeof(prefix) - 1, &version) || !version) {
 		if (!quiet)
-			err_msg("%s: line 1: not \"%sN\", file ignored", path, prefix);
+			kmt_err("%s: line 1: not \"%sN\", file ignored", path, prefix);
 		return -EINVAL;
 	}
 	if (version > KMT_COMMS_VERSION) {
 		if (!quiet)
-			err_msg("%s: comms format v%llu, this kmemtrace supports up to v%d, file ignored",
+			kmt_err("%s: comms format v%llu, this kmemtrace supports up to v%d, file ignored",
 				path, (unsigned long long)version, KMT_COMMS_VERSION);
 		return -EPROTO;
 	}
@@ -115,7 +115,7 @@ size_t kmt_comms_load(struct kmt_comms *c, const char *dir, bool quiet)
 	ret = ret <= 0 ? (ret ? ret : -EINVAL) : read_file(path, &buf, &len);
 	if (ret) {
 		if (ret != -ENOENT && !quiet)
-			err_msg("%s: %s, ignored", path,
+			kmt_err("%s: %s, ignored", path,
 				ret == -EINVAL ? "not a regular file" : strerror(-ret));
 		free(path);
 		return ret != -ENOENT;
@@ -133,7 +133,7 @@ size_t kmt_comms_load(struct kmt_comms *c, const char *dir, bool quiet)
 			continue;
 		if (comms_line(line, nr, &kc)) {
 			if (!quiet)
-				err_msg("%s: line %zu: not \"PID<TAB>COMM\", skipped",
+				kmt_err("%s: line %zu: not \"PID<TAB>COMM\", skipped",
 					path, nr);
 			problems++;
 			continue;
@@ -402,7 +402,7 @@ int kmt_comm_rec_write(const struct kmt_comm_rec *r, const char *path)
 	f = fopen(path, "we");
 	if (!f) {
 		ret = -errno;
-		err_msg("%s: %s", path, strerror(-ret));
+		kmt_err("%s: %s", path, strerror(-ret));
 		return ret;
 	}
 	fprintf(f, "# kmemtrace comms v%d\n", KMT_COMMS_VERSION);

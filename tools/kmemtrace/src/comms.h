@@ -113,7 +113,7 @@ void kmt_comm_rec_pid(struct kmt_comm_rec *r, uint32_t pid);
  * @r: the collector
  * @path: the file
  *
- * Return: 0 on success, -errno on failure (reported with err_msg()).
+ * Return: 0 on success, -errno on failure (reported with kmt_err()).
  */
 int kmt_comm_rec_write(const struct kmt_comm_rec *r, const char *path);
 

@@ -77,7 +77,7 @@ static void dump_parse_args(int argc, char **argv, struct dump_params *p)
 		}
 	}
 	if (optind != argc - 1) {
-		err_msg("dump: expected one DIR or FILE argument");
+		kmt_err("dump: expected one DIR or FILE argument");
 		dump_usage(KMT_EXIT_USAGE);
 	}
 	p->path = argv[optind];
@@ -221,7 +221,7 @@ static void out_write(const char *buf, size_t len)
 	else
 		ret = write_all(STDOUT_FILENO, buf, len);
 	if (ret) {
-		err_msg("dump: writing the output: %s", strerror(-ret));
+		kmt_err("dump: writing the output: %s", strerror(-ret));
 		exit(1);
 	}
 }
@@ -358,7 +358,7 @@ static int dump_load(struct kmt_trace *t, const char *path)
 
 	memset(t, 0, sizeof(*t));
 	if (ret < 0) {
-		err_msg("%s: %s", path, strerror(-ret));
+		kmt_err("%s: %s", path, strerror(-ret));
 		return ret;
 	}
 	if (ret)
@@ -433,7 +433,7 @@ int dump_main(int argc, char **argv)
 	out_flush(&d->out);
 	errors = kmt_merge_end(&m);
 	if (!nr && errors) {
-		err_msg("%s: no valid event, %zu problems (see kmemtrace check)",
+		kmt_err("%s: no valid event, %zu problems (see kmemtrace check)",
 			p.path, errors);
 		ret = 1;
 	}

@@ -294,14 +294,14 @@ static void write_build_id(FILE *f, const char *notes)
 
 	ret = read_file(notes, &buf, &len);
 	if (ret) {
-		err_msg("warning: %s: %s, the header has no build_id", notes,
+		kmt_err("warning: %s: %s, the header has no build_id", notes,
 			strerror(-ret));
 		return;
 	}
 	if (kmt_notes_build_id((unsigned char *)buf, len,
 			       KMT_HOST_BIG_ENDIAN, 4,
 			       hex, sizeof(hex)))
-		err_msg("warning: %s: no GNU build id note, the header has no build_id",
+		kmt_err("warning: %s: no GNU build id note, the header has no build_id",
 			notes);
 	else
 		fprintf(f, "build_id=%s\n", hex);
@@ -320,7 +320,7 @@ static void write_text(FILE *f, const char *kallsyms)
 	if (ret)
 		return;
 	if (kmt_kallsyms_text(buf, &text))
-		err_msg("warning: %s: no _text address (kptr_restrict?), the header has no text",
+		kmt_err("warning: %s: no _text address (kptr_restrict?), the header has no text",
 			kallsyms);
 	else
 		fprintf(f, "text=0x%llx\n", (unsigned long long)text);
@@ -385,7 +385,7 @@ int kmt_header_write(const char *dir, const struct kmt_header_src *src,
 	f = fopen(path, "we");
 	if (!f) {
 		ret = -errno;
-		err_msg("%s: %s", path, strerror(-ret));
+		kmt_err("%s: %s", path, strerror(-ret));
 		free(path);
 		return ret;
 	}
@@ -453,18 +453,18 @@ static size_t header_line(struct kmt_header *h, char *line, size_t nr,
 		*eq = '\0';
 	if (!eq || !valid_key(line)) {
 		if (!quiet)
-			err_msg("%s: line %zu: not KEY=VALUE, skipped", h->path, nr);
+			kmt_err("%s: line %zu: not KEY=VALUE, skipped", h->path, nr);
 		return 1;
 	}
 	if (kmt_header_get(h, line)) {
 		if (!quiet)
-			err_msg("%s: line %zu: %s given twice, skipped", h->path, nr,
+			kmt_err("%s: line %zu: %s given twice, skipped", h->path, nr,
 				line);
 		return 1;
 	}
 	if (!valid_value(line, eq + 1)) {
 		if (!quiet)
-			err_msg("%s: line %zu: bad %s '%s', skipped", h->path, nr,
+			kmt_err("%s: line %zu: bad %s '%s', skipped", h->path, nr,
 				line, eq + 1);
 		return 1;
 	}
@@ -486,13 +486,13 @@ static int header_version(const struct kmt_header *h, const char *line,
 	if (strncmp(line, prefix, sizeof(prefix) - 1) ||
 	    parse_u64(line + sizeof(prefix) - 1, &version) || !version) {
 		if (!quiet)
-			err_msg("%s: line 1: not \"%sN\", file ignored", h->path,
+			kmt_err("%s: line 1: not \"%sN\", file ignored", h->path,
 				prefix);
 		return -EINVAL;
 	}
 	if (version > KMT_HEADER_VERSION) {
 		if (!quiet)
-			err_msg("%s: header format v%llu, this kmemtrace supports up to v%d, file ignored",
+			kmt_err("%s: header format v%llu, this kmemtrace supports up to v%d, file ignored",
 				h->path, (unsigned long long)version,
 				KMT_HEADER_VERSION);
 		return -EPROTO;
@@ -524,19 +524,19 @@ size_t kmt_header_load(struct kmt_header *h, const char *dir, bool quiet)
 	ret = is_regular(h->path);
 	if (!ret) {
 		if (!quiet)
-			err_msg("%s: not a regular file, ignored", h->path);
+			kmt_err("%s: not a regular file, ignored", h->path);
 		return 1;
 	}
 	ret = ret < 0 ? ret : read_file(h->path, &buf, &len);
 	if (ret == -ENOENT) {
 		if (!quiet)
-			err_msg("note: %s: no header file (recorded by an older kmemtrace?), the traced kernel is unknown",
+			kmt_err("note: %s: no header file (recorded by an older kmemtrace?), the traced kernel is unknown",
 				dir);
 		return 0;
 	}
 	if (ret) {
 		if (!quiet)
-			err_msg("%s: %s, ignored", h->path, strerror(-ret));
+			kmt_err("%s: %s, ignored", h->path, strerror(-ret));
 		return 1;
 	}
 	for (line = buf; line; line = next) {
@@ -557,7 +557,7 @@ size_t kmt_header_load(struct kmt_header *h, const char *dir, bool quiet)
 	free(buf);
 	if (!nr) {
 		if (!quiet)
-			err_msg("%s: empty, ignored", h->path);
+			kmt_err("%s: empty, ignored", h->path);
 		return 1;
 	}
 	h->present = true;
@@ -603,7 +603,7 @@ int kmt_header_match_vmlinux(const struct kmt_header *h, const char *vmlinux)
 		return 0;
 	ret = kmt_elf_build_id(vmlinux, hex, sizeof(hex));
 	if (ret == -ENOENT) {
-		err_msg("warning: %s: no build id, cannot tell whether it is the traced kernel (build id %s)",
+		kmt_err("warning: %s: no build id, cannot tell whether it is the traced kernel (build id %s)",
 			vmlinux, want);
 		return -1;
 	}
@@ -612,7 +612,7 @@ int kmt_header_match_vmlinux(const struct kmt_header *h, const char *vmlinux)
 		return 0;
 	if (!strcmp(hex, want))
 		return 0;
-	err_msg("warning: %s: build id %s, but the traced kernel's is %s (%s): call sites may be misnamed",
+	kmt_err("warning: %s: build id %s, but the traced kernel's is %s (%s): call sites may be misnamed",
 		vmlinux, hex, want, h->path);
 	return -1;
 }
@@ -623,13 +623,13 @@ int kmt_header_match_text(const struct kmt_header *h, const char *path,
 	uint64_t want;
 
 	if (!text) {
-		err_msg("warning: %s: no _text symbol, cannot tell whether it is the traced kernel's",
+		kmt_err("warning: %s: no _text symbol, cannot tell whether it is the traced kernel's",
 			path);
 		return -1;
 	}
 	if (kmt_header_get_u64(h, "text", &want) || want == *text)
 		return 0;
-	err_msg("warning: %s: _text at 0x%llx, but the traced kernel's is at 0x%llx (%s): symbols of another kernel or boot",
+	kmt_err("warning: %s: _text at 0x%llx, but the traced kernel's is at 0x%llx (%s): symbols of another kernel or boot",
 		path, (unsigned long long)*text, (unsigned long long)want,
 		h->path);
 	return -1;

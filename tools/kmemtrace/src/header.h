@@ -74,7 +74,7 @@ struct kmt_header_src {
  * left out with a warning.
  *
  * Return: 0 on success, -errno if the file cannot be written (reported
- * with err_msg()).
+ * with kmt_err()).
  */
 int kmt_header_write(const char *dir, const struct kmt_header_src *src,
 		     int argc, char **argv);

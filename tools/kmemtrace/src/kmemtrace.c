@@ -69,7 +69,7 @@ int main(int argc, char **argv)
 		argv[1] = prog;
 		return commands[i].main(argc - 1, argv + 1);
 	}
-	err_msg("unknown command '%s'", argv[1]);
+	kmt_err("unknown command '%s'", argv[1]);
 	kmemtrace_usage(KMT_EXIT_USAGE);
 	return KMT_EXIT_USAGE;
 }

@@ -110,7 +110,7 @@ static void plot_parse_args(int argc, char **argv, struct plot_params *pp,
 				if (!strcmp(optarg, chart_names[i]))
 					break;
 			if (i == NR_CHARTS) {
-				err_msg("plot: unknown chart '%s'", optarg);
+				kmt_err("plot: unknown chart '%s'", optarg);
 				plot_usage(KMT_EXIT_USAGE);
 			}
 			pp->chart = i;
@@ -120,7 +120,7 @@ static void plot_parse_args(int argc, char **argv, struct plot_params *pp,
 			break;
 		case 'n':
 			if (parse_u64(optarg, &p->top) || !p->top || p->top > 20) {
-				err_msg("plot: -n takes 1 to 20: '%s'", optarg);
+				kmt_err("plot: -n takes 1 to 20: '%s'", optarg);
 				plot_usage(KMT_EXIT_USAGE);
 			}
 			break;
@@ -141,7 +141,7 @@ static void plot_parse_args(int argc, char **argv, struct plot_params *pp,
 	free(long_options);
 	free(short_options);
 	if (optind != argc - 1) {
-		err_msg("plot: expected one DIR argument");
+		kmt_err("plot: expected one DIR argument");
 		plot_usage(KMT_EXIT_USAGE);
 	}
 	p->dir = argv[optind];
@@ -716,7 +716,7 @@ int plot_main(int argc, char **argv)
 	if (pp.output && strcmp(pp.output, "-")) {
 		f = fopen(pp.output, "w");
 		if (!f) {
-			err_msg("plot: %s: %s", pp.output, strerror(errno));
+			kmt_err("plot: %s: %s", pp.output, strerror(errno));
 			ret = 1;
 		}
 	}
@@ -726,7 +726,7 @@ int plot_main(int argc, char **argv)
 		else
 			chart_hist(f, &run.r, pp.chart == CHART_SIZES);
 		if ((f == stdout ? fflush(f) : fclose(f)) || (f == stdout && ferror(f))) {
-			err_msg("plot: writing %s: %s", pp.output ? pp.output : "the output",
+			kmt_err("plot: writing %s: %s", pp.output ? pp.output : "the output",
 				strerror(errno));
 			ret = 1;
 		}

@@ -168,11 +168,11 @@ static void record_check_args(struct record_params *p, int argc, char **argv)
 	if (optind < argc)
 		p->cmd = argv + optind;
 	if (!p->outdir) {
-		err_msg("record: -o DIR is required");
+		kmt_err("record: -o DIR is required");
 		record_usage(KMT_EXIT_USAGE);
 	}
 	if (p->cmd && p->has_duration) {
-		err_msg("record: -d and CMD cannot be used together");
+		kmt_err("record: -d and CMD cannot be used together");
 		record_usage(KMT_EXIT_USAGE);
 	}
 }
@@ -209,11 +209,11 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 			break;
 		case 'd':
 			if (parse_u64(optarg, &p->duration)) {
-				err_msg("record: bad number of seconds for -d: '%s'", optarg);
+				kmt_err("record: bad number of seconds for -d: '%s'", optarg);
 				record_usage(KMT_EXIT_USAGE);
 			}
 			if (p->duration > KMT_MAX_DURATION) {
-				err_msg("record: -d %s: more than %llu seconds", optarg,
+				kmt_err("record: -d %s: more than %llu seconds", optarg,
 					(unsigned long long)KMT_MAX_DURATION);
 				record_usage(KMT_EXIT_USAGE);
 			}
@@ -253,16 +253,16 @@ static int check_debugfs(const char *dir)
 
 	ret = is_dir(dir);
 	if (ret <= 0) {
-		err_msg("%s: %s (is debugfs mounted and CONFIG_KMEMTRACE on?)", dir,
+		kmt_err("%s: %s (is debugfs mounted and CONFIG_KMEMTRACE on?)", dir,
 			strerror(ret ? -ret : ENOTDIR));
 		return -1;
 	}
 	path = path_join(dir, "abi_version");
 	ret = read_u64_file(path, &abi);
 	if (ret)
-		err_msg("%s: %s", path, ret == -EINVAL ? "not a number" : strerror(-ret));
+		kmt_err("%s: %s", path, ret == -EINVAL ? "not a number" : strerror(-ret));
 	else if (abi != KMEMTRACE_ABI_VERSION)
-		err_msg("%s: ABI version %llu, this kmemtrace records version %d only",
+		kmt_err("%s: ABI version %llu, this kmemtrace records version %d only",
 			path, (unsigned long long)abi, KMEMTRACE_ABI_VERSION);
 	free(path);
 	return ret || abi != KMEMTRACE_ABI_VERSION ? -1 : 0;
@@ -272,7 +272,7 @@ static int make_outdir(const char *dir)
 {
 	if (!mkdir(dir, 0755) || (errno == EEXIST && is_dir(dir) == 1))
 		return 0;
-	err_msg("%s: %s", dir, errno == EEXIST ? strerror(ENOTDIR) : strerror(errno));
+	kmt_err("%s: %s", dir, errno == EEXIST ? strerror(ENOTDIR) : strerror(errno));
 	return -1;
 }
 
@@ -318,10 +318,10 @@ static int clean_outdir(const struct record_params *p)
 	DIR *d;
 
 	if (same_file(p->outdir, p->debugfs)) {
-		err_msg("%s: is the debugfs directory, record to another one", p->outdir);
+		kmt_err("%s: is the debugfs directory, record to another one", p->outdir);
 		ret = -1;
 	} else if (same_file(kallsyms, p->kallsyms)) {
-		err_msg("%s: is %s, which record replaces: copy it elsewhere first",
+		kmt_err("%s: is %s, which record replaces: copy it elsewhere first",
 			p->kallsyms, kallsyms);
 		ret = -1;
 	}
@@ -330,14 +330,14 @@ static int clean_outdir(const struct record_params *p)
 		return ret;
 	d = opendir(p->outdir);
 	if (!d) {
-		err_msg("%s: %s", p->outdir, strerror(errno));
+		kmt_err("%s: %s", p->outdir, strerror(errno));
 		return -1;
 	}
 	while (!ret && (de = readdir(d))) {
 		if (!is_record_file(de->d_name))
 			continue;
 		if (unlinkat(dirfd(d), de->d_name, 0)) {
-			err_msg("%s/%s: cannot remove what an earlier recording left: %s",
+			kmt_err("%s/%s: cannot remove what an earlier recording left: %s",
 				p->outdir, de->d_name, strerror(errno));
 			ret = -1;
 		} else {
@@ -346,7 +346,7 @@ static int clean_outdir(const struct record_params *p)
 	}
 	closedir(d);
 	if (!ret && removed)
-		err_msg("%s: removed %zu files of an earlier recording", p->outdir,
+		kmt_err("%s: removed %zu files of an earlier recording", p->outdir,
 			removed);
 	return ret;
 }
@@ -368,12 +368,12 @@ static int open_stream(struct recorder *r, int cpu, const char *name)
 	cs->in = open(in, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	cs->out = -1;
 	if (cs->in < 0) {
-		err_msg("%s: %s", in, strerror(errno));
+		kmt_err("%s: %s", in, strerror(errno));
 		ret = -1;
 	} else {
 		cs->out = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (cs->out < 0) {
-			err_msg("%s: %s", out, strerror(errno));
+			kmt_err("%s: %s", out, strerror(errno));
 			ret = -1;
 		}
 	}
@@ -403,7 +403,7 @@ static int allocate_buffers(struct recorder *r)
 	if (!access(path, F_OK)) {
 		ret = write_string(path, "allocate\n");
 		if (ret)
-			err_msg("%s: %s", path, strerror(-ret));
+			kmt_err("%s: %s", path, strerror(-ret));
 	}
 	free(path);
 	return ret;
@@ -432,7 +432,7 @@ static int open_new_streams(struct recorder *r)
 
 	d = opendir(r->p->debugfs);
 	if (!d) {
-		err_msg("%s: %s", r->p->debugfs, strerror(errno));
+		kmt_err("%s: %s", r->p->debugfs, strerror(errno));
 		return -1;
 	}
 	while (!ret && (de = readdir(d))) {
@@ -452,7 +452,7 @@ static int open_streams(struct recorder *r)
 		return -1;
 	ret = open_new_streams(r);
 	if (!ret && !r->nr) {
-		err_msg("%s: no cpuN files", r->p->debugfs);
+		kmt_err("%s: no cpuN files", r->p->debugfs);
 		ret = -1;
 	}
 	qsort(r->cpus, r->nr, sizeof(*r->cpus), stream_cmp);
@@ -498,7 +498,7 @@ static ssize_t copy_stream(struct recorder *r, struct cpu_stream *cs,
 		if (n < 0 && errno == EAGAIN)
 			break;
 		if (n < 0) {
-			err_msg("%s/cpu%d: %s", r->p->debugfs, cs->cpu, strerror(errno));
+			kmt_err("%s/cpu%d: %s", r->p->debugfs, cs->cpu, strerror(errno));
 			return -1;
 		}
 		if (!n)
@@ -508,7 +508,7 @@ static ssize_t copy_stream(struct recorder *r, struct cpu_stream *cs,
 			continue;
 		ret = write_all(cs->out, r->buf, n);
 		if (ret) {
-			err_msg("%s/cpu%d: %s", r->p->outdir, cs->cpu, strerror(-ret));
+			kmt_err("%s/cpu%d: %s", r->p->outdir, cs->cpu, strerror(-ret));
 			return -1;
 		}
 		note_pids(r, cs->bytes, n);
@@ -541,7 +541,7 @@ static int set_enabled(struct recorder *r, bool on)
 
 	ret = write_string(path, on ? "1\n" : "0\n");
 	if (ret)
-		err_msg("%s: %s", path, strerror(-ret));
+		kmt_err("%s: %s", path, strerror(-ret));
 	else
 		r->enabled = on;
 	free(path);
@@ -556,12 +556,12 @@ static int setup_signals(struct recorder *r)
 	sigaddset(&r->sigs, SIGTERM);
 	sigaddset(&r->sigs, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &r->sigs, NULL)) {
-		err_msg("sigprocmask: %s", strerror(errno));
+		kmt_err("sigprocmask: %s", strerror(errno));
 		return -1;
 	}
 	r->sigfd = signalfd(-1, &r->sigs, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (r->sigfd < 0) {
-		err_msg("signalfd: %s", strerror(errno));
+		kmt_err("signalfd: %s", strerror(errno));
 		sigprocmask(SIG_UNBLOCK, &r->sigs, NULL);
 		return -1;
 	}
@@ -598,7 +598,7 @@ static int start_child(struct recorder *r)
 	int pipefd[2], err = 0;
 
 	if (pipe2(pipefd, O_CLOEXEC)) {
-		err_msg("pipe: %s", strerror(errno));
+		kmt_err("pipe: %s", strerror(errno));
 		return -1;
 	}
 	r->child = fork();
@@ -618,7 +618,7 @@ static int start_child(struct recorder *r)
 	close(pipefd[0]);
 	if (!err)
 		return 0;
-	err_msg("%s: %s", r->child < 0 ? "fork" : r->p->cmd[0], strerror(err));
+	kmt_err("%s: %s", r->child < 0 ? "fork" : r->p->cmd[0], strerror(err));
 	if (r->child > 0)
 		waitpid(r->child, NULL, 0);
 	r->child = 0;
@@ -641,9 +641,9 @@ static bool child_done(struct recorder *r)
 	if (waitpid(r->child, &status, WNOHANG) != r->child)
 		return false;
 	if (WIFEXITED(status) && WEXITSTATUS(status))
-		err_msg("%s exited with status %d", r->p->cmd[0], WEXITSTATUS(status));
+		kmt_err("%s exited with status %d", r->p->cmd[0], WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))
-		err_msg("%s killed by signal %d", r->p->cmd[0], WTERMSIG(status));
+		kmt_err("%s killed by signal %d", r->p->cmd[0], WTERMSIG(status));
 	r->child = 0;
 	return true;
 }
@@ -788,7 +788,7 @@ static void modules_start(struct recorder *r)
 	ret = read_file(r->p->modules, &m->last, &m->last_len);
 	if (ret) {
 		if (r->p->has_modules)
-			err_msg("warning: %s: %s, the symbols of modules unloaded while recording will be missing",
+			kmt_err("warning: %s: %s, the symbols of modules unloaded while recording will be missing",
 				r->p->modules, strerror(-ret));
 		return;
 	}
@@ -829,7 +829,7 @@ static int write_kallsyms(struct recorder *r)
 
 	ret = read_file(r->p->kallsyms, &buf, &len);
 	if (ret) {
-		err_msg("%s: %s", r->p->kallsyms, strerror(-ret));
+		kmt_err("%s: %s", r->p->kallsyms, strerror(-ret));
 		free(dst);
 		return ret;
 	}
@@ -849,7 +849,7 @@ static int write_kallsyms(struct recorder *r)
 			ret = -errno;
 	}
 	if (ret) {
-		err_msg("%s: %s", dst, strerror(-ret));
+		kmt_err("%s: %s", dst, strerror(-ret));
 		unlink(dst);
 	}
 	free(buf);
@@ -889,7 +889,7 @@ static void progress_start(struct recorder *r)
 	if (!pr->on)
 		return;
 	progress_line = pr;
-	err_msg_hook(progress_erase);
+	kmt_err_hook(progress_erase);
 	pr->start_ms = now_ms();
 	pr->shown_ms = pr->start_ms;
 	path = path_join(r->p->debugfs, "dropped");
@@ -991,7 +991,7 @@ static void progress_end(struct recorder *r)
 		return;
 	progress_erase();
 	fflush(stderr);
-	err_msg_hook(NULL);
+	kmt_err_hook(NULL);
 	progress_line = NULL;
 	r->progress.on = false;
 }
@@ -1059,7 +1059,7 @@ static int record_run(struct recorder *r)
 	if (!ret && r->p->cmd)
 		ret = start_child(r);
 	else if (!ret && !r->p->has_duration)
-		err_msg("recording, press Ctrl-C or send SIGTERM to stop");
+		kmt_err("recording, press Ctrl-C or send SIGTERM to stop");
 	if (!ret) {
 		progress_start(r);
 		ret = record_loop(r);
@@ -1082,7 +1082,7 @@ static int copy_meta(struct recorder *r, const char *src, const char *name)
 
 	ret = copy_file(src, dst);
 	if (ret && unlink(dst) && errno != ENOENT)
-		err_msg("%s: %s", dst, strerror(errno));
+		kmt_err("%s: %s", dst, strerror(errno));
 	free(dst);
 	return ret;
 }
@@ -1094,9 +1094,9 @@ static void copy_optional(struct recorder *r, const char *name,
 	char *src = path_join(r->p->debugfs, name);
 
 	if (access(src, F_OK) && errno == ENOENT)
-		err_msg("warning: %s: not found (older kernel?), %s", src, without);
+		kmt_err("warning: %s: not found (older kernel?), %s", src, without);
 	else if (copy_meta(r, src, name))
-		err_msg("warning: %s not copied, %s", name, without);
+		kmt_err("warning: %s not copied, %s", name, without);
 	free(src);
 }
 
@@ -1110,7 +1110,7 @@ static void copy_if_present(struct recorder *r, const char *name,
 	char *src = path_join(r->p->debugfs, name);
 
 	if ((!access(src, F_OK) || errno != ENOENT) && copy_meta(r, src, name))
-		err_msg("warning: %s not copied, %s", name, without);
+		kmt_err("warning: %s not copied, %s", name, without);
 	free(src);
 }
 
@@ -1121,7 +1121,7 @@ static void write_comms(struct recorder *r)
 
 	kmt_comm_rec_scan(r->comms);
 	if (kmt_comm_rec_write(r->comms, path))
-		err_msg("warning: no comms in %s, tasks will have no names",
+		kmt_err("warning: no comms in %s, tasks will have no names",
 			r->p->outdir);
 	free(path);
 }
@@ -1145,17 +1145,17 @@ static int record_finish(struct recorder *r)
 	write_comms(r);
 	modules_poll(r);
 	if (write_kallsyms(r))
-		err_msg("warning: no kallsyms in %s, report will not symbolize",
+		kmt_err("warning: no kallsyms in %s, report will not symbolize",
 			r->p->outdir);
 	for (i = 0; i < r->nr; i++)
 		bytes += r->cpus[i].bytes;
 	read_u64_file(dropped, &lost);
-	err_msg("recorded %llu events (%llu bytes) from %zu CPUs into %s, %llu dropped",
+	kmt_err("recorded %llu events (%llu bytes) from %zu CPUs into %s, %llu dropped",
 		(unsigned long long)(bytes / KMEMTRACE_EVENT_SIZE),
 		(unsigned long long)bytes, r->nr, r->p->outdir,
 		(unsigned long long)lost);
 	if (bytes % KMEMTRACE_EVENT_SIZE)
-		err_msg("warning: %llu bytes are not a whole number of events",
+		kmt_err("warning: %llu bytes are not a whole number of events",
 			(unsigned long long)bytes);
 	free(abi);
 	free(dropped);
@@ -1170,7 +1170,7 @@ static void record_close(struct recorder *r)
 		if (r->cpus[i].in >= 0)
 			close(r->cpus[i].in);
 		if (r->cpus[i].out >= 0 && close(r->cpus[i].out))
-			err_msg("%s/cpu%d: %s", r->p->outdir, r->cpus[i].cpu,
+			kmt_err("%s/cpu%d: %s", r->p->outdir, r->cpus[i].cpu,
 				strerror(errno));
 	}
 	free(r->cpus);

@@ -444,7 +444,7 @@ static void report_parse_args(int argc, char **argv, struct report_params *p)
 			break;
 		case 'n':
 			if (parse_u64(optarg, &p->top)) {
-				err_msg("report: bad number for -n: '%s'", optarg);
+				kmt_err("report: bad number for -n: '%s'", optarg);
 				report_usage(KMT_EXIT_USAGE);
 			}
 			break;
@@ -487,7 +487,7 @@ static void report_parse_args(int argc, char **argv, struct report_params *p)
 	free(long_options);
 	free(short_options);
 	if (optind != argc - 1) {
-		err_msg("report: expected one DIR argument");
+		kmt_err("report: expected one DIR argument");
 		report_usage(KMT_EXIT_USAGE);
 	}
 	p->dir = argv[optind];
@@ -1418,7 +1418,7 @@ int report_run(struct report_run *run, struct report_params *p,
 	if ((p->filter.comms.nr || (p->views & (1u << VIEW_LIVE))) &&
 	    !kmt_comms_load(&run->comms, run->t.dir, false) &&
 	    !run->comms.nr && p->filter.comms.nr)
-		err_msg("%s/comms names no task, --comm selects nothing",
+		kmt_err("%s/comms names no task, --comm selects nothing",
 			run->t.dir);
 	r->caches_file = &run->caches;
 	r->comms = &run->comms;
@@ -1461,7 +1461,7 @@ bool report_no_valid_event(const struct report_run *run)
 		events += run->st[i].events;
 	if (events || !run->errors)
 		return false;
-	err_msg("%s: no valid event, %zu problems (see kmemtrace check)",
+	kmt_err("%s: no valid event, %zu problems (see kmemtrace check)",
 		run->t.dir, run->errors);
 	return true;
 }
@@ -1486,7 +1486,7 @@ int report_main(int argc, char **argv)
 		report_views(&run.r, &run.t, run.st, run.errors, &out);
 		kmt_out_end(&out);
 		if (run.r.overflow)
-			err_msg("%s: byte totals above 2^64 - 1 shown as overflow (corrupt trace?)",
+			kmt_err("%s: byte totals above 2^64 - 1 shown as overflow (corrupt trace?)",
 				p.dir);
 	}
 	report_run_free(&run);

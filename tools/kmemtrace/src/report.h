@@ -415,7 +415,7 @@ void report_params_free(struct report_params *p);
  * @p: the parameters
  * @plot: what to add up for plot, zeroed, or NULL
  *
- * Return: 0 on success, 1 on failure (reported with err_msg()).
+ * Return: 0 on success, 1 on failure (reported with kmt_err()).
  */
 int report_run(struct report_run *run, struct report_params *p,
 	       struct plot_state *plot);

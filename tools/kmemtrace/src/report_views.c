@@ -630,7 +630,7 @@ static uint32_t *number_groups(struct report *r)
 		keys[n++].site = i;
 	}
 	if (r->p->by == BY_LINE && n && !lines)
-		err_msg("note: --by line: no allocation has a source line (DIR/tags, or -k VMLINUX with debug info, has them), each call site is a group");
+		kmt_err("note: --by line: no allocation has a source line (DIR/tags, or -k VMLINUX with debug info, has them), each call site is a group");
 	qsort(keys, n, sizeof(*keys), site_key_cmp);
 	for (i = 0; i < n; i++) {
 		group[keys[i].site] = i;
@@ -889,7 +889,7 @@ static void view_live(struct report *r, struct kmt_out *o)
 			untagged++;
 	}
 	if (untagged)
-		err_msg("note: --by line: %zu live allocations have a codetag that %s, grouped by call site",
+		kmt_err("note: --by line: %zu live allocations have a codetag that %s, grouped by call site",
 			untagged, r->tags->present ? "DIR/tags lacks" :
 			"no DIR/tags names");
 	if (r->p->list)

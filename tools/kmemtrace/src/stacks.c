@@ -36,7 +36,7 @@ static void stack_end(struct stacks_parse *p, const char *path)
 	p->cur = NULL;
 	if (!st || st->nr == p->want)
 		return;
-	err_msg("%s: line %zu: stack %08x has %zu frames, not %zu, skipped",
+	kmt_err("%s: line %zu: stack %08x has %zu frames, not %zu, skipped",
 		path, st->line, st->handle, st->nr, p->want);
 	p->problems++;
 	stack_free(st);
@@ -60,7 +60,7 @@ static int stacks_line(void *arg, const char *path, size_t nr, const char *line)
 		st = p->cur;
 		sym = n >= 2 ? f[1].s : NULL;
 		if (n < 2 || parse_hex(f[0].s, f[0].len, &v) || st->nr == p->want) {
-			err_msg("%s: line %zu: not \" ADDRESS SYMBOL\" of stack %08x, skipped",
+			kmt_err("%s: line %zu: not \" ADDRESS SYMBOL\" of stack %08x, skipped",
 				path, nr, st->handle);
 			p->problems++;
 			return 0;
@@ -74,7 +74,7 @@ static int stacks_line(void *arg, const char *path, size_t nr, const char *line)
 	if (n != 3 || f[0].len != 5 || memcmp(f[0].s, "stack", 5) ||
 	    parse_hex(f[1].s, f[1].len, &v) || !v || v > UINT32_MAX ||
 	    f[2].len >= sizeof(buf)) {
-		err_msg("%s: line %zu: not \"stack HANDLE NFRAMES\", skipped", path, nr);
+		kmt_err("%s: line %zu: not \"stack HANDLE NFRAMES\", skipped", path, nr);
 		p->problems++;
 		return 0;
 	}
@@ -82,7 +82,7 @@ static int stacks_line(void *arg, const char *path, size_t nr, const char *line)
 	buf[f[2].len] = '\0';
 	/* The kernel's stacks have 64 frames at most; allow for more. */
 	if (parse_u64(buf, &frames) || !frames || frames > 4096) {
-		err_msg("%s: line %zu: bad frame count '%s', skipped", path, nr, buf);
+		kmt_err("%s: line %zu: bad frame count '%s', skipped", path, nr, buf);
 		p->problems++;
 		return 0;
 	}
@@ -159,7 +159,7 @@ size_t kmt_stacks_load(struct kmt_stacks *s, const char *dir)
 		qsort(s->stacks, s->nr, sizeof(*s->stacks), stack_cmp);
 	for (i = 0; i < s->nr; i++) {
 		if (n && s->stacks[n - 1].handle == s->stacks[i].handle) {
-			err_msg("%s: line %zu: stack %08x listed twice, skipped",
+			kmt_err("%s: line %zu: stack %08x listed twice, skipped",
 				path, s->stacks[i].line, s->stacks[i].handle);
 			p.problems++;
 			stack_free(&s->stacks[i]);

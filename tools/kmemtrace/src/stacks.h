@@ -77,7 +77,7 @@ struct kmt_stacks {
  *
  * A missing file leaves @s empty.  A malformed line, a stack with fewer or
  * more frames than its line says, and a handle listed twice (the first
- * stays) are reported with err_msg() and skipped; a file of an
+ * stays) are reported with kmt_err() and skipped; a file of an
  * unsupported version is reported and ignored.
  *
  * Return: the number of problems found.

@@ -111,11 +111,11 @@ int kmt_symtab_load_text(struct kmt_symtab *st, const char *path)
 	if (!ret && kallsyms__parse(path, &l, kallsyms_symbol))
 		ret = -errno;
 	if (ret) {
-		err_msg("%s: %s", path, strerror(-ret));
+		kmt_err("%s: %s", path, strerror(-ret));
 		return ret;
 	}
 	if (!st->nr)
-		err_msg("%s: no text symbols with an address (kptr_restrict?)", path);
+		kmt_err("%s: no text symbols with an address (kptr_restrict?)", path);
 	symtab_sort(st);
 	return 0;
 }
@@ -167,7 +167,7 @@ static int symtab_load_vmlinux(struct kmt_symtab *st, const char *path,
 {
 	(void)st;
 	(void)h;
-	err_msg("%s: this kmemtrace was built without libdw (STATIC=1), use -s System.map instead",
+	kmt_err("%s: this kmemtrace was built without libdw (STATIC=1), use -s System.map instead",
 		path);
 	return -EOPNOTSUPP;
 }

@@ -62,7 +62,7 @@ struct kmt_symtab {
  * Only text symbols (types t, T, w and W) with a non-zero address are kept.
  * Of several symbols at one address, the first one of the file wins.
  *
- * Return: 0 on success, -errno on failure (reported with err_msg()).
+ * Return: 0 on success, -errno on failure (reported with kmt_err()).
  */
 int kmt_symtab_load_text(struct kmt_symtab *st, const char *path);
 
@@ -83,7 +83,7 @@ const struct kmt_sym *kmt_symtab_lookup(const struct kmt_symtab *st,
  *	compute the KASLR offset of the traced kernel
  * @path: the vmlinux file
  *
- * Return: 0 on success, -errno on failure (reported with err_msg()).
+ * Return: 0 on success, -errno on failure (reported with kmt_err()).
  */
 int kmt_symtab_load_vmlinux(struct kmt_symtab *st, const char *path);
 
@@ -95,7 +95,7 @@ int kmt_symtab_load_vmlinux(struct kmt_symtab *st, const char *path);
  * @symfile: a kallsyms or System.map file to use instead, or NULL
  * @vmlinux: a vmlinux to use first, or NULL
  *
- * Return: 0 on success, -errno on failure (reported with err_msg()).
+ * Return: 0 on success, -errno on failure (reported with kmt_err()).
  */
 int kmt_symtab_setup(struct kmt_symtab *st, const char *dir,
 		     const char *symfile, const char *vmlinux);
@@ -191,7 +191,7 @@ void kmt_symtab_free(struct kmt_symtab *st);
  * kmt_dw_open() - open a vmlinux with libdw
  * @path: the vmlinux file
  *
- * Return: the handle, or NULL on failure (reported with err_msg()).
+ * Return: the handle, or NULL on failure (reported with kmt_err()).
  */
 struct kmt_dw *kmt_dw_open(const char *path);
 

@@ -37,7 +37,7 @@ struct kmt_dw *kmt_dw_open(const char *path)
 		goto fail;
 	return dw;
 fail:
-	err_msg("%s: %s", path, dwfl_errmsg(-1));
+	kmt_err("%s: %s", path, dwfl_errmsg(-1));
 	kmt_dw_close(dw);
 	return NULL;
 }

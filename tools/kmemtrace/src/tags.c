@@ -37,7 +37,7 @@ static int tags_line(void *arg, const char *path, size_t nr, const char *line)
 	if (n < 4 || n > 5 || parse_hex(f[0].s, f[0].len, &tag.addr) ||
 	    !tag.addr || !is_file_line(&f[1]) ||
 	    (n == 5 && (f[4].len != 8 || memcmp(f[4].s, "unloaded", 8)))) {
-		err_msg("%s: line %zu: not \"TAG FILE:LINE FUNCTION MODULE [unloaded]\", skipped",
+		kmt_err("%s: line %zu: not \"TAG FILE:LINE FUNCTION MODULE [unloaded]\", skipped",
 			path, nr);
 		tag_problems++;
 		return 0;

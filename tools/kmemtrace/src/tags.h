@@ -64,7 +64,7 @@ struct kmt_tags {
  *
  * A missing file leaves @t empty (a kernel without
  * CONFIG_MEM_ALLOC_PROFILING).  Malformed lines are reported with
- * err_msg() and skipped; a file of an unsupported version is reported and
+ * kmt_err() and skipped; a file of an unsupported version is reported and
  * ignored.  Of two lines of one address, the one of a loaded module wins
  * (another module was loaded where an unloaded one was), else the first.
  *

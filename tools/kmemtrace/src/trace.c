@@ -241,14 +241,14 @@ int kmt_stream_open(struct kmt_stream *s, const char *path)
 	/* Reading a FIFO would wait for a writer, a device would not end. */
 	ret = is_regular(path);
 	if (ret <= 0) {
-		err_msg("%s: %s", path, ret ? strerror(-ret) :
+		kmt_err("%s: %s", path, ret ? strerror(-ret) :
 			"not a regular file, streams must be regular files");
 		return ret ? ret : -EINVAL;
 	}
 	s->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (s->fd < 0) {
 		ret = -errno;
-		err_msg("%s: %s", path, strerror(-ret));
+		kmt_err("%s: %s", path, strerror(-ret));
 		return ret;
 	}
 	s->path = xstrdup(path);
@@ -287,7 +287,7 @@ void kmt_stream_flush(struct kmt_stream *s)
 	size_t off;
 
 	for (off = 0; off < s->msgs_len; off += strlen(s->msgs + off) + 1)
-		err_msg("%s", s->msgs + off);
+		kmt_err("%s", s->msgs + off);
 	free(s->msgs);
 	s->msgs = NULL;
 	s->msgs_len = 0;
@@ -659,7 +659,7 @@ void kmt_trace_read_dropped(struct kmt_trace *t)
 	ret = read_u64_file(path, &t->dropped);
 	t->has_dropped = !ret;
 	if (ret && ret != -ENOENT)
-		err_msg("%s: %s, ignored", path,
+		kmt_err("%s: %s, ignored", path,
 			ret == -EINVAL ? "not a number" : strerror(-ret));
 	free(path);
 }
@@ -709,7 +709,7 @@ int kmt_parse_lines(char *buf, const struct kmt_line_parser *lp)
 		if (nr == 1 && !strncmp(line, header, len) &&
 		    (parse_u64(line + len, &version) || !version ||
 		     version > lp->max_version)) {
-			err_msg("%s: %s format v%s, this kmemtrace supports v1 to v%llu",
+			kmt_err("%s: %s format v%s, this kmemtrace supports v1 to v%llu",
 				lp->path, lp->what, line + len,
 				(unsigned long long)lp->max_version);
 			return -EPROTO;
@@ -742,7 +742,7 @@ static int stats_line(void *arg, const char *path, size_t nr, const char *line)
 	    field_u64(&f[0], &cs.cpu) || field_u64(&f[1], &cs.events) ||
 	    field_u64(&f[2], &cs.dropped) || field_u64(&f[3], &cs.next_seq) ||
 	    cs.cpu > INT_MAX) {
-		err_msg("%s: line %zu: not \"CPU EVENTS DROPPED NEXT_SEQ\", file ignored",
+		kmt_err("%s: line %zu: not \"CPU EVENTS DROPPED NEXT_SEQ\", file ignored",
 			path, nr);
 		return -EINVAL;
 	}
@@ -760,7 +760,7 @@ static int stats_line(void *arg, const char *path, size_t nr, const char *line)
 			hi = mid;
 	}
 	if (lo < t->nr_stats && t->stats[lo].cpu == cs.cpu) {
-		err_msg("%s: line %zu: cpu %llu listed twice, file ignored", path,
+		kmt_err("%s: line %zu: cpu %llu listed twice, file ignored", path,
 			nr, (unsigned long long)cs.cpu);
 		return -EINVAL;
 	}
@@ -841,7 +841,7 @@ static int caches_line(void *arg, const char *path, size_t nr, const char *line)
 	if (n < 4 || n > ARRAY_SIZE(f) || field_u64(&f[0], &id) ||
 	    id > UINT32_MAX || field_u64(&f[n - 2], &kc.object_size) ||
 	    field_u64(&f[n - 1], &kc.size)) {
-		err_msg("%s: line %zu: not \"ID NAME OBJECT_SIZE SIZE\", skipped",
+		kmt_err("%s: line %zu: not \"ID NAME OBJECT_SIZE SIZE\", skipped",
 			path, nr);
 		return 0;
 	}
@@ -889,7 +889,7 @@ void kmt_caches_load(struct kmt_caches *c, const char *dir)
 	ret = read_file(path, &buf, &len);
 	if (ret) {
 		if (ret != -ENOENT)
-			err_msg("%s: %s, ignored", path, strerror(-ret));
+			kmt_err("%s: %s, ignored", path, strerror(-ret));
 		free(path);
 		return;
 	}
@@ -933,7 +933,7 @@ int kmt_trace_load_dir(struct kmt_trace *t, const char *dir)
 	d = opendir(dir);
 	if (!d) {
 		ret = -errno;
-		err_msg("%s: %s", dir, strerror(-ret));
+		kmt_err("%s: %s", dir, strerror(-ret));
 		return ret;
 	}
 	t->dir = xstrdup(dir);
@@ -946,7 +946,7 @@ int kmt_trace_load_dir(struct kmt_trace *t, const char *dir)
 	}
 	closedir(d);
 	if (!ret && !t->nr) {
-		err_msg("%s: no cpuN files (not a kmemtrace record directory?)", dir);
+		kmt_err("%s: no cpuN files (not a kmemtrace record directory?)", dir);
 		ret = -ENOENT;
 	}
 	if (ret) {

@@ -256,7 +256,7 @@ void kmt_event_from_v1(struct kmemtrace_event *ev, const unsigned char *raw);
  * @s: the stream to fill; release it with kmt_stream_free()
  * @path: the file, which must be a regular file (not a FIFO or a device)
  *
- * Return: 0 on success, -errno on failure (reported with err_msg()).
+ * Return: 0 on success, -errno on failure (reported with kmt_err()).
  */
 int kmt_stream_open(struct kmt_stream *s, const char *path);
 
@@ -322,7 +322,7 @@ void kmt_stream_free(struct kmt_stream *s);
  *
  * Also reads @dir/dropped when it exists, and @dir/header.
  *
- * Return: 0 on success, -errno on failure (reported with err_msg()), after
+ * Return: 0 on success, -errno on failure (reported with kmt_err()), after
  * which @t holds nothing to release.
  */
 int kmt_trace_load_dir(struct kmt_trace *t, const char *dir);
@@ -332,7 +332,7 @@ int kmt_trace_load_dir(struct kmt_trace *t, const char *dir);
  * @t: the trace, zero-initialised or loaded before
  * @path: the file, which must be a regular file (not a FIFO or a device)
  *
- * Return: 0 on success, -errno on failure (reported with err_msg()).
+ * Return: 0 on success, -errno on failure (reported with kmt_err()).
  */
 int kmt_trace_add_file(struct kmt_trace *t, const char *path);
 
@@ -341,7 +341,7 @@ int kmt_trace_add_file(struct kmt_trace *t, const char *path);
  * @t: the trace; @t->dir must be set
  *
  * Sets @t->has_dropped and @t->dropped.  A missing file is not an error;
- * bad contents are reported with err_msg() and ignored.
+ * bad contents are reported with kmt_err() and ignored.
  */
 void kmt_trace_read_dropped(struct kmt_trace *t);
 
@@ -351,7 +351,7 @@ void kmt_trace_read_dropped(struct kmt_trace *t);
  *
  * Sets @t->has_stats, @t->stats and @t->nr_stats.  A missing file is not
  * an error; an unsupported version, a malformed line or a CPU listed
- * twice is reported with err_msg() and makes the whole file ignored.
+ * twice is reported with kmt_err() and makes the whole file ignored.
  *
  * Return: the number of problems found in the file.
  */
@@ -373,7 +373,7 @@ const struct kmt_cpu_stat *kmt_trace_cpu_stat(const struct kmt_trace *t,
  * @dir: the directory, or NULL for none
  *
  * A missing file leaves @c empty.  Malformed lines are reported with
- * err_msg() and skipped; for an id listed twice the first line wins.
+ * kmt_err() and skipped; for an id listed twice the first line wins.
  */
 void kmt_caches_load(struct kmt_caches *c, const char *dir);
 
@@ -506,7 +506,7 @@ struct kmt_line_parser {
  * @lp->max_version.
  *
  * Return: the first nonzero return of @lp->fn, -EPROTO for a bad version
- * (reported with err_msg()), 0 otherwise.
+ * (reported with kmt_err()), 0 otherwise.
  */
 int kmt_parse_lines(char *buf, const struct kmt_line_parser *lp);
 

@@ -15,19 +15,19 @@
 
 #include "utils.h"
 
-static void (*err_msg_before)(void);
+static void (*kmt_err_before)(void);
 
-void err_msg_hook(void (*fn)(void))
+void kmt_err_hook(void (*fn)(void))
 {
-	err_msg_before = fn;
+	kmt_err_before = fn;
 }
 
-void err_msg(const char *fmt, ...)
+void kmt_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (err_msg_before)
-		err_msg_before();
+	if (kmt_err_before)
+		kmt_err_before();
 	fputs("kmemtrace: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -37,7 +37,7 @@ void err_msg(const char *fmt, ...)
 
 static void out_of_memory(size_t size)
 {
-	err_msg("out of memory allocating %zu bytes", size);
+	kmt_err("out of memory allocating %zu bytes", size);
 	exit(1);
 }
 
@@ -272,7 +272,7 @@ int read_side_file(const char *dir, const char *name, char **path,
 	ret = read_file(*path, buf, len);
 	if (ret) {
 		if (ret != -ENOENT)
-			err_msg("%s: %s, ignored", *path, strerror(-ret));
+			kmt_err("%s: %s, ignored", *path, strerror(-ret));
 		free(*path);
 		*path = NULL;
 	}
@@ -300,7 +300,7 @@ int copy_file(const char *src, const char *dst)
 
 	ret = read_file(src, &buf, &len);
 	if (ret) {
-		err_msg("%s: %s", src, strerror(-ret));
+		kmt_err("%s: %s", src, strerror(-ret));
 		return ret;
 	}
 	fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -312,7 +312,7 @@ int copy_file(const char *src, const char *dst)
 			ret = -errno;
 	}
 	if (ret)
-		err_msg("%s: %s", dst, strerror(-ret));
+		kmt_err("%s: %s", dst, strerror(-ret));
 	free(buf);
 	return ret;
 }
@@ -324,7 +324,7 @@ int close_side_file(FILE *f, const char *path, int ret)
 	if (fclose(f) && !ret)
 		ret = -errno;
 	if (ret) {
-		err_msg("%s: %s", path, strerror(-ret));
+		kmt_err("%s: %s", path, strerror(-ret));
 		unlink(path);
 	}
 	return ret;

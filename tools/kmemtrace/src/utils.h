@@ -48,16 +48,16 @@ static inline bool add_u64_sat(uint64_t *sum, uint64_t v)
 }
 
 /**
- * err_msg() - print "kmemtrace: MESSAGE\n" on stderr
+ * kmt_err() - print "kmemtrace: MESSAGE\n" on stderr
  * @fmt: printf() format of the message, without the trailing newline
  */
-__printf(1, 2) void err_msg(const char *fmt, ...);
+__printf(1, 2) void kmt_err(const char *fmt, ...);
 
 /**
- * err_msg_hook() - call a function before each err_msg() message
+ * kmt_err_hook() - call a function before each kmt_err() message
  * @fn: the function, e.g. one erasing a progress line; NULL for none
  */
-void err_msg_hook(void (*fn)(void));
+void kmt_err_hook(void (*fn)(void));
 
 /**
  * xmalloc() - malloc() that exits on failure
@@ -243,7 +243,7 @@ int write_string(const char *path, const char *s);
  * @src: file to read
  * @dst: file to write
  *
- * Return: 0 on success, -errno on failure; err_msg() names the failing file.
+ * Return: 0 on success, -errno on failure; kmt_err() names the failing file.
  */
 int copy_file(const char *src, const char *dst);
 
@@ -256,7 +256,7 @@ int copy_file(const char *src, const char *dst);
  * A file that could not be written whole is removed, so that no partial
  * side file is left to be taken for a whole one.
  *
- * Return: 0 on success, -errno on failure; err_msg() names the file.
+ * Return: 0 on success, -errno on failure; kmt_err() names the file.
  */
 int close_side_file(FILE *f, const char *path, int ret);
 
