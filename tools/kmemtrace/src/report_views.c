@@ -1401,7 +1401,8 @@ static void view_allocinfo(struct report *r, struct kmt_out *o)
 	kmt_table_init(&tab, "allocinfo", allocinfo_cols,
 		       ARRAY_SIZE(allocinfo_cols));
 	if (o->format == KMT_TEXT) {
-		printf("\n# allocinfo: the change of /proc/allocinfo over the trace, by codetag address\n");
+		printf("\n# allocinfo: the change of /proc/allocinfo over the trace,");
+		printf(" by codetag address\n");
 		printf("#     <size>  <calls> <tag info>\n");
 	}
 	for (i = 0; i < n; i++) {
@@ -1432,9 +1433,10 @@ static void view_allocinfo(struct report *r, struct kmt_out *o)
 		kmt_cell_str(&row[5], t->func);
 	}
 	if (o->format == KMT_TEXT) {
-		printf("# %llu codetags; frees without an alloc in the trace: %llu, reallocs: %llu; codetags not in DIR/tags: %llu\n",
+		printf("# %llu codetags; frees without an alloc in the trace: %llu,",
 		       (unsigned long long)lines,
-		       (unsigned long long)r->ai_free_unknown,
+		       (unsigned long long)r->ai_free_unknown);
+		printf(" reallocs: %llu; codetags not in DIR/tags: %llu\n",
 		       (unsigned long long)r->ai_realloc_unknown,
 		       (unsigned long long)unknown);
 	} else {
@@ -1573,15 +1575,17 @@ static void view_stacks(struct report *r, struct kmt_out *o)
 	if (n)
 		qsort(sites, n, sizeof(*sites), stack_site_cmp);
 	if (o->format == KMT_TEXT) {
-		printf("\nstacks of the allocations by call site, by bytes allocated (top %llu of %zu, %llu stacks each):\n",
+		printf("\nstacks of the allocations by call site, by bytes allocated");
+		printf(" (top %llu of %zu, %llu stacks each):\n",
 		       (unsigned long long)r->p->top, n,
 		       (unsigned long long)r->p->stacks);
 		printf("  %8s %12s  %s\n", "allocs", "bytes", "stack");
 		stacks_text(r, sites, n);
-		printf("allocations with a stack: %llu (%llu bytes), without: %llu, of which stack lost (depot full): %llu\n",
+		printf("allocations with a stack: %llu (%llu bytes), without: %llu,",
 		       (unsigned long long)r->stack_allocs,
 		       (unsigned long long)r->stack_bytes,
-		       (unsigned long long)r->nostack_allocs,
+		       (unsigned long long)r->nostack_allocs);
+		printf(" of which stack lost (depot full): %llu\n",
 		       (unsigned long long)r->stack_lost);
 		printf("stacks not in DIR/stacks: %llu, of %llu allocations\n",
 		       (unsigned long long)unlisted,

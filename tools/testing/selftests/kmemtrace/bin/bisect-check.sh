@@ -43,7 +43,8 @@ for c in pristine $(git -C "$GIT" rev-list --reverse pristine..kmt-series); do
 		tail -n 20 "$log"
 		kmt_die "patch $i ($subject) does not build; log: $log"
 	fi
-	kmt_log "patch $i builds ($(($(date +%s) - t))s, $(grep -cE '^  (CC|LD|AR) ' "$log") objects): $subject"
+	objs=$(grep -cE '^  (CC|LD|AR) ' "$log")
+	kmt_log "patch $i builds ($(($(date +%s) - t))s, $objs objects): $subject"
 	i=$((i + 1))
 done
 kmt_log "bisect-check: the pristine tree and all $((i - 1)) patches build; $(($(date +%s) - t0))s"

@@ -65,32 +65,41 @@ grep -v '^\(PASS\|FAIL\) ' "$OUT/series.txt"
 # A kernel's complaints: warnings, oopses, lockdep reports, KASAN,
 # sleeping in atomic context (guest/stress-lib.sh greps the same).  Not
 # "lockdep" alone: a lockdep kernel says "RCU lockdep checking is enabled".
-SPLAT='WARNING:|BUG:|Oops|Call Trace:|UBSAN:|KASAN|Kernel panic|lockdep is turned off|possible circular locking|inconsistent lock state|possible recursive locking|suspicious RCU usage|BUG: sleeping function'
+SPLAT='WARNING:|BUG:|Oops|Call Trace:|UBSAN:|KASAN|Kernel panic'
+SPLAT="$SPLAT|lockdep is turned off|possible circular locking|inconsistent lock state"
+SPLAT="$SPLAT|possible recursive locking|suspicious RCU usage|BUG: sleeping function"
 
-# boot NAME MODE KERNEL CMDLINE TESTS [THREAD [ALLOW]]: one QEMU boot
-# running the guest tests of MODE; TESTS is a pattern their result names
-# must match; THREAD is TCG's thread mode, multi by default; ALLOW is a
-# pattern of the one kernel warning the boot expects.
+# boot NAME[=MODE] KERNEL CMDLINE TESTS [THREAD [ALLOW]]: one QEMU boot
+# of KERNEL (a build: $KERNEL, $KERNEL_OFF or $KERNEL_DEBUG) running the
+# guest tests of MODE (NAME unless given); TESTS is a pattern their
+# result names must match; THREAD is TCG's thread mode, multi by default;
+# ALLOW is a pattern of the one kernel warning the boot expects.
+KERNEL=kmemtrace
+KERNEL_OFF=off
+KERNEL_DEBUG=debug
 boot() {
-	if grep -q "^FAIL build.*$3" "$RES"; then
-		result FAIL "boot.$1"
+	name=${1%%=*}
+	mode=${1#*=}
+	shift
+	if grep -q "^FAIL build.*$1" "$RES"; then
+		result FAIL "boot.$name"
 		return
 	fi
-	if KMT_TCG_THREAD=${6:-multi} KMT_INITRAMFS=${BOOT_INITRAMFS:-} \
-	   "$KMT_BIN/stage.sh" "boot-$1" "$KMT_BIN/run.sh" "$2" "$4" "$3" "$1"; then
-		result PASS "boot.$1"
+	if KMT_TCG_THREAD=${4:-multi} KMT_INITRAMFS=${BOOT_INITRAMFS:-} \
+	   "$KMT_BIN/stage.sh" "boot-$name" "$KMT_BIN/run.sh" "$mode" "$2" "$1" "$name"; then
+		result PASS "boot.$name"
 	else
-		result FAIL "boot.$1"
+		result FAIL "boot.$name"
 	fi
-	log=$OUT/$1/console.log
+	log=$OUT/$name/console.log
 	[ -f "$log" ] || return
-	ktap "$1." <"$log"
-	[ -z "$5" ] || grep -q "^[A-Z]* $1\.$5" "$RES" ||
-		result FAIL "boot.$1.tests_ran"
-	# A boot may expect one kind of warning (its 7th argument, a
+	ktap "$name." <"$log"
+	[ -z "$3" ] || grep -q "^[A-Z]* $name\.$3" "$RES" ||
+		result FAIL "boot.$name.tests_ran"
+	# A boot may expect one kind of warning (its last argument, a
 	# pattern of the WARNING line): drop those, a WARN()'s up to its end
 	# marker, a one-line warning alone.
-	if awk -v allow="${7:-}" '
+	if awk -v allow="${5:-}" '
 		/cut here/ { cut = 1 }
 		allow != "" && /WARNING:/ && $0 ~ allow {
 			if (cut)
@@ -101,9 +110,9 @@ boot() {
 		/WARNING:/ { cut = 0 }
 		!skip { print }
 		skip && /---\[ end trace/ { skip = 0 }' "$log" | grep -nE "$SPLAT"; then
-		result FAIL "boot.$1.console_clean"
+		result FAIL "boot.$name.console_clean"
 	else
-		result PASS "boot.$1.console_clean"
+		result PASS "boot.$name.console_clean"
 	fi
 }
 
@@ -119,10 +128,13 @@ selftests() {
 # The KUnit suite runs in the first boot only, the ftrace startup
 # selftests (which "trace_event=" turns off) in the ftrace boot only.
 NOSELF="trace_event="
-boot test test kmemtrace "$NOSELF" 'kmemtrace_test\.'
+boot test "$KERNEL" "$NOSELF" 'kmemtrace_test\.'
 grep -q '^[A-Z]* test\.kmemtrace\.' "$RES" || result FAIL kunit.kmemtrace_suite_ran
 K0="kunit.enable=0 $NOSELF"
-boot params params kmemtrace "$K0 maxcpus=1 sysctl.vm.mem_profiling=0 kmemtrace.subbufs=abc kmemtrace.subbuf_size=100 kmemtrace.enable=maybe kmemtrace.subbufs=2048 kmemtrace.subbuf_size=2097152" 'kmemtrace_params\.'
+PARAMS="maxcpus=1 sysctl.vm.mem_profiling=0 kmemtrace.subbufs=abc"
+PARAMS="$PARAMS kmemtrace.subbuf_size=100 kmemtrace.enable=maybe"
+PARAMS="$PARAMS kmemtrace.subbufs=2048 kmemtrace.subbuf_size=2097152"
+boot params "$KERNEL" "$K0 $PARAMS" 'kmemtrace_params\.'
 # The sample modules: a known pattern, its codetags against allocinfo, a
 # module unloaded with live allocations (alloc_tag warns about each of
 # its lines: expected), a second probe on the same tracepoints.  Single-
@@ -131,14 +143,16 @@ boot params params kmemtrace "$K0 maxcpus=1 sysctl.vm.mem_profiling=0 kmemtrace.
 # still run the stale translation of a patched site (see the ftrace
 # boot): the module's cache, page, percpu and vmalloc events then never
 # reached a probe, in 2 of 8 boots.
-boot modules modules kmemtrace "$K0" 'kmemtrace_modules\.' single \
+boot modules "$KERNEL" "$K0" 'kmemtrace_modules\.' single \
 	'at lib/alloc_tag.c:[0-9]+ alloc_tag_module_unload'
-boot overrun overrun kmemtrace "$K0 kmemtrace.enable=1 kmemtrace.subbufs=4 kmemtrace.subbuf_size=4096" 'kmemtrace_overrun\.'
+boot overrun "$KERNEL" \
+	"$K0 kmemtrace.enable=1 kmemtrace.subbufs=4 kmemtrace.subbuf_size=4096" \
+	'kmemtrace_overrun\.'
 
 # QEMU 7.2's multi-threaded TCG can run a stale translation of code that
 # ftrace has just patched and oops on an int3 that is gone, so the boots
 # that run the function tracers use single-threaded TCG (still 2 vCPUs).
-boot ftrace ftrace kmemtrace "kunit.enable=0" 'kmemtrace tracer - ' single
+boot ftrace "$KERNEL" "kunit.enable=0" 'kmemtrace tracer - ' single
 selftests ftrace
 grep -q '^PASS ftrace_selftest.tracer_kmemtrace' "$RES" ||
 	result FAIL ftrace_selftest.tracer_kmemtrace_ran
@@ -162,7 +176,7 @@ if "$KMT_BIN/stage.sh" build-off "$KMT_BIN/build.sh" off \
 	else
 		result PASS build.kmemtrace_off_has_no_kmemtrace_symbols
 	fi
-	boot off off off "$K0" 'kmemtrace_off\.'
+	boot off "$KERNEL_OFF" "$K0" 'kmemtrace_off\.'
 	# Only the upstream tests that failed with kmemtrace, on an initramfs
 	# that lists them.
 	"$KMT_BIN/ftracetest-failed.sh" "$OUT/ftrace/guest/ftracetest.ktap" \
@@ -171,7 +185,7 @@ if "$KMT_BIN/stage.sh" build-off "$KMT_BIN/build.sh" off \
 		BOOT_INITRAMFS=$OUT/initramfs-ftrace-off.cpio
 		KMT_FTRACETEST_ONLY=$OUT/ftracetest.only \
 		KMT_INITRAMFS=$BOOT_INITRAMFS "$KMT_BIN/mkinitramfs.sh"
-		boot ftrace-off ftrace off "kunit.enable=0" "" single
+		boot ftrace-off=ftrace "$KERNEL_OFF" "kunit.enable=0" "" single
 		BOOT_INITRAMFS=
 	fi
 else
@@ -195,7 +209,7 @@ if "$KMT_BIN/stage.sh" build-debug "$KMT_BIN/build.sh" debug \
 	# allocation) makes the unwinder warn once, "stack going in the
 	# wrong direction? at return_to_handler+0x46".  Upstream's, not
 	# kmemtrace's; see guest/stress-lib.sh.
-	boot stress stress debug "$K0 pci=noacpi" 'kmemtrace_stress\.' single \
+	boot stress "$KERNEL_DEBUG" "$K0 pci=noacpi" 'kmemtrace_stress\.' single \
 		'stack going in the wrong direction\? at return_to_handler\+'
 else
 	result FAIL build.kmemtrace_debug

@@ -94,4 +94,5 @@ if [ -n "$new" ]; then
 	echo "$new" | uniq -c
 	exit 1
 fi
-kmt_log "sparse/W=1: no new warnings in $nf files ($(wc -l <"$KMT_CACHE/out/lint-pristine.txt") in the unpatched tree's)"
+kmt_log "sparse/W=1: no new warnings in $nf files" \
+	"($(wc -l <"$KMT_CACHE/out/lint-pristine.txt") in the unpatched tree's)"

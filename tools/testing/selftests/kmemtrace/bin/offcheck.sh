@@ -71,7 +71,8 @@ rm -f "$OUT/a.s" "$OUT/b.s"
 n=$(find "$a/mm" -name '*.o' ! -name '*.mod.o' | wc -l)
 unexpected=$(awk -F: 'NR == FNR { if ($0 !~ /^#/ && NF) ok[$1] = 1; next }
 	!($1 in ok)' "$EXPECTED" "$OUT/differs")
-kmt_log "CONFIG_KMEMTRACE=n: $(wc -l <"$OUT/differs") of $n objects in mm/ differ from the unpatched tree's:"
+kmt_log "CONFIG_KMEMTRACE=n: $(wc -l <"$OUT/differs") of $n objects in mm/" \
+	"differ from the unpatched tree's:"
 sed 's/^/kmemtrace:   /' "$OUT/differs"
 if [ -n "$unexpected" ]; then
 	kmt_log "not in $(basename "$EXPECTED") (a hook that is not compiled out?):"

@@ -157,10 +157,11 @@ done || exit 1
 rm -f "$OUT/msg" "$OUT/info" "$OUT/commit-msg"
 
 # Every patch and every new file in exactly one commit.
-missing=$( (cd "$KMT_REPO/patches" && ls -- *.patch *.msg) | sort |
-	comm -23 - "$(entries | awk '{ print $1 }' | sort >"$OUT/listed" && echo "$OUT/listed")")
-twice=$(sort "$OUT/listed" | uniq -d; sort "$OUT/added" | uniq -d)
-unlisted=$(new_files $OVERLAY_DIRS | sort | comm -23 - "$(sort -u "$OUT/added" >"$OUT/added.s" && echo "$OUT/added.s")")
+entries | awk '{ print $1 }' | sort >"$OUT/listed"
+sort -u "$OUT/added" >"$OUT/added.s"
+missing=$(cd "$KMT_REPO/patches" && ls -- *.patch *.msg | sort | comm -23 - "$OUT/listed")
+twice=$(uniq -d "$OUT/listed"; sort "$OUT/added" | uniq -d)
+unlisted=$(new_files $OVERLAY_DIRS | sort | comm -23 - "$OUT/added.s")
 rm -f "$OUT/listed" "$OUT/added" "$OUT/added.s"
 if [ -z "$missing$twice$unlisted" ]; then
 	result PASS covers_every_patch_and_file
@@ -214,7 +215,8 @@ done
 if [ -z "$bad" ] && [ "$(git_ rev-list --count pristine..kmt-series)" = "$n" ]; then
 	result PASS signed_off_in_date_order
 else
-	result FAIL signed_off_in_date_order "commits without identity, sign-off or date order: $bad"
+	result FAIL signed_off_in_date_order \
+		"commits without identity, sign-off or date order: $bad"
 fi
 
 # git am of the whole series on the pristine tree gives the harness's tree.
