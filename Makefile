@@ -6,6 +6,7 @@
 #   make run          build, boot, record a workload and print a report
 #   make check        run every test layer; the last line sums them
 #   make bench        what kmemtrace costs, in guest instructions (icount)
+#   make bench-tool   only the host part of it: tools/kmemtrace's speed
 #   make series       the series as git format-patch output, with a cover
 #                     letter, in $(KMT_CACHE)/series/
 #   make lint         checkpatch --strict and get_maintainer on the series,
@@ -29,7 +30,7 @@ BIN		:= tools/testing/selftests/kmemtrace/bin
 CONFIGS		:= tools/testing/selftests/kmemtrace/configs
 STAGE		= $(BIN)/stage.sh
 
-.PHONY: all run check bench checkpatch lint series bisect-check offcheck deps source prepare kernel tool initramfs \
+.PHONY: all run check bench bench-tool checkpatch lint series bisect-check offcheck deps source prepare kernel tool initramfs \
 	host-test clean distclean banner
 
 all: run
@@ -71,6 +72,10 @@ check: deps
 bench: prepare tool
 	@$(STAGE) initramfs $(BIN)/mkinitramfs.sh
 	@$(BIN)/bench.sh
+
+# The tool's speed on the host alone, without the kernels: a minute.
+bench-tool: tool
+	@$(BIN)/bench.sh tool
 
 series: prepare
 	@$(STAGE) series $(BIN)/series.sh

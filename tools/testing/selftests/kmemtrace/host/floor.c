@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * floor - the least work each kmemtrace command has to do, for make bench
+ *
+ * usage: floor MODE CPU0 CPU1
+ *
+ * make bench puts each tools/kmemtrace command beside cat of the same
+ * streams.  This program shows how much of the distance to cat is the
+ * work itself: each MODE does one more step of what the commands must do,
+ * in the simplest way known to be fast, and nothing else (no options, no
+ * error messages, no symbols, no checks of the other byte order or of
+ * ABI 1).  CPU0 and CPU1 are the streams of a two-CPU trace, such as
+ * mkstream -w writes:
+ *
+ *   read   read every stream in 128 KiB chunks, and check each event as
+ *          check does: magic, ABI, kind, type, flags, CPU, seq order
+ *   merge  read, and merge the two streams in time order, as every
+ *          command that replays events does
+ *   pair   merge, and pair each alloc with its free in a live table,
+ *          adding up allocations, bytes, frees, lifetimes and cross-CPU
+ *          frees per call site: the least report can do
+ *   lines  merge, and write the first event's line of dump below for
+ *          every event: the least a line of text per event can cost
+ *   dump   merge, and write each event's fields as dump does (with the
+ *          tool's own number formatting of fmt.h), without the names of
+ *          symbols, caches and flags: the least dump can do
+ *
+ * It prints a line of totals, so that the compiler drops none of the
+ * work, and exits 1 if an event was not valid, as it does not say why.
+ */
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/kmemtrace.h>
+
+#include "fmt.h"
+
+/* Whole events in about 128 KiB, the chunk of the tool and of cat. */
+#define CHUNK_EVENTS	1489
+#define CHUNK		(CHUNK_EVENTS * KMEMTRACE_EVENT_SIZE)
+/* Events replayed at once, their slots fetched first. */
+#define BATCH		64
+#define KNOWN_FLAGS	(KMEMTRACE_FLAG_INTERRUPT | KMEMTRACE_FLAG_BACKING | \
+			 KMEMTRACE_FLAG_UNPAIRED | KMEMTRACE_FLAG_STACK_LOST)
+
+struct stream {
+	int fd;
+	char *buf;
+	size_t nr, pos;
+	uint64_t last_seq;
+	bool started;
+	unsigned int cpu;
+};
+
+static uint64_t bad_chunks;
+/* Events replayed, and a sum of their pointers for the read and merge modes. */
+static uint64_t merged, sum;
+
+static void die(const char *what, const char *path)
+{
+	fprintf(stderr, "floor: %s: %s\n", what, path);
+	exit(2);
+}
+
+static void *xzalloc(size_t size)
+{
+	void *p = calloc(1, size);
+
+	if (!p)
+		die("out of memory", "");
+	return p;
+}
+
+/* Read and check the next chunk of @s; false at its end. */
+static bool stream_read(struct stream *s)
+{
+	const struct kmemtrace_event *ev;
+	uint64_t last = s->last_seq;
+	unsigned int bad = 0;
+	ssize_t ret;
+	size_t i;
+
+	ret = read(s->fd, s->buf, CHUNK);
+	if (ret < 0)
+		die("read error", "stream");
+	s->nr = ret / KMEMTRACE_EVENT_SIZE;
+	s->pos = 0;
+	for (i = 0; i < s->nr; i++) {
+		ev = (const void *)(s->buf + i * KMEMTRACE_EVENT_SIZE);
+		bad |= (ev->magic ^ KMEMTRACE_MAGIC) |
+		       (ev->abi_version ^ KMEMTRACE_ABI_VERSION) |
+		       ((unsigned int)ev->kind - KMEMTRACE_KIND_ALLOC >
+			KMEMTRACE_KIND_REALLOC - KMEMTRACE_KIND_ALLOC) |
+		       ((unsigned int)ev->type - KMEMTRACE_TYPE_KMALLOC >
+			KMEMTRACE_TYPE_VMALLOC - KMEMTRACE_TYPE_KMALLOC) |
+		       (ev->flags & ~KNOWN_FLAGS) | (ev->cpu ^ s->cpu) |
+		       (s->started && ev->seq <= last);
+		last = ev->seq;
+		s->started = true;
+	}
+	s->last_seq = last;
+	bad_chunks += !!bad;
+	return s->nr;
+}
+
+/* ------------------------------------------------------------- pair */
+
+struct live {
+	uint64_t ts;
+	uint64_t bytes;
+	uint32_t site;
+	uint32_t cpu;
+};
+
+struct site {
+	uint64_t allocs, req, alloc, frees, life, xcpu;
+};
+
+/* Open addressing, linear probing, at most half full; key 0 is empty. */
+static uint64_t *live_keys;
+static struct live *live;
+static unsigned int live_bits;
+static size_t nr_live, live_mask;
+
+static uint64_t *site_keys;
+static uint32_t *site_index;
+static struct site *sites;
+static unsigned int site_bits;
+static size_t nr_sites;
+
+static uint64_t counts[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
+
+static inline size_t hash(uint64_t key, unsigned int bits)
+{
+	return (key * 0x61c8864680b583ebULL) >> (64 - bits);
+}
+
+/* Slab objects pair across the kmalloc and kmem_cache APIs. */
+static inline uint64_t live_key(const struct kmemtrace_event *ev)
+{
+	unsigned int family = ev->type == KMEMTRACE_TYPE_CACHE ?
+			      KMEMTRACE_TYPE_KMALLOC : ev->type;
+
+	return (ev->ptr ^ ((uint64_t)family << 61)) | 1;
+}
+
+static void live_grow(void)
+{
+	uint64_t *keys = live_keys;
+	struct live *old = live;
+	size_t i, slot, n = live_bits ? (size_t)1 << live_bits : 0;
+
+	live_bits = live_bits ? live_bits + 1 : 12;
+	live_mask = ((size_t)1 << live_bits) - 1;
+	live_keys = xzalloc(sizeof(*live_keys) << live_bits);
+	live = xzalloc(sizeof(*live) << live_bits);
+	for (i = 0; i < n; i++) {
+		if (!keys[i])
+			continue;
+		for (slot = hash(keys[i], live_bits); live_keys[slot];)
+			slot = (slot + 1) & live_mask;
+		live_keys[slot] = keys[i];
+		live[slot] = old[i];
+	}
+	free(keys);
+	free(old);
+}
+
+static void site_grow(void)
+{
+	uint64_t *keys = site_keys;
+	uint32_t *index = site_index;
+	size_t i, slot, n = site_bits ? (size_t)1 << site_bits : 0;
+	size_t mask;
+
+	site_bits = site_bits ? site_bits + 1 : 12;
+	mask = ((size_t)1 << site_bits) - 1;
+	site_keys = xzalloc(sizeof(*site_keys) << site_bits);
+	site_index = xzalloc(sizeof(*site_index) << site_bits);
+	sites = realloc(sites, sizeof(*sites) << (site_bits - 1));
+	if (!sites)
+		die("out of memory", "sites");
+	for (i = 0; i < n; i++) {
+		if (!keys[i])
+			continue;
+		for (slot = hash(keys[i], site_bits); site_keys[slot];)
+			slot = (slot + 1) & mask;
+		site_keys[slot] = keys[i];
+		site_index[slot] = index[i];
+	}
+	free(keys);
+	free(index);
+}
+
+static inline uint32_t site_of(uint64_t call_site)
+{
+	size_t mask = ((size_t)1 << site_bits) - 1;
+	size_t slot = hash(call_site, site_bits);
+
+	while (site_keys[slot] != call_site) {
+		if (!site_keys[slot]) {
+			site_keys[slot] = call_site;
+			site_index[slot] = nr_sites;
+			memset(&sites[nr_sites], 0, sizeof(*sites));
+			return nr_sites++;
+		}
+		slot = (slot + 1) & mask;
+	}
+	return site_index[slot];
+}
+
+static void live_remove(size_t hole)
+{
+	size_t slot = hole, home;
+
+	for (;;) {
+		slot = (slot + 1) & live_mask;
+		if (!live_keys[slot])
+			break;
+		home = hash(live_keys[slot], live_bits);
+		if (((slot - home) & live_mask) < ((slot - hole) & live_mask))
+			continue;
+		live_keys[hole] = live_keys[slot];
+		live[hole] = live[slot];
+		hole = slot;
+	}
+	live_keys[hole] = 0;
+	nr_live--;
+}
+
+static inline void pair_event(const struct kmemtrace_event *ev, size_t slot)
+{
+	uint64_t key = live_key(ev);
+	struct site *s;
+
+	counts[ev->kind][ev->type]++;
+	while (live_keys[slot] && live_keys[slot] != key)
+		slot = (slot + 1) & live_mask;
+	if (ev->kind == KMEMTRACE_KIND_ALLOC) {
+		uint32_t si = site_of(ev->call_site);
+
+		s = &sites[si];
+		s->allocs++;
+		s->req += ev->bytes_req;
+		s->alloc += ev->bytes_alloc;
+		if (!live_keys[slot]) {
+			live_keys[slot] = key;
+			nr_live++;
+		}
+		live[slot].ts = ev->timestamp;
+		live[slot].bytes = ev->bytes_alloc;
+		live[slot].site = si;
+		live[slot].cpu = ev->cpu;
+	} else if (ev->kind == KMEMTRACE_KIND_FREE) {
+		if (!live_keys[slot])
+			return;
+		s = &sites[live[slot].site];
+		s->frees++;
+		s->life += ev->timestamp - live[slot].ts;
+		s->xcpu += ev->cpu != live[slot].cpu;
+		live_remove(slot);
+	} else if (live_keys[slot]) {
+		live[slot].bytes = ev->bytes_alloc;
+	}
+}
+
+static void pair_batch(const struct kmemtrace_event **ev, size_t n)
+{
+	size_t slot[BATCH], i;
+
+	while (nr_live + n > (size_t)1 << (live_bits - 1))
+		live_grow();
+	while (nr_sites + n > (size_t)1 << (site_bits - 1))
+		site_grow();
+	for (i = 0; i < n; i++) {
+		slot[i] = hash(live_key(ev[i]), live_bits);
+		__builtin_prefetch(&live_keys[slot[i]], 1);
+		__builtin_prefetch(&live[slot[i]], 1);
+	}
+	for (i = 0; i < n; i++)
+		pair_event(ev[i], slot[i]);
+}
+
+static void pair_end(void)
+{
+	uint64_t top = 0;
+	size_t i;
+
+	for (i = 0; i < nr_sites; i++)
+		if (sites[i].alloc > top)
+			top = sites[i].alloc;
+	printf("%llu events, %zu sites, %zu live, %llu kmalloc allocs, top site %llu bytes\n",
+	       (unsigned long long)merged, nr_sites, nr_live,
+	       (unsigned long long)counts[KMEMTRACE_KIND_ALLOC][KMEMTRACE_TYPE_KMALLOC],
+	       (unsigned long long)top);
+}
+
+/* ------------------------------------------------------------- dump */
+
+static char out[(1 << 20) + 4096];
+static size_t out_len;
+
+static const char *const kinds[] = { "", " alloc ", " free ", " realloc " };
+static const char *const types[] = {
+	"", "kmalloc", "cache", "pages", "percpu", "vmalloc"
+};
+
+static void flush_out(void)
+{
+	size_t done = 0;
+	ssize_t ret;
+
+	while (done < out_len) {
+		ret = write(STDOUT_FILENO, out + done, out_len - done);
+		if (ret <= 0)
+			die("write error", "stdout");
+		done += ret;
+	}
+	out_len = 0;
+}
+
+/* The line dump_batch() writes for the first event, for lines_batch(). */
+static char line[512];
+static size_t line_len;
+
+static void lines_batch(size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (out_len > sizeof(out) - 4096)
+			flush_out();
+		memcpy(out + out_len, line, line_len);
+		out_len += line_len;
+	}
+}
+
+static void dump_batch(const struct kmemtrace_event **evs, size_t n)
+{
+	const struct kmemtrace_event *ev;
+	size_t i, len;
+	char *p;
+
+	for (i = 0; i < n; i++) {
+		ev = evs[i];
+		if (out_len > sizeof(out) - 4096)
+			flush_out();
+		p = out + out_len;
+		p = fmt_lit(p, "cpu=");
+		p = fmt_u64(p, ev->cpu);
+		p = fmt_lit(p, " seq=");
+		p = fmt_u64(p, ev->seq);
+		p = fmt_lit(p, " ts=");
+		p = fmt_u64(p, ev->timestamp);
+		len = strlen(kinds[ev->kind]);
+		memcpy(p, kinds[ev->kind], len);
+		p += len;
+		len = strlen(types[ev->type]);
+		memcpy(p, types[ev->type], len);
+		p += len;
+		p = fmt_lit(p, " site=0x");
+		p = fmt_x64(p, ev->call_site);
+		p = fmt_lit(p, " ptr=0x");
+		p = fmt_x64(p, ev->ptr);
+		p = fmt_lit(p, " req=");
+		p = fmt_u64(p, ev->bytes_req);
+		p = fmt_lit(p, " alloc=");
+		p = fmt_u64(p, ev->bytes_alloc);
+		p = fmt_lit(p, " gfp=0x");
+		p = fmt_x64(p, ev->gfp_flags);
+		p = fmt_lit(p, " node=");
+		p = fmt_s64(p, ev->node);
+		p = fmt_lit(p, " pid=");
+		p = fmt_u64(p, ev->pid);
+		p = fmt_lit(p, " order=");
+		p = fmt_u64(p, ev->order);
+		p = fmt_lit(p, " cache_id=");
+		p = fmt_u64(p, ev->cache_id);
+		p = fmt_lit(p, " stack_id=0x");
+		p = fmt_x64(p, ev->stack_id);
+		p = fmt_lit(p, " tag=0x");
+		p = fmt_x64(p, ev->tag);
+		*p++ = '\n';
+		out_len = p - out;
+	}
+}
+
+/* ------------------------------------------------------------- merge */
+
+enum mode { MODE_READ, MODE_MERGE, MODE_PAIR, MODE_LINES, MODE_DUMP };
+
+static void replay(enum mode mode, const struct kmemtrace_event **ev, size_t n)
+{
+	size_t i;
+
+	merged += n;
+	if (mode == MODE_PAIR) {
+		pair_batch(ev, n);
+	} else if (mode == MODE_LINES) {
+		if (!line_len && n) {
+			dump_batch(ev, 1);
+			line_len = out_len;
+			memcpy(line, out, line_len);
+			out_len = 0;
+		}
+		lines_batch(n);
+	} else if (mode == MODE_DUMP) {
+		dump_batch(ev, n);
+	} else {
+		for (i = 0; i < n; i++)
+			sum += ev[i]->ptr;
+	}
+}
+
+/* Merge two streams in time order, without a branch per event. */
+static void merge2(enum mode mode, struct stream *a, struct stream *b)
+{
+	const struct kmemtrace_event *ev[BATCH], *x, *y;
+	size_t n = 0;
+	uintptr_t take_b;
+
+	for (;;) {
+		if (a->pos == a->nr && !stream_read(a))
+			break;
+		if (b->pos == b->nr && !stream_read(b))
+			break;
+		while (a->pos < a->nr && b->pos < b->nr) {
+			x = (const void *)(a->buf + a->pos * KMEMTRACE_EVENT_SIZE);
+			y = (const void *)(b->buf + b->pos * KMEMTRACE_EVENT_SIZE);
+			take_b = y->timestamp < x->timestamp;
+			ev[n++] = (const void *)((uintptr_t)x ^
+				(((uintptr_t)x ^ (uintptr_t)y) & -take_b));
+			a->pos += 1 - take_b;
+			b->pos += take_b;
+			if (n == BATCH) {
+				replay(mode, ev, n);
+				n = 0;
+			}
+		}
+		/* The events of @ev are in the chunks about to be read over. */
+		replay(mode, ev, n);
+		n = 0;
+	}
+	/* One stream ended: the rest of the other. */
+	if (a->pos == a->nr)
+		a = b;
+	do {
+		while (a->pos < a->nr) {
+			ev[n++] = (const void *)(a->buf + a->pos++ * KMEMTRACE_EVENT_SIZE);
+			if (n == BATCH) {
+				replay(mode, ev, n);
+				n = 0;
+			}
+		}
+		replay(mode, ev, n);
+		n = 0;
+	} while (stream_read(a));
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const modes[] = {
+		"read", "merge", "pair", "lines", "dump"
+	};
+	struct stream s[2] = { 0 };
+	enum mode mode;
+	int i;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: floor read|merge|pair|lines|dump CPU0 CPU1\n");
+		return 2;
+	}
+	for (mode = MODE_READ; mode <= MODE_DUMP; mode++)
+		if (!strcmp(argv[1], modes[mode]))
+			break;
+	if (mode > MODE_DUMP)
+		die("unknown mode", argv[1]);
+	for (i = 0; i < 2; i++) {
+		s[i].fd = open(argv[2 + i], O_RDONLY);
+		if (s[i].fd < 0)
+			die("cannot open", argv[2 + i]);
+		s[i].buf = xzalloc(CHUNK);
+		s[i].cpu = i;
+	}
+	if (mode == MODE_PAIR) {
+		live_grow();
+		site_grow();
+	}
+	if (mode == MODE_READ) {
+		for (i = 0; i < 2; i++)
+			while (stream_read(&s[i]))
+				merged += s[i].nr;
+	} else {
+		merge2(mode, &s[0], &s[1]);
+	}
+	if (mode == MODE_DUMP || mode == MODE_LINES)
+		flush_out();
+	else if (mode == MODE_PAIR)
+		pair_end();
+	else
+		printf("%llu events, sum %llx\n", (unsigned long long)merged,
+		       (unsigned long long)sum);
+	if (bad_chunks)
+		fprintf(stderr, "floor: %llu chunks had invalid events\n",
+			(unsigned long long)bad_chunks);
+	return bad_chunks ? 1 : 0;
+}
