@@ -41,7 +41,9 @@
 #include <linux/gfp.h>
 #include <linux/hrtimer.h>
 #include <linux/init.h>
+#include <linux/limits.h>
 #include <linux/math64.h>
+#include <linux/minmax.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -55,8 +57,10 @@
 
 #define BENCH_RESCHED_EVERY	256
 #define BENCH_PACE_EVERY	32
-#define BENCH_MAX_RATE		BIT(32)
-#define BENCH_MAX_PAIRS		BIT(32)
+/* 2^32, or the most an unsigned long holds where that is less (32-bit). */
+#define BENCH_MAX		((unsigned long)min_t(u64, BIT_ULL(32), ULONG_MAX))
+#define BENCH_MAX_RATE		BENCH_MAX
+#define BENCH_MAX_PAIRS		BENCH_MAX
 #define BENCH_BULK		16
 #define BENCH_CACHE_SIZE	64
 #define BENCH_LARGE_SIZE	SZ_16K

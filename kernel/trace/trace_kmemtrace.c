@@ -54,7 +54,6 @@
 
 /* The trace array being written, NULL while the tracer is not selected. */
 static struct trace_array *kmemtrace_array;
-static bool kmemtrace_function_on;
 
 /* The ring buffer stamps with trace_clocks[clock_id]; [0] is "local". */
 #define KMEMTRACE_CLOCK_LOCAL	0
@@ -234,6 +233,7 @@ u64 kmemtrace_tracer_event(const struct kmemtrace_event *ev,
 	return READ_ONCE(tr->clock_id) == KMEMTRACE_CLOCK_LOCAL ? ts : 0;
 }
 
+#ifdef CONFIG_FUNCTION_TRACER
 /*
  * kmem_function: the function tracer's entries, into the same buffer, from
  * the trace array's ftrace_ops, which set_ftrace_filter, set_ftrace_notrace
@@ -258,6 +258,9 @@ static void kmemtrace_function_call(unsigned long ip, unsigned long parent_ip,
 	ftrace_test_recursion_unlock(bit);
 }
 
+/* Whether kmemtrace_function_call() is registered. */
+static bool kmemtrace_function_on;
+
 static int kmemtrace_function_set(struct trace_array *tr, bool on)
 {
 	int ret = 0;
@@ -272,6 +275,13 @@ static int kmemtrace_function_set(struct trace_array *tr, bool on)
 		kmemtrace_function_on = on;
 	return ret;
 }
+#else
+/* Without the function tracer, kmem_function cannot be set. */
+static int kmemtrace_function_set(struct trace_array *tr, bool on)
+{
+	return on ? -EOPNOTSUPP : 0;
+}
+#endif
 
 /* === Tracer ============================================================== */
 
@@ -309,7 +319,13 @@ static void kmemtrace_tracer_reset(struct trace_array *tr)
 static int kmemtrace_set_flag(struct trace_array *tr, u32 old_flags, u32 bit,
 			      int set)
 {
-	if (bit != KMEMTRACE_OPT_FUNCTION || !READ_ONCE(kmemtrace_array))
+	if (bit != KMEMTRACE_OPT_FUNCTION)
+		return 0;
+	if (!IS_ENABLED(CONFIG_FUNCTION_TRACER) && set) {
+		pr_warn("kmem_function needs CONFIG_FUNCTION_TRACER\n");
+		return -EINVAL;
+	}
+	if (!READ_ONCE(kmemtrace_array))
 		return 0;
 	return kmemtrace_function_set(tr, set);
 }

@@ -176,6 +176,7 @@ out:
 	return ret;
 }
 
+#if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
 /**
  * kmemtrace_stack_configure() - set stack capture
  * @sample: capture one alloc event in @sample per CPU; 0 stops
@@ -191,6 +192,7 @@ int kmemtrace_stack_configure(unsigned int sample, bool frees)
 	WRITE_ONCE(kmemtrace_stack_frees, frees);
 	return kmemtrace_stack_set(sample);
 }
+#endif
 
 /* === Boot parameters ===================================================== */
 

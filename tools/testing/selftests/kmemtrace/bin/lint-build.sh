@@ -12,6 +12,11 @@
 # repository at the tag "pristine" ($KMT_CACHE/src/VERSION/pristine).
 # A warning is compared by file and text, without its line and column,
 # so that lines the series moves do not count as new.
+#
+# Then the files the series adds are built once more, with W=1, in a
+# config without KUnit and the function tracer (configs/lint-lean.config,
+# in $KMT_CACHE/build/VERSION/lint-lean), where they must not warn at all:
+# code that only the test config compiles out, or in, shows there.
 
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -58,13 +63,15 @@ warnings() {
 	shift 2
 	mkdir -p "$out"
 	kmake="make -C $tree O=$out ARCH=x86_64 -j$KMT_JOBS"
+	# shellcheck disable=SC2086
 	if [ ! -f "$out/.config" ] || [ "$CONFIGS/kmemtrace.config" -nt "$out/.config" ] ||
 	   [ "$CONFIGS/base.config" -nt "$out/.config" ] ||
+	   { [ -n "$LINT_EXTRA" ] && [ "$LINT_EXTRA" -nt "$out/.config" ]; } ||
 	   ! grep -q '^CONFIG_RELAY=y' "$out/.config"; then
 		{ $kmake tinyconfig &&
 		  "$tree/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
 			"$CONFIGS/base.config" "$CONFIGS/kmemtrace.config" \
-			"$KMT_CACHE/out/lint.config" &&
+			"$KMT_CACHE/out/lint.config" $LINT_EXTRA &&
 		  $kmake olddefconfig; } >"$out/config.log" 2>&1 ||
 			kmt_die "cannot configure $out (see $out/config.log)"
 	fi
@@ -75,12 +82,14 @@ warnings() {
 		rm -f "$out/${f%.c}.o"
 	done
 	# shellcheck disable=SC2086
-	$kmake W=1 C=2 $objs >"$out/lint.log" 2>&1 ||
+	$kmake W=1 $LINT_SPARSE $objs >"$out/lint.log" 2>&1 ||
 		{ tail -n 20 "$out/lint.log"; kmt_die "lint build in $out failed"; }
 	grep -E '^[^ :]+:[0-9]+(:[0-9]+)?: (warning|error):' "$out/lint.log" |
 		sed -E "s|^($tree/)?([^:]+):[0-9]+(:[0-9]+)?: |\\2: |" | sort
 }
 
+LINT_EXTRA=
+LINT_SPARSE=C=2
 # shellcheck disable=SC2086
 warnings "$SRC" lint $touched $added >"$KMT_CACHE/out/lint-patched.txt" || exit 1
 # shellcheck disable=SC2086
@@ -96,3 +105,20 @@ if [ -n "$new" ]; then
 fi
 kmt_log "sparse/W=1: no new warnings in $nf files" \
 	"($(wc -l <"$KMT_CACHE/out/lint-pristine.txt") in the unpatched tree's)"
+
+# Our files alone, without KUnit and the function tracer: no warning.
+LINT_EXTRA=$CONFIGS/lint-lean.config
+LINT_SPARSE=
+lean=$(echo $added | tr ' ' '\n' | grep -v '_test\.c$')
+# shellcheck disable=SC2086
+warnings "$SRC" lint-lean $lean >"$KMT_CACHE/out/lint-lean.txt" || exit 1
+if [ -s "$KMT_CACHE/out/lint-lean.txt" ]; then
+	kmt_log "W=1 without KUnit and the function tracer: warnings in our files:"
+	cat "$KMT_CACHE/out/lint-lean.txt"
+	exit 1
+fi
+for opt in KMEMTRACE KMEMTRACE_TRACER KMEMTRACE_STACKS; do
+	grep -q "^CONFIG_$opt=y" "$(kmt_build lint-lean)/.config" ||
+		kmt_die "lint-lean: CONFIG_$opt is not set (see configs/lint-lean.config)"
+done
+kmt_log "W=1 without KUnit and the function tracer: no warnings in $(echo $lean | wc -w) files"
