@@ -90,11 +90,11 @@ tool_bench() {
 	done
 	rm -f "$OUT"/best.*
 	for _ in 1 2 3 4 5; do
-		tool_run cat cat "$dir/cpu0" "$dir/cpu1"
+		tool_run cat /bin/cat "$dir/cpu0" "$dir/cpu1"
 		tool_run report "$kmt" report "$dir"
 		tool_run check "$kmt" check "$dir"
 		tool_run dump "$kmt" dump "$dir"
-		tool_run cat-dump cat "$OUT/dump.txt"
+		tool_run cat-dump /bin/cat "$OUT/dump.txt"
 		for m in read merge pair lines dump; do
 			tool_run floor-$m "$floor" $m "$dir/cpu0" "$dir/cpu1"
 		done
