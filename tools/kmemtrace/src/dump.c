@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dump_fields.h"
 #include "fmt.h"
 #include "kmemtrace.h"
 #include "symbols.h"
@@ -309,27 +310,7 @@ static void dump_event(struct dump_ctx *d, const struct kmemtrace_event *ev,
 	/* Valid events have a known kind and type: 32 bytes at most. */
 	memcpy(p, d->kind_type[ev->kind][ev->type], 32);
 	p += d->kind_type_len[ev->kind][ev->type];
-	p = fmt_x64(p, ev->call_site);
-	p = fmt_lit(p, " ptr=0x");
-	p = fmt_x64(p, ev->ptr);
-	p = fmt_lit(p, " req=");
-	p = fmt_u64(p, ev->bytes_req);
-	p = fmt_lit(p, " alloc=");
-	p = fmt_u64(p, ev->bytes_alloc);
-	p = fmt_lit(p, " gfp=0x");
-	p = fmt_x64(p, ev->gfp_flags);
-	p = fmt_lit(p, " node=");
-	p = fmt_s64(p, ev->node);
-	p = fmt_lit(p, " pid=");
-	p = fmt_u64(p, ev->pid);
-	p = fmt_lit(p, " order=");
-	p = fmt_u64(p, ev->order);
-	p = fmt_lit(p, " cache_id=");
-	p = fmt_u64(p, ev->cache_id);
-	p = fmt_lit(p, " stack_id=0x");
-	p = fmt_x64(p, ev->stack_id);
-	p = fmt_lit(p, " tag=0x");
-	p = fmt_x64(p, ev->tag);
+	p = dump_fields(p, ev);
 	if (ev->type == KMEMTRACE_TYPE_PAGES && ev->kind == KMEMTRACE_KIND_ALLOC) {
 		p = fmt_lit(p, " migratetype=");
 		p = fmt_u64(p, ev->migratetype);

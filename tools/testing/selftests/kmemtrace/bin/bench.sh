@@ -72,8 +72,10 @@ tool_bench() {
 	floor=$OUT/floor
 	${CC:-cc} -O2 -I"$KMT_REPO/include/uapi" -o "$OUT/mkstream" \
 		"$KMT_SELFTESTS/host/mkstream.c" || kmt_die "cannot build mkstream"
-	${CC:-cc} -O2 -Wall -I"$KMT_REPO/include/uapi" -I"$KMT_REPO/tools/kmemtrace/src" \
-		-o "$floor" "$KMT_SELFTESTS/host/floor.c" || kmt_die "cannot build floor"
+	src=$KMT_REPO/tools/kmemtrace/src
+	${CC:-cc} -O2 -Wall -D_GNU_SOURCE -I"$KMT_REPO/include/uapi" -I"$src" -o "$floor" \
+		"$KMT_SELFTESTS/host/floor.c" "$src/hash.c" "$src/utils.c" ||
+		kmt_die "cannot build floor"
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	"$OUT/mkstream" -w "$events" -c 2 "$dir" || kmt_die "mkstream -w failed"

@@ -22,10 +22,11 @@
  *   lines  merge, and write the first event's line of dump below for
  *          every event: the least a line of text per event can cost
  *   dump   merge, and write each event's fields as dump does (with the
- *          tool's own number formatting of fmt.h), without the names of
+ *          tool's own dump_fields() and fmt.h), without the names of
  *          symbols, caches and flags: the least dump can do
  *
- * It prints a line of totals, so that the compiler drops none of the
+ * Call sites are looked up in the tool's own kmt_map (hash.c).  It
+ * prints a line of totals, so that the compiler drops none of the
  * work, and exits 1 if an event was not valid, as it does not say why.
  */
 #include <fcntl.h>
@@ -37,7 +38,8 @@
 #include <unistd.h>
 #include <linux/kmemtrace.h>
 
-#include "fmt.h"
+#include "dump_fields.h"
+#include "hash.h"
 
 /* Whole events in about 128 KiB, the chunk of the tool and of cat. */
 #define CHUNK_EVENTS	1489
@@ -126,18 +128,12 @@ static struct live *live;
 static unsigned int live_bits;
 static size_t nr_live, live_mask;
 
-static uint64_t *site_keys;
-static uint32_t *site_index;
+/* Call sites by address (the tool's own map), their sums in @sites. */
+static struct kmt_map site_map;
 static struct site *sites;
-static unsigned int site_bits;
-static size_t nr_sites;
+static size_t nr_sites, size_sites;
 
 static uint64_t counts[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
-
-static inline size_t hash(uint64_t key, unsigned int bits)
-{
-	return (key * 0x61c8864680b583ebULL) >> (64 - bits);
-}
 
 /* Slab objects pair across the kmalloc and kmem_cache APIs. */
 static inline uint64_t live_key(const struct kmemtrace_event *ev)
@@ -161,7 +157,7 @@ static void live_grow(void)
 	for (i = 0; i < n; i++) {
 		if (!keys[i])
 			continue;
-		for (slot = hash(keys[i], live_bits); live_keys[slot];)
+		for (slot = kmt_hash64(keys[i], live_bits); live_keys[slot];)
 			slot = (slot + 1) & live_mask;
 		live_keys[slot] = keys[i];
 		live[slot] = old[i];
@@ -170,47 +166,20 @@ static void live_grow(void)
 	free(old);
 }
 
-static void site_grow(void)
-{
-	uint64_t *keys = site_keys;
-	uint32_t *index = site_index;
-	size_t i, slot, n = site_bits ? (size_t)1 << site_bits : 0;
-	size_t mask;
-
-	site_bits = site_bits ? site_bits + 1 : 12;
-	mask = ((size_t)1 << site_bits) - 1;
-	site_keys = xzalloc(sizeof(*site_keys) << site_bits);
-	site_index = xzalloc(sizeof(*site_index) << site_bits);
-	sites = realloc(sites, sizeof(*sites) << (site_bits - 1));
-	if (!sites)
-		die("out of memory", "sites");
-	for (i = 0; i < n; i++) {
-		if (!keys[i])
-			continue;
-		for (slot = hash(keys[i], site_bits); site_keys[slot];)
-			slot = (slot + 1) & mask;
-		site_keys[slot] = keys[i];
-		site_index[slot] = index[i];
-	}
-	free(keys);
-	free(index);
-}
-
 static inline uint32_t site_of(uint64_t call_site)
 {
-	size_t mask = ((size_t)1 << site_bits) - 1;
-	size_t slot = hash(call_site, site_bits);
+	uint32_t i;
 
-	while (site_keys[slot] != call_site) {
-		if (!site_keys[slot]) {
-			site_keys[slot] = call_site;
-			site_index[slot] = nr_sites;
-			memset(&sites[nr_sites], 0, sizeof(*sites));
-			return nr_sites++;
-		}
-		slot = (slot + 1) & mask;
+	if (kmt_map_find(&site_map, call_site, &i))
+		return i;
+	if (nr_sites == size_sites) {
+		size_sites = size_sites ? 2 * size_sites : 4096;
+		sites = realloc(sites, size_sites * sizeof(*sites));
+		if (!sites)
+			die("out of memory", "sites");
 	}
-	return site_index[slot];
+	memset(&sites[nr_sites], 0, sizeof(*sites));
+	return kmt_map_insert(&site_map, call_site, nr_sites++, NULL);
 }
 
 static void live_remove(size_t hole)
@@ -221,7 +190,7 @@ static void live_remove(size_t hole)
 		slot = (slot + 1) & live_mask;
 		if (!live_keys[slot])
 			break;
-		home = hash(live_keys[slot], live_bits);
+		home = kmt_hash64(live_keys[slot], live_bits);
 		if (((slot - home) & live_mask) < ((slot - hole) & live_mask))
 			continue;
 		live_keys[hole] = live_keys[slot];
@@ -274,10 +243,8 @@ static void pair_batch(const struct kmemtrace_event **ev, size_t n)
 
 	while (nr_live + n > (size_t)1 << (live_bits - 1))
 		live_grow();
-	while (nr_sites + n > (size_t)1 << (site_bits - 1))
-		site_grow();
 	for (i = 0; i < n; i++) {
-		slot[i] = hash(live_key(ev[i]), live_bits);
+		slot[i] = kmt_hash64(live_key(ev[i]), live_bits);
 		__builtin_prefetch(&live_keys[slot[i]], 1);
 		__builtin_prefetch(&live[slot[i]], 1);
 	}
@@ -363,27 +330,7 @@ static void dump_batch(const struct kmemtrace_event **evs, size_t n)
 		memcpy(p, types[ev->type], len);
 		p += len;
 		p = fmt_lit(p, " site=0x");
-		p = fmt_x64(p, ev->call_site);
-		p = fmt_lit(p, " ptr=0x");
-		p = fmt_x64(p, ev->ptr);
-		p = fmt_lit(p, " req=");
-		p = fmt_u64(p, ev->bytes_req);
-		p = fmt_lit(p, " alloc=");
-		p = fmt_u64(p, ev->bytes_alloc);
-		p = fmt_lit(p, " gfp=0x");
-		p = fmt_x64(p, ev->gfp_flags);
-		p = fmt_lit(p, " node=");
-		p = fmt_s64(p, ev->node);
-		p = fmt_lit(p, " pid=");
-		p = fmt_u64(p, ev->pid);
-		p = fmt_lit(p, " order=");
-		p = fmt_u64(p, ev->order);
-		p = fmt_lit(p, " cache_id=");
-		p = fmt_u64(p, ev->cache_id);
-		p = fmt_lit(p, " stack_id=0x");
-		p = fmt_x64(p, ev->stack_id);
-		p = fmt_lit(p, " tag=0x");
-		p = fmt_x64(p, ev->tag);
+		p = dump_fields(p, ev);
 		*p++ = '\n';
 		out_len = p - out;
 	}
@@ -486,10 +433,8 @@ int main(int argc, char **argv)
 		s[i].buf = xzalloc(CHUNK);
 		s[i].cpu = i;
 	}
-	if (mode == MODE_PAIR) {
+	if (mode == MODE_PAIR)
 		live_grow();
-		site_grow();
-	}
 	if (mode == MODE_READ) {
 		for (i = 0; i < 2; i++)
 			while (stream_read(&s[i]))
