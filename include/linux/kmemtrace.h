@@ -13,6 +13,9 @@
 #include <linux/instruction_pointer.h>
 #include <linux/jump_label.h>
 #include <linux/kmemtrace_types.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
 #include <linux/types.h>
 
 /*
@@ -30,6 +33,7 @@
 #ifdef CONFIG_KMEMTRACE
 
 DECLARE_STATIC_KEY_FALSE(kmemtrace_scope_key);
+DECLARE_PER_CPU(struct kmemtrace_scope, kmemtrace_irq_scope[3]);
 
 struct kmemtrace_scope __kmemtrace_scope_enter(unsigned long caller,
 					       unsigned int flags);
@@ -38,23 +42,54 @@ void __kmemtrace_scope_exit(struct kmemtrace_scope old);
 bool __kmemtrace_scope_unnamed(void);
 
 /**
+ * kmemtrace_scope_current() - the scope of the running context
+ *
+ * The task's, or this CPU's for softirq, hardirq or NMI context.
+ *
+ * Context: Any; the result is valid until the context ends or sleeps.
+ * Return: the scope, never NULL.
+ */
+static __always_inline struct kmemtrace_scope *kmemtrace_scope_current(void)
+{
+	unsigned int level = interrupt_context_level();
+
+	if (likely(!level))
+		return &current->kmemtrace_scope;
+	return this_cpu_ptr(&kmemtrace_irq_scope[level - 1]);
+}
+
+/**
  * kmemtrace_api_unnamed() - whether this API function should name its
  *                           caller in the events below it
  *
  * For API functions whose events come from deeper down (the page
- * allocator's) or that call other APIs.  Their first statement is::
+ * allocator's) or that call other APIs.  Their first statement hands
+ * the call to an out-of-line copy of themselves that opens the scope
+ * (kmemtrace_named()) and calls them again::
  *
- *	if (kmemtrace_api_unnamed()) {
- *		kmemtrace_scoped_named(_RET_IP_)
- *			return this_function(its, arguments);
+ *	static noinline void __free_pages_named(struct page *page,
+ *						unsigned int order,
+ *						unsigned long caller)
+ *	{
+ *		kmemtrace_named(caller);
+ *		__free_pages(page, order);
  *	}
+ *
+ *	void __free_pages(struct page *page, unsigned int order)
+ *	{
+ *		if (kmemtrace_api_unnamed()) {
+ *			__free_pages_named(page, order, _RET_IP_);
+ *			return;
+ *		}
+ *		...
  *
  * While kmemtrace records and no outer API call named a caller yet, the
  * function runs again inside a scope that names its caller; the inner
  * call finds the caller named and runs as usual.  While kmemtrace is off
- * this is one no-op instruction and leaves the function's code as it
- * was: unlike kmemtrace_api(), nothing is kept for an exit.  Without
- * CONFIG_KMEMTRACE it is the constant false.
+ * this is one no-op instruction, and the function's code is otherwise
+ * the same as without kmemtrace: the test reads the scope inline and the
+ * hand-over is a tail call, so the function keeps its prologue and its
+ * registers.  Without CONFIG_KMEMTRACE it is the constant false.
  *
  * Context: Any context.
  * Return: true if the function should re-enter itself named.
@@ -62,7 +97,27 @@ bool __kmemtrace_scope_unnamed(void);
 static __always_inline bool kmemtrace_api_unnamed(void)
 {
 	return static_branch_unlikely(&kmemtrace_scope_key) &&
-	       __kmemtrace_scope_unnamed();
+	       !kmemtrace_scope_current()->caller;
+}
+
+/**
+ * kmemtrace_scope_lacks() - whether this function should re-enter itself
+ *                           in a scope with @flags
+ * @flags: KMEMTRACE_SCOPE_BACKING, KMEMTRACE_SCOPE_SUPPRESS or
+ *	KMEMTRACE_SCOPE_UNPAIRED; 0 is never lacking
+ *
+ * As kmemtrace_api_unnamed(), for allocator internals whose events all
+ * get @flags: the out-of-line copy opens its scope with
+ * kmemtrace_flagged() and calls the function again.  One no-op
+ * instruction while kmemtrace is off.
+ *
+ * Context: Any context.
+ * Return: true while kmemtrace records and the scope lacks a bit of @flags.
+ */
+static __always_inline bool kmemtrace_scope_lacks(unsigned int flags)
+{
+	return static_branch_unlikely(&kmemtrace_scope_key) &&
+	       (kmemtrace_scope_current()->flags & flags) != flags;
 }
 
 /**
@@ -204,6 +259,27 @@ DEFINE_CLASS(kmemtrace_named, struct kmemtrace_scope,
 	     unsigned long caller)
 
 /**
+ * kmemtrace_named() - the rest of this function names @caller
+ * @caller: address in the API's caller, usually _RET_IP_ of the API
+ *
+ * For the out-of-line copy kmemtrace_api_unnamed() hands a call to.
+ */
+#define kmemtrace_named(caller)	CLASS(kmemtrace_named, __UNIQUE_ID(kmt))(caller)
+
+/* As kmemtrace_named, for kmemtrace_scope_lacks(): flags, no caller. */
+DEFINE_CLASS(kmemtrace_flagged, struct kmemtrace_scope,
+	     __kmemtrace_scope_exit(_T), __kmemtrace_scope_enter(0, flags),
+	     unsigned int flags)
+
+/**
+ * kmemtrace_flagged() - events in the rest of this function get @flags
+ * @flags: KMEMTRACE_SCOPE_* bits
+ *
+ * For the out-of-line copy kmemtrace_scope_lacks() hands a call to.
+ */
+#define kmemtrace_flagged(flags) CLASS(kmemtrace_flagged, __UNIQUE_ID(kmt))(flags)
+
+/**
  * kmemtrace_api() - the rest of this function is an allocator API call
  * @caller: address in the API's caller, usually _RET_IP_
  *
@@ -247,16 +323,6 @@ DEFINE_CLASS(kmemtrace_reset, struct kmemtrace_scope,
 #define kmemtrace_scoped(caller, flags)	\
 	scoped_class(kmemtrace_scope, kmt, caller, flags)
 
-/**
- * kmemtrace_scoped_named() - re-enter this function in a scope that names
- *                            its caller
- * @caller: address in the API's caller, usually _RET_IP_
- *
- * See kmemtrace_api_unnamed().
- */
-#define kmemtrace_scoped_named(caller)	\
-	scoped_class(kmemtrace_named, kmt, caller)
-
 #else /* !CONFIG_KMEMTRACE */
 
 /*
@@ -268,13 +334,15 @@ DEFINE_CLASS(kmemtrace_reset, struct kmemtrace_scope,
  * kmemtrace; sizeof() names their arguments without evaluating them.
  */
 #define kmemtrace_api_unnamed()		false
+#define kmemtrace_scope_lacks(flags)	(sizeof(flags) && false)
+#define kmemtrace_named(caller)		static_assert(sizeof(caller))
+#define kmemtrace_flagged(flags)	static_assert(sizeof(flags))
 #define kmemtrace_api(caller)		static_assert(sizeof(caller))
 #define kmemtrace_internal(flags)	static_assert(sizeof(flags))
 #define kmemtrace_reclaim()		static_assert(1)
 #define kmemtrace_scoped(caller, flags)					\
 	for (bool __kmt_once = sizeof(caller) && sizeof(flags);		\
 	     __kmt_once; __kmt_once = false)
-#define kmemtrace_scoped_named(caller)	kmemtrace_scoped(caller, 0)
 
 #endif /* CONFIG_KMEMTRACE */
 

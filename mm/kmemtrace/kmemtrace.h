@@ -107,7 +107,6 @@ int kmemtrace_probes_attach(void);
 void kmemtrace_probes_detach(void);
 
 /* scope.c */
-DECLARE_PER_CPU(struct kmemtrace_scope, kmemtrace_irq_scope[3]);
 
 /*
  * The scope of a context at interrupt_context_level() @level: the task's,
@@ -119,17 +118,6 @@ kmemtrace_scope_of(unsigned int level)
 	if (likely(!level))
 		return &current->kmemtrace_scope;
 	return this_cpu_ptr(&kmemtrace_irq_scope[level - 1]);
-}
-
-/**
- * kmemtrace_scope_current() - the scope of the running context
- *
- * Context: Any; the result is valid until the context ends or sleeps.
- * Return: the scope, never NULL.
- */
-static __always_inline struct kmemtrace_scope *kmemtrace_scope_current(void)
-{
-	return kmemtrace_scope_of(interrupt_context_level());
 }
 
 /* relay.c */

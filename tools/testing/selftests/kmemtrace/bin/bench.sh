@@ -126,6 +126,10 @@ build() {	# build NAME FRAGMENT...
 
 build bench-a
 build bench-b "$CFG/bench-kmemtrace.config"
+# (a') is (a) with every function aligned to 64 bytes: the same code laid
+# out differently, for the spread of (a) that layout alone makes.  Not in
+# the smoke run, whose figures mean nothing.
+[ -n "$smoke" ] || KMT_KCFLAGS=-falign-functions=64 build bench-a2
 build bench-c "$CFG/bench-kmemtrace.config" "$CFG/bench-profiling.config"
 
 # One boot per kernel: icount needs single-threaded TCG.
@@ -156,9 +160,19 @@ boot() {	# boot KERNEL MODES [EXTRA_CMDLINE]
 }
 
 boot bench-a n
+a2=
+if [ -z "$smoke" ]; then
+	boot bench-a2 n
+	a2=$OUT/bench-a2.txt
+	sed -i 's/^KMT-BENCH n /KMT-BENCH n2 /' "$a2"
+fi
 modes=off,relay,drain,tracer,events,relay+tracer,relay+function
 boot bench-b "$modes,relay+stacks,relay+stacks64" kmt.ramp=$ramp
 boot bench-c c-off,profiling,profiling+relay
+
+# The hooked entry points, (a) against (b): one no-op more (offasm.sh).
+"$KMT_BIN/offasm.sh" "$(kmt_build bench-a)/vmlinux" "$(kmt_build bench-b)/vmlinux" \
+	>"$OUT/offasm.txt" || true
 
 # Kernel text and data, (a) against (b).
 for k in bench-a bench-b; do
@@ -176,7 +190,8 @@ tool_bench >"$OUT/tool.txt"
 		"$KMT_SMP vCPUs; ${smoke:+SMOKE RUN (1% of the pairs): figures mean nothing; }$args"
 	echo
 	awk -f "$KMT_SELFTESTS/host/bench-table.awk" \
-		"$OUT/bench-a.txt" "$OUT/bench-b.txt" "$OUT/bench-c.txt" "$OUT/size.txt" \
+		"$OUT/bench-a.txt" ${a2:+"$a2"} "$OUT/bench-b.txt" \
+		"$OUT/bench-c.txt" "$OUT/size.txt" "$OUT/offasm.txt" \
 		"$OUT/tool.txt"
 } >"$OUT/table.txt"
 cat "$OUT/table.txt"

@@ -17,7 +17,8 @@ SRC=$(kmt_src)
 OUT=$(kmt_build "$name")
 LOG=$OUT/build.log
 mkdir -p "$OUT"
-KMAKE="make -C $SRC O=$OUT ARCH=x86_64 -j$KMT_JOBS"
+# KMT_KCFLAGS: extra compiler flags (make bench's layout twin of (a)).
+KMAKE="make -C $SRC O=$OUT ARCH=x86_64 -j$KMT_JOBS${KMT_KCFLAGS:+ KCFLAGS=$KMT_KCFLAGS}"
 
 configure() {
 	$KMAKE tinyconfig
