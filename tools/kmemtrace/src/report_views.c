@@ -13,6 +13,7 @@
 
 #include "gfp.h"
 #include "kmemtrace.h"
+#include "replay.h"
 #include "report.h"
 #include "utils.h"
 
@@ -1640,8 +1641,8 @@ void report_views(struct report *r, const struct kmt_trace *t,
 
 	if (o->format == KMT_TEXT) {
 		printf("kmemtrace report v%d\n", KMT_REPORT_VERSION);
-		if (r->p->filter_text)
-			printf("filter: %s (%llu allocations)\n", r->p->filter_text,
+		if (r->p->filter.text)
+			printf("filter: %s (%llu allocations)\n", r->p->filter.text,
 			       (unsigned long long)r->selected);
 	} else {
 		kmt_out_u64(o, "version", KMT_REPORT_VERSION);
@@ -1649,7 +1650,7 @@ void report_views(struct report *r, const struct kmt_trace *t,
 		kmt_out_u64(o, "invalid", errors);
 		kmt_out_u64(o, "first_ts", r->first_ts);
 		kmt_out_u64(o, "last_ts", r->last_ts);
-		kmt_out_str(o, "filter", r->p->filter_text);
+		kmt_out_str(o, "filter", r->p->filter.text);
 		kmt_out_u64(o, "selected", r->selected);
 	}
 	for (v = 0; v < NR_VIEWS; v++) {

@@ -288,6 +288,26 @@ static inline int hex_digit(int c)
 int parse_hex(const char *s, size_t len, uint64_t *val);
 
 /**
+ * split_list() - split a comma-separated list in place
+ * @s: the list; its commas become NULs
+ * @items: where to point at the items
+ * @max: the room in @items
+ *
+ * Return: the number of items, which may be more than @max: only the
+ * first @max are in @items.
+ */
+size_t split_list(char *s, char **items, size_t max);
+
+/**
+ * parse_ns() - parse a duration or a time stamp
+ * @s: nanoseconds, or a decimal number with a unit: ns, us, ms or s
+ * @ns: on success, the nanoseconds
+ *
+ * Return: 0 on success, -EINVAL if @s is not one, or overflows.
+ */
+int parse_ns(const char *s, uint64_t *ns);
+
+/**
  * parse_u64() - parse an unsigned number, decimal or 0x hexadecimal
  * @s: the text; surrounding blanks and one trailing newline are allowed
  * @val: on success, the number

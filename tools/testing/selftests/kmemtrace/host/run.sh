@@ -2596,6 +2596,7 @@ record_empty_and_duration
 record_duration_limit
 record_errors
 fuzz_corpus
+layering
 "
 
 # The regression corpus of the fuzz targets (../fuzz) replayed under
@@ -2608,6 +2609,22 @@ t_fuzz_corpus() {
 	[ $status -eq 0 ] || fail "fuzz/run.sh: a corpus replay failed"
 	grep -q '^ok .* # SKIP' ktap && return 4
 	grep -q '^ok ' ktap || fail "fuzz/run.sh replayed nothing"
+}
+
+# The layering of the tool's modules (layering.sh): the engine names no
+# consumer, consumers reach into no other's state, lower layers include
+# no engine or consumer header.  It must fail on a bad edge: a copy of the
+# sources with a stream file including report.h, and plot.c reading the
+# run's sums.
+t_layering() {
+	sh "$HERE/layering.sh" "$SRC" || fail "the layering of $SRC is broken"
+	cp -R "$SRC" bad || return 1
+	sed 's/^#include "utils.h"$/#include "utils.h"\n#include "report.h"/' "$SRC/table.c" > bad/table.c
+	echo 'static int x(struct replay_run *run) { return run->r.events; }' >> bad/plot.c
+	sh "$HERE/layering.sh" bad > out
+	[ $? -eq 1 ] || fail "layering.sh accepts bad edges"
+	grep -q '^table.c: rule 2: includes report.h$' out || fail "rule 2 not seen"
+	grep -q '^plot.c: rule 4: ' out || fail "rule 4 not seen"
 }
 
 # ------------------------------------------------------------------- main

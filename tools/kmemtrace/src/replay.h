@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmemtrace replay - the pass over a trace, and its consumers
+ *
+ * replay_run() reads a trace, replays its events in time order, pairing
+ * allocations with their frees, and calls the consumers given it for what
+ * each asked for (struct replay_consumer).  See replay.c.
+ */
+#ifndef __KMEMTRACE_REPLAY_H
+#define __KMEMTRACE_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "comms.h"
+#include "hash.h"
+#include "report.h"
+#include "stacks.h"
+#include "symbols.h"
+#include "tags.h"
+#include "trace.h"
+
+struct replay_run;
+
+/* A growable array of numbers: the lifetimes of one site. */
+struct u64_vec {
+	uint64_t *v;
+	size_t nr;
+	size_t size;
+};
+
+/*
+ * What happened at one call site (allocations made there, frees done
+ * there), or to one cache.  Sums saturate at UINT64_MAX (add_u64_sat()),
+ * which the views show as overflow.
+ */
+struct site {
+	uint64_t key;		/* call site address, or cache id */
+	uint64_t allocs;	/* selected allocations */
+	uint64_t req;		/* their bytes requested */
+	uint64_t alloc;		/* their bytes allocated */
+	uint64_t frees;		/* frees of them */
+	uint64_t xcpu;		/* of those, on another CPU than the alloc */
+	uint64_t life;		/* sum of their lifetimes */
+	uint64_t mismatched;	/* frees of them by another API */
+	uint64_t unknown;	/* frees here of memory not allocated in the trace */
+	uint64_t live;		/* of them, still allocated at the end */
+	uint64_t live_bytes;	/* their bytes */
+	uint8_t selected;	/* SITE_* */
+	uint8_t unknown_types;	/* bit per type of @unknown frees */
+};
+
+#define SITE_UNKNOWN	0
+#define SITE_SELECTED	1
+#define SITE_SKIPPED	2
+
+/* Sites (or caches) by key, in the order first seen. */
+struct site_table {
+	struct kmt_map map;
+	struct site *sites;
+	size_t nr;
+	size_t size;
+};
+
+/*
+ * A live allocation: memory allocated, and not freed yet; also a slot of
+ * the live table, empty when @family is 0.
+ */
+struct live_obj {
+	uint64_t ptr;
+	uint64_t ts;		/* when it was allocated */
+	uint64_t bytes;		/* bytes allocated, after reallocs */
+	uint32_t site;		/* index in report.sites */
+	uint32_t pid;
+	uint32_t cache_id;
+	uint32_t origin;	/* index in report.origins: its tag and stack */
+	uint16_t cpu;
+	uint8_t family;		/* pair_type() of the alloc, 0 for an empty slot */
+	uint8_t type;
+	uint8_t selected;	/* whether the filters selected the alloc */
+	uint8_t counted;	/* whether the allocinfo view counted it */
+	uint8_t pad;
+};
+
+/*
+ * Where an allocation came from: its codetag and its stack.  Origin 0 is
+ * neither, that of every event of a trace without them.
+ */
+struct origin {
+	uint64_t tag;		/* the tag of the alloc, 0 for none */
+	uint32_t stack;		/* its stack_id, 0 for none */
+	uint32_t tag_index;	/* index of @tag in report.tag_addrs, 0 for none */
+};
+
+/*
+ * The live allocations by family and pointer, in an open-addressing
+ * table: linear probing from the hash of both, removal by moving the
+ * following slots back, at most a quarter full.  An allocation is in its
+ * slot, so that looking it up touches one place of memory, which the
+ * pass fetches ahead of time.
+ */
+struct live_table {
+	struct live_obj *slots;
+	unsigned int bits;
+	size_t nr;
+};
+
+/* A free by another API than the alloc, or of another cache. */
+struct mismatch {
+	uint32_t alloc_site;	/* index in report.sites */
+	uint32_t free_site;
+	uint32_t alloc_cache;
+	uint32_t free_cache;
+	uint8_t alloc_type;
+	uint8_t free_type;
+	uint64_t count;
+};
+
+/*
+ * What the allocinfo view adds up for one codetag: the change of its
+ * /proc/allocinfo counters over the trace.
+ */
+struct ai_count {
+	int64_t bytes;
+	int64_t calls;
+	bool touched;		/* an alloc or realloc of the trace carried it */
+};
+
+/* The allocations of one call site with one stack, for the stacks view. */
+struct stack_stat {
+	uint32_t site;		/* index in report.sites */
+	uint32_t stack;		/* the stack_id */
+	uint64_t allocs;
+	uint64_t bytes;
+};
+
+/* Allocations with one gfp_flags value, or on one node. */
+struct gfp_stat {
+	uint64_t key;
+	uint64_t allocs;
+	uint64_t bytes;
+};
+
+#define REPORT_MAX_ORDER	16
+#define REPORT_MAX_MT		8
+
+/* Buckets of log2 histograms: bucket B holds [2^B, 2^(B+1)), 0 also 0. */
+#define LOG2_BUCKETS	64
+
+static inline unsigned int log2_bucket(uint64_t v)
+{
+	return v < 2 ? 0 : 63 - __builtin_clzll(v);
+}
+
+/**
+ * enum replay_need - the callbacks of a consumer the pass calls
+ * @REPLAY_ALLOC: @alloc, for each selected allocation
+ * @REPLAY_FREE: @free, for each free of a selected allocation
+ * @REPLAY_RESIZE: @resize, for each resize of a selected allocation
+ * @REPLAY_STRAY: @stray, for each free of memory not live
+ * @REPLAY_BACKING: @backing, for each backing or unpaired event
+ * @REPLAY_TIME: @time, before each event
+ * @REPLAY_END: @live for each selected allocation live at the end, then @end
+ */
+enum replay_need {
+	REPLAY_ALLOC	= 1u << 0,
+	REPLAY_FREE	= 1u << 1,
+	REPLAY_RESIZE	= 1u << 2,
+	REPLAY_STRAY	= 1u << 3,
+	REPLAY_BACKING	= 1u << 4,
+	REPLAY_TIME	= 1u << 5,
+	REPLAY_END	= 1u << 6,
+};
+
+/**
+ * struct replay_consumer - what a view or an exporter wants of the pass
+ * @name: its name, for messages
+ * @needs: the callbacks it has, enum replay_need bits
+ * @alloc: a selected allocation @o, made by @ev
+ * @free: the free @ev of selected allocation @o, @life ns after it
+ * @resize: selected allocation @o resized to @bytes (0 when its memory is
+ *	    allocated again without a free)
+ * @stray: the free @ev of memory that is not live
+ * @backing: the backing or unpaired event @ev
+ * @time: the time of the next event
+ * @live: selected allocation @o, still live at the end (may be NULL)
+ * @end: the pass is over; @last_ts is the time of its last event
+ *
+ * Each callback gets the context registered with the consumer, and the
+ * run only through @end's @run, read only (replay_site_key(), ...).  A
+ * consumer never sees the state of another.
+ */
+struct replay_consumer {
+	const char *name;
+	unsigned int needs;
+	void (*alloc)(void *ctx, const struct kmemtrace_event *ev,
+		      const struct live_obj *o);
+	void (*free)(void *ctx, const struct kmemtrace_event *ev,
+		     const struct live_obj *o, uint64_t life);
+	void (*resize)(void *ctx, const struct live_obj *o, uint64_t bytes);
+	void (*stray)(void *ctx, const struct kmemtrace_event *ev);
+	void (*backing)(void *ctx, const struct kmemtrace_event *ev);
+	void (*time)(void *ctx, uint64_t ts);
+	void (*live)(void *ctx, const struct live_obj *o);
+	void (*end)(void *ctx, const struct replay_run *run, uint64_t last_ts);
+};
+
+/**
+ * struct replay_use - a consumer with its context, as a run is given it
+ * @c: the consumer
+ * @ctx: what its callbacks get
+ */
+struct replay_use {
+	const struct replay_consumer *c;
+	void *ctx;
+};
+
+#define REPLAY_MAX_CONSUMERS	4
+
+/* The consumers of one callback, in the order registered. */
+struct replay_list {
+	const struct replay_use *u[REPLAY_MAX_CONSUMERS];
+	unsigned int nr;
+};
+
+/* Everything one pass over the events adds up. */
+struct report {
+	const struct report_params *p;
+	bool filtering;		/* a filter but --time selects allocations */
+	bool summary_only;	/* the summary is the only view */
+	bool pages;		/* the pages view counts page events */
+	bool gfp;		/* the gfp view is asked for */
+	bool nodes_view;	/* the nodes view is asked for */
+	bool lifetimes_view;	/* the lifetimes view is asked for */
+	bool allocinfo;		/* the allocinfo view is asked for */
+	bool stacks_view;	/* the stacks view is asked for */
+	bool overflow;		/* a byte total saturated (add_u64_sat()) */
+	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
+	size_t events;
+	uint64_t first_ts;
+	uint64_t last_ts;
+	uint64_t backing_allocs;
+	uint64_t backing_bytes;
+	uint64_t backing_frees;
+	uint64_t unpaired;
+	uint64_t selected;
+	uint64_t double_allocs;
+	struct live_table live;
+	struct site_table sites;
+	struct site_table caches;
+	struct u64_vec *lifetimes;
+	size_t nr_lifetimes;
+	struct mismatch *mismatches;
+	size_t nr_mismatches;
+	size_t size_mismatches;
+	struct site_table gfps;
+	struct site_table nodes;
+	uint64_t page_allocs[REPORT_MAX_ORDER][REPORT_MAX_MT];
+	uint64_t page_frees[REPORT_MAX_ORDER];
+	uint64_t page_bytes[REPORT_MAX_ORDER];
+	struct kmt_symcache names;
+	const struct kmt_caches *caches_file;
+	const struct kmt_comms *comms;
+	const struct kmt_tags *tags;
+	struct kmt_map pid_selected;
+	struct kmt_map module_selected;
+	struct origin *origins;
+	size_t nr_origins;
+	size_t size_origins;
+	struct kmt_map origin_map;
+	uint64_t *tag_addrs;	/* the tags seen, by index; 0 first */
+	size_t nr_tag_addrs;
+	size_t size_tag_addrs;
+	struct kmt_map tag_map;
+	struct ai_count *ai;	/* per tag index, for the allocinfo view */
+	size_t nr_ai;
+	struct live_table backing_live;	/* live backing allocs, for allocinfo */
+	uint64_t ai_free_unknown;	/* frees without an alloc */
+	uint64_t ai_realloc_unknown;	/* reallocs without an alloc */
+	const struct kmt_stacks *stacks;
+	struct stack_stat *stack_stats;	/* per call site and stack */
+	size_t nr_stack_stats;
+	size_t size_stack_stats;
+	struct kmt_map stack_map;
+	uint64_t stack_allocs;		/* selected allocs with a stack */
+	uint64_t stack_bytes;
+	uint64_t nostack_allocs;	/* those without */
+	uint64_t stack_lost;		/* of those, flagged stack_lost */
+	struct replay_list on[7];	/* per enum replay_need bit */
+};
+
+/**
+ * struct replay_run - a trace read and replayed
+ * @t: the trace
+ * @syms: its symbols
+ * @caches: its caches file
+ * @comms: its comms file
+ * @tags: its tags file
+ * @stacks: its stacks file
+ * @st: statistics of its streams
+ * @errors: problems found in its streams
+ * @r: what the pass added up
+ */
+struct replay_run {
+	struct kmt_trace t;
+	struct kmt_symtab syms;
+	struct kmt_caches caches;
+	struct kmt_comms comms;
+	struct kmt_tags tags;
+	struct kmt_stacks stacks;
+	struct kmt_stats *st;
+	size_t errors;
+	struct report r;
+};
+
+/**
+ * replay_run() - read a trace and replay its events to consumers
+ * @run: the run to fill
+ * @p: the parameters
+ * @uses: the consumers, besides the sums of the report views
+ * @nr_uses: their number, up to REPLAY_MAX_CONSUMERS
+ *
+ * Return: 0 on success, 1 on failure (reported with kmt_err()).
+ */
+int replay_run(struct replay_run *run, struct report_params *p,
+	       const struct replay_use *uses, size_t nr_uses);
+
+/**
+ * replay_no_valid_event() - say when a trace has problems and no event
+ * @run: the run
+ *
+ * Return: true, after an error message, if no event of the trace is valid
+ * but some are not: there is nothing to show.
+ */
+bool replay_no_valid_event(const struct replay_run *run);
+
+/**
+ * replay_run_free() - release a run
+ * @run: the run
+ */
+void replay_run_free(struct replay_run *run);
+
+/**
+ * replay_nr_sites() - the number of call sites a run has seen
+ * @run: the run
+ *
+ * Return: the number of sites; their indexes (live_obj.site) are below it.
+ */
+static inline size_t replay_nr_sites(const struct replay_run *run)
+{
+	return run->r.sites.nr;
+}
+
+/**
+ * replay_site_key() - the call site address of a site index
+ * @run: the run
+ * @si: the index, below replay_nr_sites()
+ *
+ * Return: the address.
+ */
+static inline uint64_t replay_site_key(const struct replay_run *run, uint32_t si)
+{
+	return run->r.sites.sites[si].key;
+}
+
+/**
+ * replay_origin() - the codetag and stack of an allocation
+ * @run: the run
+ * @o: the allocation, as a callback got it
+ *
+ * Return: its origin; valid until the pass adds one, so call it from @end.
+ */
+static inline const struct origin *replay_origin(const struct replay_run *run,
+						 const struct live_obj *o)
+{
+	return &run->r.origins[o->origin];
+}
+
+/**
+ * report_cache_name() - the name of a cache, or "cache#ID"
+ * @r: the report
+ * @id: the cache id
+ * @buf: where to write "cache#ID"
+ * @len: size of @buf
+ *
+ * Return: the name, in @buf or in the caches file.
+ */
+const char *report_cache_name(const struct report *r, uint64_t id, char *buf,
+			      size_t len);
+
+#endif /* __KMEMTRACE_REPLAY_H */
