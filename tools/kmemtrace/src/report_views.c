@@ -133,12 +133,11 @@ static uint64_t site_value(const struct site *s, enum report_key k)
 	}
 }
 
-/* qsort() has no argument for the comparison: the keys of this sort. */
-static enum report_key sort_keys[REPORT_MAX_KEYS];
-
-static int site_cmp(const void *a, const void *b)
+/* By the keys @ctx (REPORT_MAX_KEYS of them, or up to a 0), largest first. */
+static int site_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct site *x = a, *y = b;
+	const enum report_key *sort_keys = ctx;
 	size_t i;
 	int c;
 
@@ -161,8 +160,7 @@ static struct site *sort_sites(const struct site_table *tab,
 	for (i = 0; i < tab->nr; i++)
 		if (keep(&tab->sites[i]))
 			sites[n++] = tab->sites[i];
-	memcpy(sort_keys, keys, sizeof(sort_keys));
-	qsort(sites, n, sizeof(*sites), site_cmp);
+	qsort_r(sites, n, sizeof(*sites), site_cmp, (void *)keys);
 	*nr = n;
 	return sites;
 }
@@ -519,9 +517,10 @@ static uint64_t group_value(const struct live_group *g, enum report_key k)
 	}
 }
 
-static int group_cmp(const void *a, const void *b)
+static int group_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct live_group *x = a, *y = b;
+	const enum report_key *sort_keys = ctx;
 	size_t i;
 	int c;
 
@@ -538,9 +537,10 @@ static uint64_t ref_value(const struct live_ref *x, enum report_key k)
 	return k == KEY_AGE ? x->age : k == KEY_BYTES ? x->obj->bytes : 0;
 }
 
-static int ref_cmp(const void *a, const void *b)
+static int ref_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct live_ref *x = a, *y = b;
+	const enum report_key *sort_keys = ctx;
 	size_t i;
 	int c;
 
@@ -765,8 +765,7 @@ static void live_list(struct report *r, struct live_ref *refs, size_t n,
 	size_t i;
 
 	view_sort(r, VIEW_LIVE, KEY_AGE, keys);
-	memcpy(sort_keys, keys, sizeof(sort_keys));
-	qsort(refs, n, sizeof(*refs), ref_cmp);
+	qsort_r(refs, n, sizeof(*refs), ref_cmp, keys);
 	keys_title(keys, title, sizeof(title));
 	kmt_table_init(&tab, "live_list", live_list_cols,
 		       ARRAY_SIZE(live_list_cols));
@@ -834,8 +833,7 @@ static void live_groups(struct report *r, struct live_ref *refs, size_t n,
 		g->median = refs[i + (j - i - 1) / 2].age;
 	}
 	view_sort(r, VIEW_LIVE, KEY_BYTES, keys);
-	memcpy(sort_keys, keys, sizeof(sort_keys));
-	qsort(groups, nr, sizeof(*groups), group_cmp);
+	qsort_r(groups, nr, sizeof(*groups), group_cmp, keys);
 	keys_title(keys, title, sizeof(title));
 	kmt_table_init(&tab, "live", live_cols, ARRAY_SIZE(live_cols));
 	kmt_table_title(&tab, "live allocations by %s, by %s (top %llu of %zu):",
@@ -926,11 +924,10 @@ struct life_site {
 	uint64_t p50;
 };
 
-static enum report_key life_keys[REPORT_MAX_KEYS];
-
-static int life_cmp(const void *a, const void *b)
+static int life_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct life_site *x = a, *y = b;
+	const enum report_key *life_keys = ctx;
 	size_t i;
 	int c;
 
@@ -1008,6 +1005,7 @@ static void life_histogram(struct report *r, const struct u64_vec *v,
 static void view_lifetimes(struct report *r, struct kmt_out *o)
 {
 	struct life_site *sites = xcalloc(r->nr_lifetimes + 1, sizeof(*sites));
+	enum report_key life_keys[REPORT_MAX_KEYS];
 	struct kmt_table tab, hist;
 	char title[128];
 	union kmt_cell *row;
@@ -1026,7 +1024,7 @@ static void view_lifetimes(struct report *r, struct kmt_out *o)
 		sites[n++].p50 = percentile(v->v, v->nr, 50);
 	}
 	view_sort(r, VIEW_LIFETIMES, KEY_FREES, life_keys);
-	qsort(sites, n, sizeof(*sites), life_cmp);
+	qsort_r(sites, n, sizeof(*sites), life_cmp, life_keys);
 	keys_title(life_keys, title, sizeof(title));
 	kmt_table_init(&tab, "lifetimes", life_cols, ARRAY_SIZE(life_cols));
 	kmt_table_title(&tab, "lifetimes (alloc to free) by call site, by %s (top %llu of %zu):",
@@ -1107,12 +1105,11 @@ static int mismatch_cmp(const void *a, const void *b)
 	return c;
 }
 
-static const struct report *mismatch_report;
-
-static int mismatch_count_cmp(const void *a, const void *b)
+/* By count, then call sites; @ctx is the report. */
+static int mismatch_count_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct mismatch *x = a, *y = b;
-	const struct site *s = mismatch_report->sites.sites;
+	const struct site *s = ((const struct report *)ctx)->sites.sites;
 	int c = cmp_u64(y->count, x->count);
 
 	if (!c)
@@ -1138,8 +1135,7 @@ static size_t group_mismatches(struct report *r)
 		}
 		m[n++] = m[i];
 	}
-	mismatch_report = r;
-	qsort(m, n, sizeof(*m), mismatch_count_cmp);
+	qsort_r(m, n, sizeof(*m), mismatch_count_cmp, r);
 	return n;
 }
 
@@ -1244,8 +1240,7 @@ static void view_frees(struct report *r, struct kmt_out *o)
 	/* site_value() of KEY_FREES is the paired frees: sort by these. */
 	for (i = 0; i < n; i++)
 		sites[i].frees = sites[i].unknown;
-	memcpy(sort_keys, by_unknown, sizeof(sort_keys));
-	qsort(sites, n, sizeof(*sites), site_cmp);
+	qsort_r(sites, n, sizeof(*sites), site_cmp, (void *)by_unknown);
 	kmt_table_init(&tab, "without_alloc", unknown_cols,
 		       ARRAY_SIZE(unknown_cols));
 	kmt_table_title(&tab,
@@ -1370,11 +1365,10 @@ static bool tag_module_selected(const struct report *r, const struct kmt_tag *t)
 	return !l->nr;
 }
 
-static const struct report *ai_report;
-
-static int ai_index_cmp(const void *a, const void *b)
+/* By tag address; @ctx is the report. */
+static int ai_index_cmp(const void *a, const void *b, void *ctx)
 {
-	const uint64_t *tags = ai_report->tag_addrs;
+	const uint64_t *tags = ((const struct report *)ctx)->tag_addrs;
 
 	return cmp_u64(tags[*(const uint32_t *)a], tags[*(const uint32_t *)b]);
 }
@@ -1397,8 +1391,7 @@ static void view_allocinfo(struct report *r, struct kmt_out *o)
 	for (i = 1; i < r->nr_ai; i++)
 		if (r->ai[i].touched)
 			idx[n++] = i;
-	ai_report = r;
-	qsort(idx, n, sizeof(*idx), ai_index_cmp);
+	qsort_r(idx, n, sizeof(*idx), ai_index_cmp, r);
 	kmt_table_init(&tab, "allocinfo", allocinfo_cols,
 		       ARRAY_SIZE(allocinfo_cols));
 	if (o->format == KMT_TEXT) {
@@ -1461,13 +1454,14 @@ struct stack_site {
 	size_t nr;		/* its number of stacks */
 };
 
-static const struct report *stacks_report;
-
-/* By site, then the most bytes, the most allocs, the lowest handle. */
-static int stack_stat_cmp(const void *a, const void *b)
+/*
+ * By site, then the most bytes, the most allocs, the lowest handle; @ctx
+ * is the report.
+ */
+static int stack_stat_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct stack_stat *x = a, *y = b;
-	const struct site *s = stacks_report->sites.sites;
+	const struct site *s = ((const struct report *)ctx)->sites.sites;
 	int c = cmp_u64(s[x->site].key, s[y->site].key);
 
 	if (!c)
@@ -1477,10 +1471,10 @@ static int stack_stat_cmp(const void *a, const void *b)
 	return c ? c : cmp_u64(x->stack, y->stack);
 }
 
-static int stack_site_cmp(const void *a, const void *b)
+static int stack_site_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct stack_site *x = a, *y = b;
-	const struct site *s = stacks_report->sites.sites;
+	const struct site *s = ((const struct report *)ctx)->sites.sites;
 	int c = cmp_u64(y->bytes, x->bytes);
 
 	if (!c)
@@ -1555,10 +1549,9 @@ static void view_stacks(struct report *r, struct kmt_out *o)
 	size_t i, j, n = 0;
 	char *frames;
 
-	stacks_report = r;
 	if (r->nr_stack_stats)
-		qsort(r->stack_stats, r->nr_stack_stats, sizeof(*r->stack_stats),
-		      stack_stat_cmp);
+		qsort_r(r->stack_stats, r->nr_stack_stats, sizeof(*r->stack_stats),
+			stack_stat_cmp, r);
 	for (i = 0; i < r->nr_stack_stats; i++) {
 		ss = &r->stack_stats[i];
 		if (!n || sites[n - 1].site != ss->site) {
@@ -1574,7 +1567,7 @@ static void view_stacks(struct report *r, struct kmt_out *o)
 		}
 	}
 	if (n)
-		qsort(sites, n, sizeof(*sites), stack_site_cmp);
+		qsort_r(sites, n, sizeof(*sites), stack_site_cmp, r);
 	if (o->format == KMT_TEXT) {
 		printf("\nstacks of the allocations by call site, by bytes allocated");
 		printf(" (top %llu of %zu, %llu stacks each):\n",
