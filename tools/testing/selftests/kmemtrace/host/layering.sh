@@ -3,9 +3,10 @@
 #
 # layering.sh SRC_DIR - the module layering of tools/kmemtrace/src
 #
-# The tool is layered (Documentation/kmemtrace.rst, "Implementation"):
+# The tool is layered (Documentation/kmemtrace.rst, DESIGN):
 #   base      utils hash opts fmt table kmemtrace.h
-#   stream    trace header comms symbols* kallsyms tags stacks gfp
+#   stream    trace.h (event, stream, merge, tracedir, sidefiles) header comms
+#             symbols* kallsyms tags stacks gfp
 #             dump_fields.h filter (the event streams, side files, options)
 #   engine    replay: pairs allocations with frees and calls consumers
 #   consumers report (report.c, report_views.c), plot, pprof, and the
@@ -41,7 +42,8 @@ for f in *.c *.h; do
 	done
 done
 
-for f in utils.? hash.? opts.? fmt.h table.? kmemtrace.h trace.? header.? comms.? \
+for f in utils.? hash.? opts.? fmt.h table.? kmemtrace.h trace.h event.c stream.c merge.c \
+	tracedir.c sidefiles.c header.? comms.? \
 	symbols.? symbols_dw.c kallsyms.? tags.? stacks.? gfp.? dump_fields.h filter.?; do
 	[ -e "$f" ] || continue
 	for h in $(includes "$f"); do
