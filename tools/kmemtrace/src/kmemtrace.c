@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{ "check",	check_main,	"validate the event streams of a recorded trace" },
 	{ "dump",	dump_main,	"print every recorded event as one line of text" },
 	{ "plot",	plot_main,	"draw a recorded trace as an SVG picture" },
+	{ "pprof",	pprof_main,	"write a recorded trace as a pprof heap profile" },
 };
 
 static void kmemtrace_usage(int status)

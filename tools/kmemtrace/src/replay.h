@@ -366,15 +366,15 @@ static inline uint64_t replay_site_key(const struct replay_run *run, uint32_t si
 
 /**
  * replay_origin() - the codetag and stack of an allocation
- * @run: the run
- * @o: the allocation, as a callback got it
+ * @run: the run, ended
+ * @origin: the allocation's origin index (live_obj.origin)
  *
- * Return: its origin; valid until the pass adds one, so call it from @end.
+ * Return: the origin.
  */
 static inline const struct origin *replay_origin(const struct replay_run *run,
-						 const struct live_obj *o)
+						 uint32_t origin)
 {
-	return &run->r.origins[o->origin];
+	return &run->r.origins[origin];
 }
 
 /**

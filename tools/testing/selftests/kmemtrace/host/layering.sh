@@ -4,7 +4,7 @@
 # layering.sh SRC_DIR - the module layering of tools/kmemtrace/src
 #
 # The tool is layered (Documentation/kmemtrace.rst, DESIGN):
-#   base      utils hash opts fmt table kmemtrace.h
+#   base      utils hash opts fmt table protobuf kmemtrace.h
 #   stream    trace.h (event, stream, merge, tracedir, sidefiles) header comms
 #             symbols* kallsyms tags stacks gfp
 #             dump_fields.h filter (the event streams, side files, options)
@@ -44,7 +44,8 @@ done
 
 for f in utils.? hash.? opts.? fmt.h table.? kmemtrace.h trace.h event.c stream.c merge.c \
 	tracedir.c sidefiles.c header.? comms.? \
-	symbols.? symbols_dw.c kallsyms.? tags.? stacks.? gfp.? dump_fields.h filter.?; do
+	symbols.? symbols_dw.c kallsyms.? tags.? stacks.? gfp.? dump_fields.h filter.? \
+	protobuf.?; do
 	[ -e "$f" ] || continue
 	for h in $(includes "$f"); do
 		case $h in

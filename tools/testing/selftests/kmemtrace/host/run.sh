@@ -1027,7 +1027,7 @@ t_plot_sizes_lifetimes() {
 t_cli_help_documented() {
 	rst=$HERE/../../../../kmemtrace/Documentation/kmemtrace.rst
 	[ -f "$rst" ] || fail "no $rst" || return 1
-	for c in report plot; do
+	for c in report plot pprof; do
 		run $c --help
 		for opt in $(grep -o -- '--[a-z-]*' out | sort -u); do
 			grep -q -- "\*\*$opt\*\*" "$rst" ||
@@ -2515,6 +2515,128 @@ t_report_live_by_line() {
 	END
 }
 
+# pprof_trace DIR: allocations with stacks, codetags, a cache and comms,
+# one freed, one resized and one of two caches freed, and a backing
+# event pprof leaves out
+pprof_trace() {
+	mktrace "$1" && echo "$KALLSYMS" > "$1/kallsyms" && echo "$TAGS" > "$1/tags" &&
+		echo "$STACKS" > "$1/stacks" &&
+		printf '%s\n' '# kmemtrace caches v1' '# id name object_size size' \
+			'3 my_cache 192 192' > "$1/caches" &&
+		printf '%s\n' '# kmemtrace comms v1' '10	worker' '11	other' > "$1/comms" &&
+		mk "$1/cpu0" \
+			site=0xffffffff81000110,ptr=1,req=60,alloc=64,stack=0xa01,\
+			tag=0xffffffff82000200,pid=10 \
+			site=0xffffffff81000110,ptr=2,req=60,alloc=64,stack=0xa01,\
+			tag=0xffffffff82000200,pid=10 \
+			site=0xffffffff81000110,ptr=3,req=200,alloc=256,stack=0xa02,\
+			tag=0xffffffff82000200,pid=11 \
+			site=0xffffffff81000210,type=cache,cache=3,ptr=4,req=192,alloc=192,pid=10 \
+			site=0xffffffff81000210,type=cache,cache=3,ptr=5,req=192,alloc=192,pid=10 \
+			kind=realloc,site=0xffffffff81000110,ptr=3,req=500,alloc=512,pid=11 \
+			kind=free,ptr=1 kind=free,type=cache,cache=3,ptr=4 \
+			site=0xffffffff81000210,type=pages,ptr=6,alloc=4096,flags=backing
+}
+
+# pprof writes a heap profile that Go's own reader, go tool pprof, reads
+# with the exact counts and bytes: alloc_* of every allocation, inuse_* of
+# those live at the end (after a resize), per stack, one location per
+# frame from the call site out, file:line from the codetag, labels, the
+# kernel mapping with the build id; per call site, the same sums as
+# report's sites view; two profiles merge.
+t_pprof_go_reads_it() {
+	command -v go > /dev/null || { echo "go (golang-go) not installed"; return 4; }
+	export PPROF_TMPDIR=$PWD HOME=$PWD GOFLAGS=-mod=mod
+	pprof_trace t || return 1
+	run pprof -o t.pb.gz t
+	expect_rc 0 && expect_err < /dev/null && expect_out < /dev/null || return 1
+	go tool pprof -raw t.pb.gz > raw 2> err || fail "go tool pprof -raw failed" || return 1
+	expect_file raw <<-END || return 1
+	PeriodType: space bytes
+	Period: 1
+	Samples:
+	alloc_objects/count alloc_space/bytes inuse_objects/count inuse_space/bytes[dflt]
+	          2        128          1         64: 1 2 3 
+	                comm:[worker] type:[kmalloc]
+	                pid:[10]
+	          1        256          1        512: 1 4 
+	                comm:[other] type:[kmalloc]
+	                pid:[11]
+	          2        384          1        192: 5 
+	                cache:[my_cache] comm:[worker] type:[cache]
+	                pid:[10]
+	Locations
+	     1: 0xffffffff81000110 M=1 foo_alloc mm/util.c:100 s=0
+	     2: 0xffffffff81000600 M=1 caller_a :0 s=0
+	     3: 0xffffffff81000700 M=1 ret_from_fork :0 s=0
+	     4: 0xffffffff81000800 M=1 caller_b :0 s=0
+	     5: 0xffffffff81000210 M=1 bar_create :0 s=0
+	Mappings
+	1: 0x0/0xffffffffffffffff/0x0 [kernel.kallsyms] $BUILD_ID [FN][FL][LN]
+	END
+	go tool pprof -top -nodefraction=0 -sample_index=inuse_space t.pb.gz > top 2> err ||
+		fail "go tool pprof -top failed" || return 1
+	expect_file top <<-END || return 1
+	File: [kernel.kallsyms]
+	Build ID: $BUILD_ID
+	Type: inuse_space
+	Showing nodes accounting for 768B, 100% of 768B total
+	      flat  flat%   sum%        cum   cum%
+	      576B 75.00% 75.00%       576B 75.00%  foo_alloc
+	      192B 25.00%   100%       192B 25.00%  bar_create
+	         0     0%   100%        64B  8.33%  caller_a
+	         0     0%   100%       512B 66.67%  caller_b
+	         0     0%   100%        64B  8.33%  ret_from_fork
+	END
+	go tool pprof -traces -sample_index=alloc_objects t.pb.gz > traces 2> err ||
+		fail "go tool pprof -traces failed" || return 1
+	sed -n '/^---/,$p' traces > stacks && expect_file stacks <<-'END' || return 1
+	-----------+-------------------------------------------------------
+	      comm:  worker
+	      type:  kmalloc
+	       pid:  10
+	         2   foo_alloc
+	             caller_a
+	             ret_from_fork
+	-----------+-------------------------------------------------------
+	      comm:  other
+	      type:  kmalloc
+	       pid:  11
+	         1   foo_alloc
+	             caller_b
+	-----------+-------------------------------------------------------
+	      comm:  worker
+	      type:  cache
+	     cache:  my_cache
+	       pid:  10
+	         2   bar_create
+	-----------+-------------------------------------------------------
+	END
+	# Per call site (one per function here), pprof's flat sums are
+	# report's: allocs, bytes_alloc, live and live_bytes of the sites view.
+	run report -v sites --csv t
+	expect_rc 0 || return 1
+	for pair in alloc_objects:1 alloc_space:3 inuse_objects:7 inuse_space:8; do
+		go tool pprof -top -nodefraction=0 -sample_index="${pair%:*}" t.pb.gz 2> err |
+			awk 'NR > 5 && $1 != "0" { sub(/B$/, "", $1); print $6, $1 }' |
+			sort > "pprof.${pair%:*}"
+		awk -F, -v c="${pair#*:}" 'NR > 2 { sub(/\+.*/, "", $12); print $12, $c }' out |
+			sort > "report.${pair%:*}"
+		[ -s "pprof.${pair%:*}" ] && diff -u "report.${pair%:*}" "pprof.${pair%:*}" ||
+			fail "pprof's ${pair%:*} per call site is not report's" || return 1
+	done
+	# Profiles of two recordings merge, as a fleet's do.
+	go tool pprof -proto t.pb.gz t.pb.gz > merged.pb.gz 2> err ||
+		fail "go tool pprof -proto (merge) failed" || return 1
+	go tool pprof -top -nodefraction=0 -sample_index=alloc_space merged.pb.gz > top 2> err
+	sed -n '4,7p' top > merged && expect_file merged <<-'END'
+	Showing nodes accounting for 1536B, 100% of 1536B total
+	      flat  flat%   sum%        cum   cum%
+	      768B 50.00% 50.00%       768B 50.00%  bar_create
+	      768B 50.00%   100%       768B 50.00%  foo_alloc
+	END
+}
+
 TESTS="
 cli_help_and_version
 cli_unknown_command
@@ -2597,6 +2719,7 @@ record_duration_limit
 record_errors
 fuzz_corpus
 layering
+pprof_go_reads_it
 "
 
 # The regression corpus of the fuzz targets (../fuzz) replayed under
