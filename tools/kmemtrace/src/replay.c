@@ -260,15 +260,6 @@ static void site_table_free(struct site_table *tab)
 	memset(tab, 0, sizeof(*tab));
 }
 
-static void vec_push(struct u64_vec *v, uint64_t x)
-{
-	if (v->nr == v->size) {
-		v->size = v->size ? 2 * v->size : 16;
-		v->v = xrealloc(v->v, v->size * sizeof(*v->v));
-	}
-	v->v[v->nr++] = x;
-}
-
 /* ------------------------------------------------------------- filters */
 
 /* Whether a --site item names the call site @addr, printed as @name. */
@@ -425,43 +416,6 @@ static inline uint32_t event_origin(struct report *r,
 	if (!(ev->tag | ev->stack_id))
 		return 0;
 	return origin_add(r, ev->tag, ev->stack_id);
-}
-
-/* --------------------------------------------------------------- stacks */
-
-/* A selected alloc at site @si, for the stacks view. */
-static void count_stack(struct report *r, const struct kmemtrace_event *ev,
-			uint32_t si)
-{
-	uint64_t key = (uint64_t)si << 32 | ev->stack_id;
-	struct stack_stat *s;
-	uint32_t i;
-	bool added;
-
-	if (ev->flags & KMEMTRACE_FLAG_STACK_LOST)
-		r->stack_lost++;
-	if (!ev->stack_id) {
-		r->nostack_allocs++;
-		return;
-	}
-	r->stack_allocs++;
-	r->overflow |= add_u64_sat(&r->stack_bytes, ev->bytes_alloc);
-	if (!kmt_map_find(&r->stack_map, key, &i)) {
-		i = kmt_map_insert(&r->stack_map, key, r->nr_stack_stats, &added);
-		if (r->nr_stack_stats == r->size_stack_stats) {
-			r->size_stack_stats = r->size_stack_stats ?
-					      2 * r->size_stack_stats : 256;
-			r->stack_stats = xrealloc(r->stack_stats, r->size_stack_stats *
-						  sizeof(*r->stack_stats));
-		}
-		s = &r->stack_stats[r->nr_stack_stats++];
-		memset(s, 0, sizeof(*s));
-		s->site = si;
-		s->stack = ev->stack_id;
-	}
-	s = &r->stack_stats[i];
-	s->allocs++;
-	r->overflow |= add_u64_sat(&s->bytes, ev->bytes_alloc);
 }
 
 /* ------------------------------------------------------------ allocinfo */
@@ -649,8 +603,6 @@ static void account_alloc(struct report *r, const struct kmemtrace_event *ev,
 		return;
 	if (r->allocinfo)
 		ai_alloc(r, ev, o);
-	if (r->stacks_view)
-		count_stack(r, ev, si);
 	if (ON(r, REPLAY_ALLOC)->nr)
 		call_alloc(r, ev, o);
 	r->selected++;
@@ -736,18 +688,6 @@ static void account_free_of(struct report *r, const struct kmemtrace_event *ev,
 		site->xcpu++;
 	if (ON(r, REPLAY_FREE)->nr)
 		call_free(r, ev, o, life);
-	if (r->lifetimes_view) {
-		if (o->site >= r->nr_lifetimes) {
-			size_t n = r->sites.size;
-
-			r->lifetimes = xrealloc(r->lifetimes,
-						n * sizeof(*r->lifetimes));
-			memset(r->lifetimes + r->nr_lifetimes, 0,
-			       (n - r->nr_lifetimes) * sizeof(*r->lifetimes));
-			r->nr_lifetimes = n;
-		}
-		vec_push(&r->lifetimes[o->site], life);
-	}
 	if (o->type == KMEMTRACE_TYPE_CACHE) {
 		cache = site_get(&r->caches, o->cache_id);
 		cache->frees++;
@@ -948,20 +888,13 @@ const char *report_cache_name(const struct report *r, uint64_t id, char *buf,
 
 static void report_free(struct report *r)
 {
-	size_t i;
-
 	live_free(&r->live);
 	live_free(&r->backing_live);
 	free(r->ai);
-	free(r->stack_stats);
-	kmt_map_free(&r->stack_map);
 	site_table_free(&r->sites);
 	site_table_free(&r->caches);
 	site_table_free(&r->gfps);
 	site_table_free(&r->nodes);
-	for (i = 0; i < r->nr_lifetimes; i++)
-		free(r->lifetimes[i].v);
-	free(r->lifetimes);
 	free(r->mismatches);
 	kmt_symcache_free(&r->names);
 	kmt_map_free(&r->pid_selected);
@@ -1019,9 +952,7 @@ int replay_run(struct replay_run *run, struct report_params *p,
 		    (p->filter.types & (1u << KMEMTRACE_TYPE_PAGES)));
 	r->gfp = want(r, VIEW_GFP);
 	r->nodes_view = want(r, VIEW_NODES);
-	r->lifetimes_view = want(r, VIEW_LIFETIMES);
 	r->allocinfo = want(r, VIEW_ALLOCINFO);
-	r->stacks_view = want(r, VIEW_STACKS);
 	kmt_merge_start(&m, &run->t, run->st);
 	account_events(r, &m);
 	run->errors = kmt_merge_end(&m);

@@ -23,13 +23,6 @@
 
 struct replay_run;
 
-/* A growable array of numbers: the lifetimes of one site. */
-struct u64_vec {
-	uint64_t *v;
-	size_t nr;
-	size_t size;
-};
-
 /*
  * What happened at one call site (allocations made there, frees done
  * there), or to one cache.  Sums saturate at UINT64_MAX (add_u64_sat()),
@@ -125,14 +118,6 @@ struct ai_count {
 	int64_t bytes;
 	int64_t calls;
 	bool touched;		/* an alloc or realloc of the trace carried it */
-};
-
-/* The allocations of one call site with one stack, for the stacks view. */
-struct stack_stat {
-	uint32_t site;		/* index in report.sites */
-	uint32_t stack;		/* the stack_id */
-	uint64_t allocs;
-	uint64_t bytes;
 };
 
 /* Allocations with one gfp_flags value, or on one node. */
@@ -232,9 +217,7 @@ struct report {
 	bool pages;		/* the pages view counts page events */
 	bool gfp;		/* the gfp view is asked for */
 	bool nodes_view;	/* the nodes view is asked for */
-	bool lifetimes_view;	/* the lifetimes view is asked for */
 	bool allocinfo;		/* the allocinfo view is asked for */
-	bool stacks_view;	/* the stacks view is asked for */
 	bool overflow;		/* a byte total saturated (add_u64_sat()) */
 	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
 	size_t events;
@@ -249,8 +232,6 @@ struct report {
 	struct live_table live;
 	struct site_table sites;
 	struct site_table caches;
-	struct u64_vec *lifetimes;
-	size_t nr_lifetimes;
 	struct mismatch *mismatches;
 	size_t nr_mismatches;
 	size_t size_mismatches;
@@ -279,14 +260,6 @@ struct report {
 	uint64_t ai_free_unknown;	/* frees without an alloc */
 	uint64_t ai_realloc_unknown;	/* reallocs without an alloc */
 	const struct kmt_stacks *stacks;
-	struct stack_stat *stack_stats;	/* per call site and stack */
-	size_t nr_stack_stats;
-	size_t size_stack_stats;
-	struct kmt_map stack_map;
-	uint64_t stack_allocs;		/* selected allocs with a stack */
-	uint64_t stack_bytes;
-	uint64_t nostack_allocs;	/* those without */
-	uint64_t stack_lost;		/* of those, flagged stack_lost */
 	struct replay_list on[7];	/* per enum replay_need bit */
 };
 

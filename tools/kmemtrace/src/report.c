@@ -17,9 +17,11 @@
 #include <string.h>
 
 #include "kmemtrace.h"
+#include "lifetimes.h"
 #include "opts.h"
 #include "replay.h"
 #include "report.h"
+#include "stackstat.h"
 #include "utils.h"
 
 static const char * const view_names[NR_VIEWS] = {
@@ -288,16 +290,43 @@ void report_params_free(struct report_params *p)
 	kmt_filter_free(&p->filter);
 }
 
+/*
+ * The consumers the views asked for need: each registered with the pass
+ * (in @uses) only when its view is printed.
+ */
+static size_t report_uses(const struct report_params *p, struct report_consumers *c,
+			  struct lifetimes *lt, struct stackstat *ss,
+			  struct replay_use *uses)
+{
+	size_t n = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (p->views & (1u << VIEW_LIFETIMES)) {
+		c->lifetimes = lt;
+		uses[n++] = (struct replay_use){ &lifetimes_consumer, lt };
+	}
+	if (p->views & (1u << VIEW_STACKS)) {
+		c->stacks = ss;
+		uses[n++] = (struct replay_use){ &stackstat_consumer, ss };
+	}
+	return n;
+}
+
 int report_main(int argc, char **argv)
 {
+	struct replay_use uses[REPLAY_MAX_CONSUMERS];
+	struct lifetimes lt = { 0 };
+	struct stackstat ss = { 0 };
+	struct report_consumers c;
 	struct report_params p;
 	struct replay_run run;
 	struct kmt_out out;
-
-	report_parse_args(argc, argv, &p);
+	size_t nr_uses;
 	int ret = 0;
 
-	if (replay_run(&run, &p, NULL, 0)) {
+	report_parse_args(argc, argv, &p);
+	nr_uses = report_uses(&p, &c, &lt, &ss, uses);
+	if (replay_run(&run, &p, uses, nr_uses)) {
 		report_params_free(&p);
 		return 1;
 	}
@@ -305,12 +334,14 @@ int report_main(int argc, char **argv)
 		ret = 1;
 	} else {
 		kmt_out_begin(&out, stdout, p.format);
-		report_views(&run.r, &run.t, run.st, run.errors, &out);
+		report_views(&run.r, &c, &run.t, run.st, run.errors, &out);
 		kmt_out_end(&out);
-		if (run.r.overflow)
+		if (run.r.overflow || ss.overflow)
 			kmt_err("%s: byte totals above 2^64 - 1 shown as overflow (corrupt trace?)",
 				p.dir);
 	}
+	lifetimes_free(&lt);
+	stackstat_free(&ss);
 	replay_run_free(&run);
 	report_params_free(&p);
 	return ret;

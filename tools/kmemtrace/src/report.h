@@ -85,15 +85,27 @@ void report_params_free(struct report_params *p);
 struct report;
 
 /**
+ * struct report_consumers - what the consumers of report's views added up
+ * @lifetimes: for the lifetimes view (lifetimes.h), or NULL
+ * @stacks: for the stacks view (stackstat.h), or NULL
+ */
+struct report_consumers {
+	struct lifetimes *lifetimes;
+	struct stackstat *stacks;
+};
+
+/**
  * report_views() - print the views of a report
  * @r: the report, its pass done
+ * @c: the consumers of the views asked for
  * @t: the trace
  * @st: the statistics of its streams
  * @errors: number of problems in the streams
  * @o: the output
  */
-void report_views(struct report *r, const struct kmt_trace *t,
-		  const struct kmt_stats *st, size_t errors, struct kmt_out *o);
+void report_views(struct report *r, const struct report_consumers *c,
+		  const struct kmt_trace *t, const struct kmt_stats *st,
+		  size_t errors, struct kmt_out *o);
 
 /**
  * report_sort_applies() - whether a view sorts by one of some keys

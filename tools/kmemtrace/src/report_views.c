@@ -13,8 +13,10 @@
 
 #include "gfp.h"
 #include "kmemtrace.h"
+#include "lifetimes.h"
 #include "replay.h"
 #include "report.h"
+#include "stackstat.h"
 #include "utils.h"
 
 /* The sort keys of each view, its default first. */
@@ -1002,9 +1004,10 @@ static void life_histogram(struct report *r, const struct u64_vec *v,
 	kmt_table_free(&tab);
 }
 
-static void view_lifetimes(struct report *r, struct kmt_out *o)
+static void view_lifetimes(struct report *r, const struct lifetimes *lt,
+			   struct kmt_out *o)
 {
-	struct life_site *sites = xcalloc(r->nr_lifetimes + 1, sizeof(*sites));
+	struct life_site *sites = xcalloc(lt->nr + 1, sizeof(*sites));
 	enum report_key life_keys[REPORT_MAX_KEYS];
 	struct kmt_table tab, hist;
 	char title[128];
@@ -1013,8 +1016,8 @@ static void view_lifetimes(struct report *r, struct kmt_out *o)
 	size_t i, n = 0;
 	uint64_t sum;
 
-	for (i = 0; i < r->nr_lifetimes; i++) {
-		v = &r->lifetimes[i];
+	for (i = 0; i < lt->nr; i++) {
+		v = &lt->sites[i];
 		if (!v->nr)
 			continue;
 		qsort(v->v, v->nr, sizeof(*v->v), u64_cmp);
@@ -1030,7 +1033,7 @@ static void view_lifetimes(struct report *r, struct kmt_out *o)
 	kmt_table_title(&tab, "lifetimes (alloc to free) by call site, by %s (top %llu of %zu):",
 			title, (unsigned long long)r->p->top, n);
 	for (i = 0; i < n && i < r->p->top; i++) {
-		v = &r->lifetimes[sites[i].site];
+		v = &lt->sites[sites[i].site];
 		sum = r->sites.sites[sites[i].site].life;
 		row = kmt_table_row(&tab);
 		row[0].u = v->nr;
@@ -1048,7 +1051,7 @@ static void view_lifetimes(struct report *r, struct kmt_out *o)
 
 	kmt_table_init(&hist, "histograms", hist_cols, ARRAY_SIZE(hist_cols));
 	for (i = 0; i < n && i < r->p->top; i++)
-		life_histogram(r, &r->lifetimes[sites[i].site], sites[i].key,
+		life_histogram(r, &lt->sites[sites[i].site], sites[i].key,
 			       o->format == KMT_TEXT ? NULL : &hist, o);
 	if (o->format != KMT_TEXT)
 		kmt_out_table(o, &hist);
@@ -1504,8 +1507,8 @@ static char *stack_frames(const struct kmt_stack *st, uint64_t addr)
 	return s;
 }
 
-static void stacks_text(struct report *r, const struct stack_site *sites,
-			size_t n)
+static void stacks_text(struct report *r, const struct stackstat *sst,
+			const struct stack_site *sites, size_t n)
 {
 	const struct stack_stat *ss;
 	const struct kmt_stack *st;
@@ -1519,7 +1522,7 @@ static void stacks_text(struct report *r, const struct stack_site *sites,
 		       site_name(r, addr), (unsigned long long)sites[i].allocs,
 		       (unsigned long long)sites[i].bytes, sites[i].nr);
 		for (j = 0; j < sites[i].nr && j < r->p->stacks; j++) {
-			ss = &r->stack_stats[sites[i].first + j];
+			ss = &sst->stats[sites[i].first + j];
 			printf("  %8llu %12llu  %s\n", (unsigned long long)ss->allocs,
 			       (unsigned long long)ss->bytes,
 			       stack_name(r, ss->stack, buf, sizeof(buf)));
@@ -1538,9 +1541,9 @@ static void stacks_text(struct report *r, const struct stack_site *sites,
  * the top call sites, by stack, each stack printed from the frame of the
  * call site outward.
  */
-static void view_stacks(struct report *r, struct kmt_out *o)
+static void view_stacks(struct report *r, struct stackstat *sst, struct kmt_out *o)
 {
-	struct stack_site *sites = xcalloc(r->nr_stack_stats + 1, sizeof(*sites));
+	struct stack_site *sites = xcalloc(sst->nr + 1, sizeof(*sites));
 	uint64_t unlisted = 0, unlisted_allocs = 0;
 	const struct stack_stat *ss;
 	const struct kmt_stack *st;
@@ -1549,11 +1552,10 @@ static void view_stacks(struct report *r, struct kmt_out *o)
 	size_t i, j, n = 0;
 	char *frames;
 
-	if (r->nr_stack_stats)
-		qsort_r(r->stack_stats, r->nr_stack_stats, sizeof(*r->stack_stats),
-			stack_stat_cmp, r);
-	for (i = 0; i < r->nr_stack_stats; i++) {
-		ss = &r->stack_stats[i];
+	if (sst->nr)
+		qsort_r(sst->stats, sst->nr, sizeof(*sst->stats), stack_stat_cmp, r);
+	for (i = 0; i < sst->nr; i++) {
+		ss = &sst->stats[i];
 		if (!n || sites[n - 1].site != ss->site) {
 			sites[n].site = ss->site;
 			sites[n++].first = i;
@@ -1574,13 +1576,13 @@ static void view_stacks(struct report *r, struct kmt_out *o)
 		       (unsigned long long)r->p->top, n,
 		       (unsigned long long)r->p->stacks);
 		printf("  %8s %12s  %s\n", "allocs", "bytes", "stack");
-		stacks_text(r, sites, n);
+		stacks_text(r, sst, sites, n);
 		printf("allocations with a stack: %llu (%llu bytes), without: %llu,",
-		       (unsigned long long)r->stack_allocs,
-		       (unsigned long long)r->stack_bytes,
-		       (unsigned long long)r->nostack_allocs);
+		       (unsigned long long)sst->allocs,
+		       (unsigned long long)sst->bytes,
+		       (unsigned long long)sst->nostack);
 		printf(" of which stack lost (depot full): %llu\n",
-		       (unsigned long long)r->stack_lost);
+		       (unsigned long long)sst->lost);
 		printf("stacks not in DIR/stacks: %llu, of %llu allocations\n",
 		       (unsigned long long)unlisted,
 		       (unsigned long long)unlisted_allocs);
@@ -1595,7 +1597,7 @@ static void view_stacks(struct report *r, struct kmt_out *o)
 	kmt_table_init(&tab, "stacks", stacks_cols, ARRAY_SIZE(stacks_cols));
 	for (i = 0; i < n && i < r->p->top; i++) {
 		for (j = 0; j < sites[i].nr && j < r->p->stacks; j++) {
-			ss = &r->stack_stats[sites[i].first + j];
+			ss = &sst->stats[sites[i].first + j];
 			row = kmt_table_row(&tab);
 			row[0].u = r->sites.sites[ss->site].key;
 			kmt_cell_str(&row[1], site_name(r, row[0].u));
@@ -1612,10 +1614,10 @@ static void view_stacks(struct report *r, struct kmt_out *o)
 	}
 	kmt_out_table(o, &tab);
 	kmt_table_free(&tab);
-	kmt_out_u64(o, "stack_allocs", r->stack_allocs);
-	kmt_out_u64(o, "stack_bytes", r->stack_bytes);
-	kmt_out_u64(o, "nostack_allocs", r->nostack_allocs);
-	kmt_out_u64(o, "stack_lost", r->stack_lost);
+	kmt_out_u64(o, "stack_allocs", sst->allocs);
+	kmt_out_u64(o, "stack_bytes", sst->bytes);
+	kmt_out_u64(o, "nostack_allocs", sst->nostack);
+	kmt_out_u64(o, "stack_lost", sst->lost);
 	kmt_out_u64(o, "unlisted_stacks", unlisted);
 	kmt_out_u64(o, "unlisted_allocs", unlisted_allocs);
 	free(sites);
@@ -1623,8 +1625,9 @@ static void view_stacks(struct report *r, struct kmt_out *o)
 
 /* ---------------------------------------------------------------- views */
 
-void report_views(struct report *r, const struct kmt_trace *t,
-		  const struct kmt_stats *st, size_t errors, struct kmt_out *o)
+void report_views(struct report *r, const struct report_consumers *c,
+		  const struct kmt_trace *t, const struct kmt_stats *st,
+		  size_t errors, struct kmt_out *o)
 {
 	static const char * const names[NR_VIEWS] = {
 		"summary", "sites", "caches", "live", "lifetimes", "frees",
@@ -1662,7 +1665,7 @@ void report_views(struct report *r, const struct kmt_trace *t,
 			view_live(r, o);
 			break;
 		case VIEW_LIFETIMES:
-			view_lifetimes(r, o);
+			view_lifetimes(r, c->lifetimes, o);
 			break;
 		case VIEW_FREES:
 			view_frees(r, o);
@@ -1678,7 +1681,7 @@ void report_views(struct report *r, const struct kmt_trace *t,
 			view_allocinfo(r, o);
 			break;
 		case VIEW_STACKS:
-			view_stacks(r, o);
+			view_stacks(r, c->stacks, o);
 			break;
 		}
 		kmt_out_close(o);

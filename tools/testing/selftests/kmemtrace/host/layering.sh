@@ -9,17 +9,19 @@
 #             symbols* kallsyms tags stacks gfp
 #             dump_fields.h filter (the event streams, side files, options)
 #   engine    replay: pairs allocations with frees and calls consumers
-#   consumers report (report.c, report_views.c), plot, pprof, and the
+#   consumers report (report.c, report_views.c), lifetimes, stackstat,
+#             plot, pprof, and the
 #             commands check, dump, record, kmemtrace.c
 # Rules, from the #include lines and the identifiers of each file:
 #   1. no file includes a .c file;
 #   2. base and stream files include neither the engine's header nor a
-#      consumer's (replay.h, report.h, pprof.h, plot.h);
-#   3. the engine (replay.c, replay.h) names no consumer: no plot_, pprof_
-#      or report_views identifier, no view flag steering it from outside;
-#   4. a consumer other than report reaches into no other's state: plot.c
-#      and pprof.c use neither struct report nor a run's ->r, nor report's
-#      functions (report_run, report_views), nor each other's.
+#      consumer's (replay.h, report.h, lifetimes.h, stackstat.h, ...);
+#   3. the engine (replay.c, replay.h) names no consumer: no plot_, pprof_,
+#      lifetimes_, stackstat_ or report_views identifier;
+#   4. a consumer reaches into no other's state: plot.c, pprof.c,
+#      lifetimes.c and stackstat.c use neither struct report nor a run's
+#      ->r, nor report's functions (report_run, report_views), nor each
+#      other's.
 # Prints each broken rule as "FILE: rule N: what"; exits 1 if any.
 
 set -u
@@ -49,24 +51,26 @@ for f in utils.? hash.? opts.? fmt.h table.? kmemtrace.h trace.h event.c stream.
 	[ -e "$f" ] || continue
 	for h in $(includes "$f"); do
 		case $h in
-		replay.h|report.h|pprof.h|plot.h) broken "$f" 2 "includes $h" ;;
+		replay.h|report.h|pprof.h|plot.h|lifetimes.h|stackstat.h)
+			broken "$f" 2 "includes $h" ;;
 		esac
 	done
 done
 
 for f in replay.c replay.h; do
 	[ -e "$f" ] || continue
-	grep -n '\<\(plot\|pprof\)_[a-z_]*\|report_views\>' "$f" |
+	grep -n '\<\(plot\|pprof\|lifetimes\|stackstat\)_[a-z_]*\|report_views\>' "$f" |
 	while IFS= read -r line; do
 		echo "$f: rule 3: names a consumer: $line"
 	done | grep . && bad=1
 done
 
-for f in plot.c pprof.c; do
+CONSUMERS="plot pprof lifetimes stackstat"
+for c in $CONSUMERS; do
+	f=$c.c
 	[ -e "$f" ] || continue
-	other=pprof
-	[ "$f" = pprof.c ] && other=plot
-	grep -n "struct report\>\|->r\.\|\.r\.\|\<report_run\>\|\<report_views\>\|\<${other}_[a-z_]*(" "$f" |
+	others=$(echo "$CONSUMERS" | tr ' ' '\n' | grep -vx "$c" | paste -sd'|' -)
+	grep -nE "struct report\>|->r\.|\.r\.|\<report_run\>|\<report_views\>|\<($others)_[a-z_]*\(" "$f" |
 	while IFS= read -r line; do
 		echo "$f: rule 4: reaches into another consumer: $line"
 	done | grep . && bad=1

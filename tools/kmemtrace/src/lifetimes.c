@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace lifetimes - a consumer of the pass keeping every lifetime
+ *
+ * On each free of a selected allocation, the pass gives its lifetime,
+ * which is kept in its call site's array.  See lifetimes.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lifetimes.h"
+#include "utils.h"
+
+static void vec_push(struct u64_vec *v, uint64_t x)
+{
+	if (v->nr == v->size) {
+		v->size = v->size ? 2 * v->size : 16;
+		v->v = xrealloc(v->v, v->size * sizeof(*v->v));
+	}
+	v->v[v->nr++] = x;
+}
+
+static void lifetimes_on_free(void *ctx, const struct kmemtrace_event *ev,
+			      const struct live_obj *o, uint64_t life)
+{
+	struct lifetimes *lt = ctx;
+	size_t n;
+
+	(void)ev;
+	if (o->site >= lt->nr) {
+		n = 2 * (size_t)o->site + 256;
+		lt->sites = xrealloc(lt->sites, n * sizeof(*lt->sites));
+		memset(lt->sites + lt->nr, 0, (n - lt->nr) * sizeof(*lt->sites));
+		lt->nr = n;
+	}
+	vec_push(&lt->sites[o->site], life);
+}
+
+const struct replay_consumer lifetimes_consumer = {
+	.name	= "lifetimes",
+	.needs	= REPLAY_FREE,
+	.free	= lifetimes_on_free,
+};
+
+void lifetimes_free(struct lifetimes *lt)
+{
+	size_t i;
+
+	for (i = 0; i < lt->nr; i++)
+		free(lt->sites[i].v);
+	free(lt->sites);
+	memset(lt, 0, sizeof(*lt));
+}
