@@ -36,10 +36,32 @@ static void lifetimes_on_free(void *ctx, const struct kmemtrace_event *ev,
 	vec_push(&lt->sites[o->site], life);
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* Each site's lifetimes sorted, for the percentiles. */
+static void lifetimes_on_end(void *ctx, const struct replay_run *run,
+			     uint64_t last_ts)
+{
+	struct lifetimes *lt = ctx;
+	size_t i;
+
+	(void)run;
+	(void)last_ts;
+	for (i = 0; i < lt->nr; i++)
+		qsort(lt->sites[i].v, lt->sites[i].nr, sizeof(*lt->sites[i].v),
+		      u64_cmp);
+}
+
 const struct replay_consumer lifetimes_consumer = {
 	.name	= "lifetimes",
-	.needs	= REPLAY_FREE,
+	.needs	= REPLAY_FREE | REPLAY_END,
 	.free	= lifetimes_on_free,
+	.end	= lifetimes_on_end,
 };
 
 void lifetimes_free(struct lifetimes *lt)

@@ -22,8 +22,8 @@ struct u64_vec {
 
 /**
  * struct lifetimes - the lifetimes of the selected allocations freed
- * @sites: per site index of the run, its lifetimes in the order of the
- *	   frees; sites without a free have none
+ * @sites: per site index of the run, its lifetimes, sorted once the pass
+ *	   ended; sites without a free have none
  * @nr: number of @sites
  */
 struct lifetimes {

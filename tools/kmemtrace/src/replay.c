@@ -100,13 +100,15 @@ static void call_end(struct replay_run *run)
 {
 	struct report *r = &run->r;
 	const struct replay_list *l = ON(r, REPLAY_END);
-	struct live_obj *o;
+	const struct live_obj *o;
+	bool live = false;
 	unsigned int i;
-	size_t k;
+	size_t pos = 0;
 
-	for (k = 0; l->nr && r->live.nr && k < (size_t)1 << r->live.bits; k++) {
-		o = &r->live.slots[k];
-		if (!o->family || !o->selected)
+	for (i = 0; i < l->nr; i++)
+		live |= !!l->u[i]->c->live;
+	while (live && (o = replay_live_next(r, &pos))) {
+		if (!o->selected)
 			continue;
 		for (i = 0; i < l->nr; i++)
 			if (l->u[i]->c->live)
@@ -853,17 +855,26 @@ static void account_events(struct report *r, struct kmt_merge *m)
 	}
 }
 
-/* Fill in what is live at the end, per site and per cache. */
+/*
+ * Fill in what is live at the end, in all, per site and per cache, and
+ * the events of each kind, of all types.
+ */
 static void account_live(struct report *r)
 {
+	unsigned int kind, type;
 	struct live_obj *o;
 	struct site *s;
 	size_t i;
 
+	for (kind = KMEMTRACE_KIND_ALLOC; kind <= KMEMTRACE_KIND_REALLOC; kind++)
+		for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++)
+			r->count[kind][0] += r->count[kind][type];
 	for (i = 0; r->live.nr && i < (size_t)1 << r->live.bits; i++) {
 		o = &r->live.slots[i];
 		if (!o->family || !o->selected)
 			continue;
+		r->live_selected++;
+		add_u64_sat(&r->live_selected_bytes, o->bytes);
 		s = &r->sites.sites[o->site];
 		s->live++;
 		r->overflow |= add_u64_sat(&s->live_bytes, o->bytes);

@@ -229,6 +229,8 @@ struct report {
 	uint64_t unpaired;
 	uint64_t selected;
 	uint64_t double_allocs;
+	uint64_t live_selected;		/* selected allocations live at the end */
+	uint64_t live_selected_bytes;	/* their bytes, saturating */
 	struct live_table live;
 	struct site_table sites;
 	struct site_table caches;
@@ -313,6 +315,28 @@ bool replay_no_valid_event(const struct replay_run *run);
  * @run: the run
  */
 void replay_run_free(struct replay_run *run);
+
+/**
+ * replay_live_next() - the next allocation live at the end of a pass
+ * @r: what the pass added up
+ * @pos: a cursor, 0 for the first
+ *
+ * Return: the allocation, selected by the filters or not, in the order of
+ * the live table, or NULL after the last.
+ */
+static inline const struct live_obj *replay_live_next(const struct report *r,
+						      size_t *pos)
+{
+	size_t n = r->live.nr ? (size_t)1 << r->live.bits : 0;
+	const struct live_obj *o;
+
+	while (*pos < n) {
+		o = &r->live.slots[(*pos)++];
+		if (o->family)
+			return o;
+	}
+	return NULL;
+}
 
 /**
  * replay_nr_sites() - the number of call sites a run has seen

@@ -383,25 +383,8 @@ static void view_summary(struct report *r, const struct kmt_trace *t,
 			 const struct kmt_stats *st, size_t errors,
 			 struct kmt_out *o)
 {
-	uint64_t live = 0, live_bytes = 0;
-	const struct live_obj *obj;
-	unsigned int kind, type;
-	size_t i;
+	uint64_t live = r->live_selected, live_bytes = r->live_selected_bytes;
 
-	for (kind = KMEMTRACE_KIND_ALLOC; kind <= KMEMTRACE_KIND_REALLOC; kind++) {
-		r->count[kind][0] = 0;
-		for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++)
-			r->count[kind][0] += r->count[kind][type];
-	}
-	for (i = 0; r->live.nr && i < (size_t)1 << r->live.bits; i++) {
-		if (!r->live.slots[i].family)
-			continue;
-		obj = &r->live.slots[i];
-		if (!obj->selected)
-			continue;
-		live++;
-		add_u64_sat(&live_bytes, obj->bytes);
-	}
 	if (o->format == KMT_TEXT)
 		summary_text(r, t, st, errors, live, live_bytes);
 	else
@@ -866,17 +849,14 @@ static void live_groups(struct report *r, struct live_ref *refs, size_t n,
 static void view_live(struct report *r, struct kmt_out *o)
 {
 	struct live_ref *refs = xcalloc(r->live.nr, sizeof(*refs));
+	size_t pos = 0, n = 0, untagged = 0;
+	const struct live_obj *obj;
 	uint32_t *group = NULL;
-	struct live_obj *obj;
-	size_t i, n = 0, untagged = 0;
 	uint64_t age;
 
 	if (r->p->by == BY_FUNC || r->p->by == BY_LINE)
 		group = number_groups(r);
-	for (i = 0; r->live.nr && i < (size_t)1 << r->live.bits; i++) {
-		if (!r->live.slots[i].family)
-			continue;
-		obj = &r->live.slots[i];
+	while ((obj = replay_live_next(r, &pos))) {
 		if (!obj->selected)
 			continue;
 		age = r->last_ts - obj->ts;
@@ -940,11 +920,6 @@ static int life_cmp(const void *a, const void *b, void *ctx)
 			return c;
 	}
 	return cmp_u64(x->key, y->key);
-}
-
-static int u64_cmp(const void *a, const void *b)
-{
-	return cmp_u64(*(const uint64_t *)a, *(const uint64_t *)b);
 }
 
 static const struct kmt_col life_cols[] = {
@@ -1012,7 +987,7 @@ static void view_lifetimes(struct report *r, const struct lifetimes *lt,
 	struct kmt_table tab, hist;
 	char title[128];
 	union kmt_cell *row;
-	struct u64_vec *v;
+	const struct u64_vec *v;
 	size_t i, n = 0;
 	uint64_t sum;
 
@@ -1020,7 +995,6 @@ static void view_lifetimes(struct report *r, const struct lifetimes *lt,
 		v = &lt->sites[i];
 		if (!v->nr)
 			continue;
-		qsort(v->v, v->nr, sizeof(*v->v), u64_cmp);
 		sites[n].site = i;
 		sites[n].key = r->sites.sites[i].key;
 		sites[n].frees = v->nr;
@@ -1122,14 +1096,21 @@ static int mismatch_count_cmp(const void *a, const void *b, void *ctx)
 	return c ? c : mismatch_cmp(a, b);
 }
 
-/* Group the mismatched frees; return the number of groups. */
-static size_t group_mismatches(struct report *r)
+/*
+ * The mismatched frees grouped, in a copy of the report's, into @groups;
+ * return the number of groups.
+ */
+static size_t group_mismatches(const struct report *r, struct mismatch **groups)
 {
-	struct mismatch *m = r->mismatches;
+	struct mismatch *m;
 	size_t i, n = 0;
 
-	if (!m)
+	*groups = NULL;
+	if (!r->nr_mismatches)
 		return 0;
+	m = xmalloc(r->nr_mismatches * sizeof(*m));
+	memcpy(m, r->mismatches, r->nr_mismatches * sizeof(*m));
+	*groups = m;
 	qsort(m, r->nr_mismatches, sizeof(*m), mismatch_cmp);
 	for (i = 0; i < r->nr_mismatches; i++) {
 		if (n && !mismatch_cmp(&m[n - 1], &m[i])) {
@@ -1138,7 +1119,7 @@ static size_t group_mismatches(struct report *r)
 		}
 		m[n++] = m[i];
 	}
-	qsort_r(m, n, sizeof(*m), mismatch_count_cmp, r);
+	qsort_r(m, n, sizeof(*m), mismatch_count_cmp, (void *)r);
 	return n;
 }
 
@@ -1187,8 +1168,8 @@ static void view_frees(struct report *r, struct kmt_out *o)
 	uint64_t frees = 0, xcpu = 0, mismatched = 0, unknown = 0;
 	struct kmt_table tab;
 	union kmt_cell *row;
+	struct mismatch *m, *groups;
 	struct site *sites;
-	struct mismatch *m;
 	char buf[32], buf2[32], types[64];
 	size_t i, n;
 
@@ -1215,12 +1196,12 @@ static void view_frees(struct report *r, struct kmt_out *o)
 	xcpu_table(r, false, o);
 	xcpu_table(r, true, o);
 
-	n = group_mismatches(r);
+	n = group_mismatches(r, &groups);
 	kmt_table_init(&tab, "mismatched", mismatch_cols, ARRAY_SIZE(mismatch_cols));
 	kmt_table_title(&tab, "frees by another API or cache than the alloc (top %llu of %zu):",
 			(unsigned long long)r->p->top, n);
 	for (i = 0; i < n && i < r->p->top; i++) {
-		m = &r->mismatches[i];
+		m = &groups[i];
 		row = kmt_table_row(&tab);
 		row[0].u = m->count;
 		kmt_cell_str(&row[1], kmt_type_name(m->alloc_type));
@@ -1238,6 +1219,7 @@ static void view_frees(struct report *r, struct kmt_out *o)
 	}
 	kmt_out_table(o, &tab);
 	kmt_table_free(&tab);
+	free(groups);
 
 	sites = sort_sites(&r->sites, by_unknown, site_unknown, &n);
 	/* site_value() of KEY_FREES is the paired frees: sort by these. */
@@ -1541,9 +1523,10 @@ static void stacks_text(struct report *r, const struct stackstat *sst,
  * the top call sites, by stack, each stack printed from the frame of the
  * call site outward.
  */
-static void view_stacks(struct report *r, struct stackstat *sst, struct kmt_out *o)
+static void view_stacks(struct report *r, const struct stackstat *c, struct kmt_out *o)
 {
-	struct stack_site *sites = xcalloc(sst->nr + 1, sizeof(*sites));
+	struct stack_site *sites = xcalloc(c->nr + 1, sizeof(*sites));
+	struct stackstat copy = *c, *sst = &copy;
 	uint64_t unlisted = 0, unlisted_allocs = 0;
 	const struct stack_stat *ss;
 	const struct kmt_stack *st;
@@ -1552,8 +1535,12 @@ static void view_stacks(struct report *r, struct stackstat *sst, struct kmt_out 
 	size_t i, j, n = 0;
 	char *frames;
 
-	if (sst->nr)
+	/* Sorted by site, in a copy. */
+	copy.stats = xmalloc((c->nr + 1) * sizeof(*copy.stats));
+	if (c->nr) {
+		memcpy(copy.stats, c->stats, c->nr * sizeof(*copy.stats));
 		qsort_r(sst->stats, sst->nr, sizeof(*sst->stats), stack_stat_cmp, r);
+	}
 	for (i = 0; i < sst->nr; i++) {
 		ss = &sst->stats[i];
 		if (!n || sites[n - 1].site != ss->site) {
@@ -1591,6 +1578,7 @@ static void view_stacks(struct report *r, struct stackstat *sst, struct kmt_out 
 			       (unsigned long long)r->stacks->captured,
 			       (unsigned long long)r->stacks->lost,
 			       (unsigned long long)r->stacks->unlisted);
+		free(copy.stats);
 		free(sites);
 		return;
 	}
@@ -1620,6 +1608,7 @@ static void view_stacks(struct report *r, struct stackstat *sst, struct kmt_out 
 	kmt_out_u64(o, "stack_lost", sst->lost);
 	kmt_out_u64(o, "unlisted_stacks", unlisted);
 	kmt_out_u64(o, "unlisted_allocs", unlisted_allocs);
+	free(copy.stats);
 	free(sites);
 }
 

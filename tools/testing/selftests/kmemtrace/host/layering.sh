@@ -21,7 +21,9 @@
 #   4. a consumer reaches into no other's state: plot.c, pprof.c,
 #      lifetimes.c and stackstat.c use neither struct report nor a run's
 #      ->r, nor report's functions (report_run, report_views), nor each
-#      other's.
+#      other's;
+#   5. no view or consumer walks the engine's live table by its slots: they
+#      use replay_live_next() or the live callback.
 # Prints each broken rule as "FILE: rule N: what"; exits 1 if any.
 
 set -u
@@ -73,6 +75,13 @@ for c in $CONSUMERS; do
 	grep -nE "struct report\>|->r\.|\.r\.|\<report_run\>|\<report_views\>|\<($others)_[a-z_]*\(" "$f" |
 	while IFS= read -r line; do
 		echo "$f: rule 4: reaches into another consumer: $line"
+	done | grep . && bad=1
+done
+for f in *.c; do
+	case $f in replay.c) continue ;; esac
+	grep -n 'live\.slots\|live\.bits' "$f" |
+	while IFS= read -r line; do
+		echo "$f: rule 5: walks the live table: $line"
 	done | grep . && bad=1
 done
 exit $bad
