@@ -179,12 +179,16 @@ basic_trace() {
 t_cli_help_and_version() {
 	run --help
 	expect_rc 0 && expect_has out "usage: kmemtrace COMMAND" || return 1
-	for c in record report check dump plot; do
+	for c in record report check dump plot pprof; do
 		expect_has out "$c " || return 1
 	done
 	run --version
-	expect_rc 0 && grep -q '^kmemtrace version .' out ||
-		fail "bad --version output" || return 1
+	expect_rc 0 && grep -q '^kmemtrace version [0-9a-z]' out &&
+		! grep -q 'version unknown' out || fail "bad --version output" || return 1
+	sed 1d out > formats && expect_file formats <<-'END' || return 1
+	reads event ABI 1 to 2
+	files: header v1, comms v1; report output v1
+	END
 	for c in record report check dump; do
 		run $c --help
 		expect_rc 0 && expect_has out "usage: kmemtrace $c" || return 1
@@ -2102,7 +2106,7 @@ t_record_writes_header() {
 	grep -v '^start_time=' rec/header > header
 	expect_file header <<-END || return 1
 	# kmemtrace header v1
-	kmemtrace_version=$("$KMT" --version | sed 's/^kmemtrace version //')
+	kmemtrace_version=$("$KMT" --version | sed -n '1s/^kmemtrace version //p')
 	kernel_release=$(uname -r)
 	kernel_version=$(uname -v)
 	machine=$(uname -m)
