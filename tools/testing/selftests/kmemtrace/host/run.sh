@@ -2641,6 +2641,36 @@ t_pprof_go_reads_it() {
 	END
 }
 
+# JSON is UTF-8: a task name that is not (DIR/comms holds what the kernel
+# had) has each byte that starts no valid UTF-8 sequence replaced by
+# U+FFFD, as Go's encoding/json does, and valid sequences kept: an
+# invalid byte, an overlong form, a surrogate, a sequence cut short.
+# Python's json module, reading the output as strict UTF-8, must accept it.
+t_report_json_invalid_utf8() {
+	mktrace t &&
+		printf '# kmemtrace comms v1\n10\tok-\303\251-\360\237\230\200\n11\tbad-\377\376-\300\257-\355\240\200-\342\202\n12\tcut-\342\n' \
+			> t/comms &&
+		mk t/cpu0 site=0xffffffff81000110,ptr=1,alloc=8,pid=10 \
+			site=0xffffffff81000110,ptr=2,alloc=16,pid=11 \
+			site=0xffffffff81000110,ptr=3,alloc=32,pid=12 || return 1
+	run report -v live --list --json t
+	expect_rc 0 && expect_err < /dev/null || return 1
+	grep -o '"comm": "[^"]*"' out > comms && expect_file comms <<-'END' || return 1
+	"comm": "ok-é-😀"
+	"comm": "bad-\ufffd\ufffd-\ufffd\ufffd-\ufffd\ufffd\ufffd-\ufffd\ufffd"
+	"comm": "cut-\ufffd"
+	END
+	if command -v python3 > /dev/null; then
+		python3 -c 'import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8", errors="strict"))
+print("\n".join(r["comm"] for r in d["live"]["live_list"]))' out > decoded ||
+			fail "python3 rejects the JSON" || return 1
+		printf 'ok-\303\251-\360\237\230\200\nbad-%s\ncut-\357\277\275\n' \
+			"$(printf '\357\277\275\357\277\275-\357\277\275\357\277\275-\357\277\275\357\277\275\357\277\275-\357\277\275\357\277\275')" |
+			expect_file decoded || return 1
+	fi
+}
+
 TESTS="
 cli_help_and_version
 cli_unknown_command
@@ -2676,6 +2706,7 @@ report_view_frees
 report_view_pages_gfp_nodes
 report_filters
 report_json_csv
+report_json_invalid_utf8
 report_bad_options
 plot_live
 plot_sizes_lifetimes
