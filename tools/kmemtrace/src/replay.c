@@ -228,40 +228,6 @@ static void live_remove(struct live_table *lt, struct live_obj *o)
 
 /* --------------------------------------------------------------- sites */
 
-/* The index of the site of @key, added if new. */
-static uint32_t site_index(struct site_table *tab, uint64_t key)
-{
-	uint32_t i;
-	bool added;
-
-	if (kmt_map_find(&tab->map, key, &i))
-		return i;
-	i = kmt_map_insert(&tab->map, key, tab->nr, &added);
-	if (tab->nr == tab->size) {
-		tab->size = tab->size ? 2 * tab->size : 256;
-		tab->sites = xrealloc(tab->sites, tab->size * sizeof(*tab->sites));
-	}
-	memset(&tab->sites[i], 0, sizeof(tab->sites[i]));
-	tab->sites[i].key = key;
-	tab->nr++;
-	return i;
-}
-
-/* The site of @key, added if new; valid until the next site is added. */
-static struct site *site_get(struct site_table *tab, uint64_t key)
-{
-	uint32_t i = site_index(tab, key);
-
-	return &tab->sites[i];
-}
-
-static void site_table_free(struct site_table *tab)
-{
-	kmt_map_free(&tab->map);
-	free(tab->sites);
-	memset(tab, 0, sizeof(*tab));
-}
-
 /* ------------------------------------------------------------- filters */
 
 /* Whether a --site item names the call site @addr, printed as @name. */
@@ -545,15 +511,6 @@ static bool want(const struct report *r, enum report_view v)
 	return r->p->views & (1u << v);
 }
 
-static void count_key(struct report *r, struct site_table *tab, uint64_t key,
-		      uint64_t bytes)
-{
-	struct site *s = site_get(tab, key);
-
-	s->allocs++;
-	r->overflow |= add_u64_sat(&s->alloc, bytes);
-}
-
 /* A page event, for the pages view. */
 static void account_pages(struct report *r, const struct kmemtrace_event *ev)
 {
@@ -617,10 +574,6 @@ static void account_alloc(struct report *r, const struct kmemtrace_event *ev,
 		r->overflow |= add_u64_sat(&cache->req, ev->bytes_req);
 		r->overflow |= add_u64_sat(&cache->alloc, ev->bytes_alloc);
 	}
-	if (r->gfp)
-		count_key(r, &r->gfps, ev->gfp_flags, ev->bytes_alloc);
-	if (r->nodes_view)
-		count_key(r, &r->nodes, (uint32_t)ev->node, ev->bytes_alloc);
 }
 
 static void add_mismatch(struct report *r, const struct live_obj *o,
@@ -904,8 +857,6 @@ static void report_free(struct report *r)
 	free(r->ai);
 	site_table_free(&r->sites);
 	site_table_free(&r->caches);
-	site_table_free(&r->gfps);
-	site_table_free(&r->nodes);
 	free(r->mismatches);
 	kmt_symcache_free(&r->names);
 	kmt_map_free(&r->pid_selected);
@@ -961,8 +912,6 @@ int replay_run(struct replay_run *run, struct report_params *p,
 	r->pages = want(r, VIEW_PAGES) &&
 		   (!p->filter.types ||
 		    (p->filter.types & (1u << KMEMTRACE_TYPE_PAGES)));
-	r->gfp = want(r, VIEW_GFP);
-	r->nodes_view = want(r, VIEW_NODES);
 	r->allocinfo = want(r, VIEW_ALLOCINFO);
 	kmt_merge_start(&m, &run->t, run->st);
 	account_events(r, &m);

@@ -16,45 +16,13 @@
 #include "comms.h"
 #include "hash.h"
 #include "report.h"
+#include "sitetab.h"
 #include "stacks.h"
 #include "symbols.h"
 #include "tags.h"
 #include "trace.h"
 
 struct replay_run;
-
-/*
- * What happened at one call site (allocations made there, frees done
- * there), or to one cache.  Sums saturate at UINT64_MAX (add_u64_sat()),
- * which the views show as overflow.
- */
-struct site {
-	uint64_t key;		/* call site address, or cache id */
-	uint64_t allocs;	/* selected allocations */
-	uint64_t req;		/* their bytes requested */
-	uint64_t alloc;		/* their bytes allocated */
-	uint64_t frees;		/* frees of them */
-	uint64_t xcpu;		/* of those, on another CPU than the alloc */
-	uint64_t life;		/* sum of their lifetimes */
-	uint64_t mismatched;	/* frees of them by another API */
-	uint64_t unknown;	/* frees here of memory not allocated in the trace */
-	uint64_t live;		/* of them, still allocated at the end */
-	uint64_t live_bytes;	/* their bytes */
-	uint8_t selected;	/* SITE_* */
-	uint8_t unknown_types;	/* bit per type of @unknown frees */
-};
-
-#define SITE_UNKNOWN	0
-#define SITE_SELECTED	1
-#define SITE_SKIPPED	2
-
-/* Sites (or caches) by key, in the order first seen. */
-struct site_table {
-	struct kmt_map map;
-	struct site *sites;
-	size_t nr;
-	size_t size;
-};
 
 /*
  * A live allocation: memory allocated, and not freed yet; also a slot of
@@ -215,8 +183,6 @@ struct report {
 	bool filtering;		/* a filter but --time selects allocations */
 	bool summary_only;	/* the summary is the only view */
 	bool pages;		/* the pages view counts page events */
-	bool gfp;		/* the gfp view is asked for */
-	bool nodes_view;	/* the nodes view is asked for */
 	bool allocinfo;		/* the allocinfo view is asked for */
 	bool overflow;		/* a byte total saturated (add_u64_sat()) */
 	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
@@ -237,8 +203,6 @@ struct report {
 	struct mismatch *mismatches;
 	size_t nr_mismatches;
 	size_t size_mismatches;
-	struct site_table gfps;
-	struct site_table nodes;
 	uint64_t page_allocs[REPORT_MAX_ORDER][REPORT_MAX_MT];
 	uint64_t page_frees[REPORT_MAX_ORDER];
 	uint64_t page_bytes[REPORT_MAX_ORDER];

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keysums.h"
 #include "kmemtrace.h"
 #include "lifetimes.h"
 #include "opts.h"
@@ -296,11 +297,17 @@ void report_params_free(struct report_params *p)
  */
 static size_t report_uses(const struct report_params *p, struct report_consumers *c,
 			  struct lifetimes *lt, struct stackstat *ss,
-			  struct replay_use *uses)
+			  struct keysums *ks, struct replay_use *uses)
 {
 	size_t n = 0;
 
 	memset(c, 0, sizeof(*c));
+	ks->by_gfp = p->views & (1u << VIEW_GFP);
+	ks->by_node = p->views & (1u << VIEW_NODES);
+	if (ks->by_gfp || ks->by_node) {
+		c->keys = ks;
+		uses[n++] = (struct replay_use){ &keysums_consumer, ks };
+	}
 	if (p->views & (1u << VIEW_LIFETIMES)) {
 		c->lifetimes = lt;
 		uses[n++] = (struct replay_use){ &lifetimes_consumer, lt };
@@ -317,6 +324,7 @@ int report_main(int argc, char **argv)
 	struct replay_use uses[REPLAY_MAX_CONSUMERS];
 	struct lifetimes lt = { 0 };
 	struct stackstat ss = { 0 };
+	struct keysums ks = { 0 };
 	struct report_consumers c;
 	struct report_params p;
 	struct replay_run run;
@@ -325,7 +333,7 @@ int report_main(int argc, char **argv)
 	int ret = 0;
 
 	report_parse_args(argc, argv, &p);
-	nr_uses = report_uses(&p, &c, &lt, &ss, uses);
+	nr_uses = report_uses(&p, &c, &lt, &ss, &ks, uses);
 	if (replay_run(&run, &p, uses, nr_uses)) {
 		report_params_free(&p);
 		return 1;
@@ -336,12 +344,13 @@ int report_main(int argc, char **argv)
 		kmt_out_begin(&out, stdout, p.format);
 		report_views(&run.r, &c, &run.t, run.st, run.errors, &out);
 		kmt_out_end(&out);
-		if (run.r.overflow || ss.overflow)
+		if (run.r.overflow || ss.overflow || ks.overflow)
 			kmt_err("%s: byte totals above 2^64 - 1 shown as overflow (corrupt trace?)",
 				p.dir);
 	}
 	lifetimes_free(&lt);
 	stackstat_free(&ss);
+	keysums_free(&ks);
 	replay_run_free(&run);
 	report_params_free(&p);
 	return ret;

@@ -88,10 +88,12 @@ struct report;
  * struct report_consumers - what the consumers of report's views added up
  * @lifetimes: for the lifetimes view (lifetimes.h), or NULL
  * @stacks: for the stacks view (stackstat.h), or NULL
+ * @keys: for the gfp and nodes views (keysums.h), or NULL
  */
 struct report_consumers {
 	struct lifetimes *lifetimes;
 	struct stackstat *stacks;
+	struct keysums *keys;
 };
 
 /**

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gfp.h"
+#include "keysums.h"
 #include "kmemtrace.h"
 #include "lifetimes.h"
 #include "replay.h"
@@ -1292,7 +1293,8 @@ static const struct kmt_col nodes_cols[] = {
 	KMT_COL("allocs", KMT_U64), KMT_COL("bytes", KMT_U64), KMT_COL("node", KMT_S64),
 };
 
-static void view_keyed(struct report *r, enum report_view v, struct kmt_out *o)
+static void view_keyed(struct report *r, const struct keysums *ks,
+		       enum report_view v, struct kmt_out *o)
 {
 	bool gfp = v == VIEW_GFP;
 	enum report_key keys[REPORT_MAX_KEYS];
@@ -1303,7 +1305,7 @@ static void view_keyed(struct report *r, enum report_view v, struct kmt_out *o)
 	size_t i, n;
 
 	view_sort(r, v, KEY_BYTES, keys);
-	sites = sort_sites(gfp ? &r->gfps : &r->nodes, keys, site_allocated, &n);
+	sites = sort_sites(gfp ? &ks->gfps : &ks->nodes, keys, site_allocated, &n);
 	keys_title(keys, title, sizeof(title));
 	if (gfp)
 		kmt_table_init(&tab, "gfp", gfp_cols, ARRAY_SIZE(gfp_cols));
@@ -1664,7 +1666,7 @@ void report_views(struct report *r, const struct report_consumers *c,
 			break;
 		case VIEW_GFP:
 		case VIEW_NODES:
-			view_keyed(r, v, o);
+			view_keyed(r, c->keys, v, o);
 			break;
 		case VIEW_ALLOCINFO:
 			view_allocinfo(r, o);
