@@ -2798,7 +2798,8 @@ mkdir -p "$SCRATCH/include/linux" &&
 		"$HERE/mkstream.c" &&
 	${CC:-cc} -Wall -Wextra -O2 -o "$MKELF" "$HERE/mkelf.c" &&
 	${CC:-cc} -Wall -Wextra -O2 -std=gnu11 -D_GNU_SOURCE -I"$SRC" \
-		-o "$COMMSTEST" "$HERE/comms-test.c" "$SRC/comms.c" "$SRC/utils.c" ||
+		-o "$COMMSTEST" "$HERE/comms-test.c" "$SRC/comms.c" "$SRC/hash.c" \
+		"$SRC/utils.c" ||
 	{ echo "Bail out! cannot build the test helpers"; exit 1; }
 
 set -- $TESTS
