@@ -254,9 +254,10 @@ static void plot_halve(struct plot_state *ps)
 	ps->width *= 2;
 }
 
-static void plot_time(void *ctx, uint64_t ts)
+static void plot_time(void *ctx, const struct kmemtrace_event *ev)
 {
 	struct plot_state *ps = ctx;
+	uint64_t ts = ev->timestamp;
 
 	if (!ps->started) {
 		ps->started = true;

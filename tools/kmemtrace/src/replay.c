@@ -69,13 +69,13 @@ static void call_event(struct report *r, unsigned int need,
 	}
 }
 
-static void call_time(struct report *r, uint64_t ts)
+static void call_time(struct report *r, const struct kmemtrace_event *ev)
 {
 	const struct replay_list *l = ON(r, REPLAY_TIME);
 	unsigned int i;
 
 	for (i = 0; i < l->nr; i++)
-		l->u[i]->c->time(l->u[i]->ctx, ts);
+		l->u[i]->c->time(l->u[i]->ctx, ev);
 }
 
 /* Sort the consumers by callback; 1 when there are too many. */
@@ -511,22 +511,6 @@ static bool want(const struct report *r, enum report_view v)
 	return r->p->views & (1u << v);
 }
 
-/* A page event, for the pages view. */
-static void account_pages(struct report *r, const struct kmemtrace_event *ev)
-{
-	unsigned int order = ev->order < REPORT_MAX_ORDER ? ev->order :
-			     REPORT_MAX_ORDER - 1;
-	unsigned int mt = ev->migratetype < REPORT_MAX_MT ? ev->migratetype :
-			  REPORT_MAX_MT - 1;
-
-	if (ev->kind == KMEMTRACE_KIND_ALLOC) {
-		r->page_allocs[order][mt]++;
-		r->overflow |= add_u64_sat(&r->page_bytes[order], ev->bytes_alloc);
-	} else if (ev->kind == KMEMTRACE_KIND_FREE) {
-		r->page_frees[order]++;
-	}
-}
-
 /* An allocation: @slot is the home slot of its memory, @si its site. */
 static void account_alloc(struct report *r, const struct kmemtrace_event *ev,
 			  size_t slot, uint32_t si)
@@ -766,10 +750,8 @@ static void account_batch(struct report *r, const struct kmemtrace_event **ev,
 	for (i = 0; i < n; i++) {
 		e = ev[i];
 		if (ON(r, REPLAY_TIME)->nr)
-			call_time(r, e->timestamp);
+			call_time(r, e);
 		r->count[e->kind][e->type]++;
-		if (r->pages && e->type == KMEMTRACE_TYPE_PAGES)
-			account_pages(r, e);
 		if (e->flags & special) {
 			account_backing(r, e);
 			continue;
@@ -909,9 +891,6 @@ int replay_run(struct replay_run *run, struct report_params *p,
 
 	/* Frees matter to the other views, and to consumers of frees. */
 	r->summary_only = p->views == 1u << VIEW_SUMMARY && !ON(r, REPLAY_FREE)->nr;
-	r->pages = want(r, VIEW_PAGES) &&
-		   (!p->filter.types ||
-		    (p->filter.types & (1u << KMEMTRACE_TYPE_PAGES)));
 	r->allocinfo = want(r, VIEW_ALLOCINFO);
 	kmt_merge_start(&m, &run->t, run->st);
 	account_events(r, &m);

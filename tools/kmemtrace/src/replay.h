@@ -95,9 +95,6 @@ struct gfp_stat {
 	uint64_t bytes;
 };
 
-#define REPORT_MAX_ORDER	16
-#define REPORT_MAX_MT		8
-
 /* Buckets of log2 histograms: bucket B holds [2^B, 2^(B+1)), 0 also 0. */
 #define LOG2_BUCKETS	64
 
@@ -113,7 +110,7 @@ static inline unsigned int log2_bucket(uint64_t v)
  * @REPLAY_RESIZE: @resize, for each resize of a selected allocation
  * @REPLAY_STRAY: @stray, for each free of memory not live
  * @REPLAY_BACKING: @backing, for each backing or unpaired event
- * @REPLAY_TIME: @time, before each event
+ * @REPLAY_TIME: @time, before each event of the --time window
  * @REPLAY_END: @live for each selected allocation live at the end, then @end
  */
 enum replay_need {
@@ -136,7 +133,8 @@ enum replay_need {
  *	    allocated again without a free)
  * @stray: the free @ev of memory that is not live
  * @backing: the backing or unpaired event @ev
- * @time: the time of the next event
+ * @time: the next event, before it is replayed: its time, and what it
+ *	  is, whether the filters select it or not
  * @live: selected allocation @o, still live at the end (may be NULL)
  * @end: the pass is over; @last_ts is the time of its last event
  *
@@ -154,7 +152,7 @@ struct replay_consumer {
 	void (*resize)(void *ctx, const struct live_obj *o, uint64_t bytes);
 	void (*stray)(void *ctx, const struct kmemtrace_event *ev);
 	void (*backing)(void *ctx, const struct kmemtrace_event *ev);
-	void (*time)(void *ctx, uint64_t ts);
+	void (*time)(void *ctx, const struct kmemtrace_event *ev);
 	void (*live)(void *ctx, const struct live_obj *o);
 	void (*end)(void *ctx, const struct replay_run *run, uint64_t last_ts);
 };
@@ -169,7 +167,7 @@ struct replay_use {
 	void *ctx;
 };
 
-#define REPLAY_MAX_CONSUMERS	4
+#define REPLAY_MAX_CONSUMERS	8
 
 /* The consumers of one callback, in the order registered. */
 struct replay_list {
@@ -182,7 +180,6 @@ struct report {
 	const struct report_params *p;
 	bool filtering;		/* a filter but --time selects allocations */
 	bool summary_only;	/* the summary is the only view */
-	bool pages;		/* the pages view counts page events */
 	bool allocinfo;		/* the allocinfo view is asked for */
 	bool overflow;		/* a byte total saturated (add_u64_sat()) */
 	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
@@ -203,9 +200,6 @@ struct report {
 	struct mismatch *mismatches;
 	size_t nr_mismatches;
 	size_t size_mismatches;
-	uint64_t page_allocs[REPORT_MAX_ORDER][REPORT_MAX_MT];
-	uint64_t page_frees[REPORT_MAX_ORDER];
-	uint64_t page_bytes[REPORT_MAX_ORDER];
 	struct kmt_symcache names;
 	const struct kmt_caches *caches_file;
 	const struct kmt_comms *comms;

@@ -20,6 +20,7 @@
 #include "kmemtrace.h"
 #include "lifetimes.h"
 #include "opts.h"
+#include "pagesums.h"
 #include "replay.h"
 #include "report.h"
 #include "stackstat.h"
@@ -291,30 +292,45 @@ void report_params_free(struct report_params *p)
 	kmt_filter_free(&p->filter);
 }
 
+/* The state of the consumers of report's views. */
+struct report_sums {
+	struct lifetimes lifetimes;
+	struct stackstat stacks;
+	struct keysums keys;
+	struct pagesums pages;
+};
+
 /*
  * The consumers the views asked for need: each registered with the pass
- * (in @uses) only when its view is printed.
+ * (in @uses) only when its view is printed.  The pages view counts page
+ * events only, and none when --type leaves pages out.
  */
 static size_t report_uses(const struct report_params *p, struct report_consumers *c,
-			  struct lifetimes *lt, struct stackstat *ss,
-			  struct keysums *ks, struct replay_use *uses)
+			  struct report_sums *s, struct replay_use *uses)
 {
+	unsigned int types = p->filter.types;
 	size_t n = 0;
 
 	memset(c, 0, sizeof(*c));
-	ks->by_gfp = p->views & (1u << VIEW_GFP);
-	ks->by_node = p->views & (1u << VIEW_NODES);
-	if (ks->by_gfp || ks->by_node) {
-		c->keys = ks;
-		uses[n++] = (struct replay_use){ &keysums_consumer, ks };
+	memset(s, 0, sizeof(*s));
+	s->keys.by_gfp = p->views & (1u << VIEW_GFP);
+	s->keys.by_node = p->views & (1u << VIEW_NODES);
+	if (s->keys.by_gfp || s->keys.by_node) {
+		c->keys = &s->keys;
+		uses[n++] = (struct replay_use){ &keysums_consumer, &s->keys };
 	}
 	if (p->views & (1u << VIEW_LIFETIMES)) {
-		c->lifetimes = lt;
-		uses[n++] = (struct replay_use){ &lifetimes_consumer, lt };
+		c->lifetimes = &s->lifetimes;
+		uses[n++] = (struct replay_use){ &lifetimes_consumer, &s->lifetimes };
 	}
 	if (p->views & (1u << VIEW_STACKS)) {
-		c->stacks = ss;
-		uses[n++] = (struct replay_use){ &stackstat_consumer, ss };
+		c->stacks = &s->stacks;
+		uses[n++] = (struct replay_use){ &stackstat_consumer, &s->stacks };
+	}
+	if (p->views & (1u << VIEW_PAGES)) {
+		c->pages = &s->pages;
+		if (!types || (types & (1u << KMEMTRACE_TYPE_PAGES)))
+			uses[n++] = (struct replay_use){ &pagesums_consumer, &s->pages };
 	}
 	return n;
 }
@@ -322,18 +338,16 @@ static size_t report_uses(const struct report_params *p, struct report_consumers
 int report_main(int argc, char **argv)
 {
 	struct replay_use uses[REPLAY_MAX_CONSUMERS];
-	struct lifetimes lt = { 0 };
-	struct stackstat ss = { 0 };
-	struct keysums ks = { 0 };
 	struct report_consumers c;
 	struct report_params p;
+	struct report_sums s;
 	struct replay_run run;
 	struct kmt_out out;
 	size_t nr_uses;
 	int ret = 0;
 
 	report_parse_args(argc, argv, &p);
-	nr_uses = report_uses(&p, &c, &lt, &ss, &ks, uses);
+	nr_uses = report_uses(&p, &c, &s, uses);
 	if (replay_run(&run, &p, uses, nr_uses)) {
 		report_params_free(&p);
 		return 1;
@@ -344,13 +358,14 @@ int report_main(int argc, char **argv)
 		kmt_out_begin(&out, stdout, p.format);
 		report_views(&run.r, &c, &run.t, run.st, run.errors, &out);
 		kmt_out_end(&out);
-		if (run.r.overflow || ss.overflow || ks.overflow)
+		if (run.r.overflow || s.stacks.overflow || s.keys.overflow ||
+		    s.pages.overflow)
 			kmt_err("%s: byte totals above 2^64 - 1 shown as overflow (corrupt trace?)",
 				p.dir);
 	}
-	lifetimes_free(&lt);
-	stackstat_free(&ss);
-	keysums_free(&ks);
+	lifetimes_free(&s.lifetimes);
+	stackstat_free(&s.stacks);
+	keysums_free(&s.keys);
 	replay_run_free(&run);
 	report_params_free(&p);
 	return ret;

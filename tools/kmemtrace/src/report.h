@@ -89,11 +89,13 @@ struct report;
  * @lifetimes: for the lifetimes view (lifetimes.h), or NULL
  * @stacks: for the stacks view (stackstat.h), or NULL
  * @keys: for the gfp and nodes views (keysums.h), or NULL
+ * @pages: for the pages view (pagesums.h), or NULL
  */
 struct report_consumers {
 	struct lifetimes *lifetimes;
 	struct stackstat *stacks;
 	struct keysums *keys;
+	struct pagesums *pages;
 };
 
 /**

@@ -15,6 +15,7 @@
 #include "keysums.h"
 #include "kmemtrace.h"
 #include "lifetimes.h"
+#include "pagesums.h"
 #include "replay.h"
 #include "report.h"
 #include "stackstat.h"
@@ -1254,7 +1255,7 @@ static const struct kmt_col pages_cols[] = {
 	KMT_COL("bytes", KMT_U64),
 };
 
-static void view_pages(struct report *r, struct kmt_out *o)
+static void view_pages(const struct pagesums *ps, struct kmt_out *o)
 {
 	struct kmt_table tab;
 	union kmt_cell *row;
@@ -1264,19 +1265,19 @@ static void view_pages(struct report *r, struct kmt_out *o)
 	kmt_table_init(&tab, "pages", pages_cols, ARRAY_SIZE(pages_cols));
 	kmt_table_title(&tab,
 			"page allocations by order and migrate type, backing pages included:");
-	for (order = 0; order < REPORT_MAX_ORDER; order++) {
+	for (order = 0; order < PAGES_MAX_ORDER; order++) {
 		allocs = 0;
-		for (mt = 0; mt < REPORT_MAX_MT; mt++)
-			allocs += r->page_allocs[order][mt];
-		if (!allocs && !r->page_frees[order])
+		for (mt = 0; mt < PAGES_MAX_MT; mt++)
+			allocs += ps->allocs[order][mt];
+		if (!allocs && !ps->frees[order])
 			continue;
 		row = kmt_table_row(&tab);
 		row[0].u = order;
-		for (mt = 0; mt < REPORT_MAX_MT; mt++)
-			row[1 + (mt < 4 ? mt : 4)].u += r->page_allocs[order][mt];
+		for (mt = 0; mt < PAGES_MAX_MT; mt++)
+			row[1 + (mt < 4 ? mt : 4)].u += ps->allocs[order][mt];
 		row[6].u = allocs;
-		row[7].u = r->page_frees[order];
-		row[8].u = r->page_bytes[order];
+		row[7].u = ps->frees[order];
+		row[8].u = ps->bytes[order];
 	}
 	kmt_out_table(o, &tab);
 	kmt_table_free(&tab);
@@ -1662,7 +1663,7 @@ void report_views(struct report *r, const struct report_consumers *c,
 			view_frees(r, o);
 			break;
 		case VIEW_PAGES:
-			view_pages(r, o);
+			view_pages(c->pages, o);
 			break;
 		case VIEW_GFP:
 		case VIEW_NODES:
