@@ -55,18 +55,23 @@ static void call_resize(struct report *r, const struct live_obj *o,
 		l->u[i]->c->resize(l->u[i]->ctx, o, bytes);
 }
 
-static void call_event(struct report *r, unsigned int need,
-		       const struct kmemtrace_event *ev)
+static void call_stray(struct report *r, const struct kmemtrace_event *ev,
+		       const struct live_obj *o)
 {
-	const struct replay_list *l = ON(r, need);
+	const struct replay_list *l = ON(r, REPLAY_STRAY);
 	unsigned int i;
 
-	for (i = 0; i < l->nr; i++) {
-		if (need == REPLAY_STRAY)
-			l->u[i]->c->stray(l->u[i]->ctx, ev);
-		else
-			l->u[i]->c->backing(l->u[i]->ctx, ev);
-	}
+	for (i = 0; i < l->nr; i++)
+		l->u[i]->c->stray(l->u[i]->ctx, ev, o);
+}
+
+static void call_backing(struct report *r, const struct kmemtrace_event *ev)
+{
+	const struct replay_list *l = ON(r, REPLAY_BACKING);
+	unsigned int i;
+
+	for (i = 0; i < l->nr; i++)
+		l->u[i]->c->backing(l->u[i]->ctx, ev);
 }
 
 static void call_time(struct report *r, const struct kmemtrace_event *ev)
@@ -560,27 +565,6 @@ static void account_alloc(struct report *r, const struct kmemtrace_event *ev,
 	}
 }
 
-static void add_mismatch(struct report *r, const struct live_obj *o,
-			 const struct kmemtrace_event *ev)
-{
-	struct mismatch *m;
-
-	if (r->nr_mismatches == r->size_mismatches) {
-		r->size_mismatches = r->size_mismatches ? 2 * r->size_mismatches : 16;
-		r->mismatches = xrealloc(r->mismatches, r->size_mismatches *
-					 sizeof(*r->mismatches));
-	}
-	m = &r->mismatches[r->nr_mismatches++];
-	m->alloc_site = o->site;
-	m->free_site = site_index(&r->sites, ev->call_site);
-	m->alloc_type = o->type;
-	m->free_type = ev->type;
-	m->alloc_cache = o->type == KMEMTRACE_TYPE_CACHE ? o->cache_id : 0;
-	m->free_cache = ev->type == KMEMTRACE_TYPE_CACHE ? ev->cache_id : 0;
-	m->count = 1;
-	r->sites.sites[o->site].mismatched++;
-}
-
 /*
  * A free of memory not live in its family: memory allocated before the
  * trace, or memory of another API (a vmalloc() freed by kfree(), ...),
@@ -603,10 +587,14 @@ static void account_unknown_free(struct report *r,
 		o = live_find(&r->live, families[i], ev->ptr);
 		if (o) {
 			if (o->selected)
-				add_mismatch(r, o, ev);
+				r->sites.sites[o->site].mismatched++;
+			if (ON(r, REPLAY_STRAY)->nr)
+				call_stray(r, ev, o->selected ? o : NULL);
 			return;
 		}
 	}
+	if (ON(r, REPLAY_STRAY)->nr)
+		call_stray(r, ev, NULL);
 	site = site_get(&r->sites, ev->call_site);
 	if (r->filtering && !event_selected(r, ev, site))
 		return;
@@ -634,10 +622,8 @@ static void account_free_of(struct report *r, const struct kmemtrace_event *ev,
 		if (ev->cpu != o->cpu)
 			cache->xcpu++;
 	}
-	/* kmalloc and cache pair, but of one cache only. */
-	if (o->type != ev->type ||
-	    (o->type == KMEMTRACE_TYPE_CACHE && o->cache_id != ev->cache_id)) {
-		add_mismatch(r, o, ev);
+	if (replay_free_mismatched(ev, o)) {
+		r->sites.sites[o->site].mismatched++;
 		if (cache)
 			cache->mismatched++;
 	}
@@ -651,8 +637,6 @@ static void account_free(struct report *r, const struct kmemtrace_event *ev,
 
 	o = live_probe(&r->live, slot, pair_type(ev->type), ev->ptr);
 	if (!o->family) {
-		if (ON(r, REPLAY_STRAY)->nr)
-			call_event(r, REPLAY_STRAY, ev);
 		if (!r->summary_only)
 			account_unknown_free(r, ev);
 		r->ai_free_unknown++;
@@ -690,7 +674,7 @@ static void account_realloc(struct report *r, const struct kmemtrace_event *ev,
 static void account_backing(struct report *r, const struct kmemtrace_event *ev)
 {
 	if (ON(r, REPLAY_BACKING)->nr)
-		call_event(r, REPLAY_BACKING, ev);
+		call_backing(r, ev);
 	if (r->allocinfo && !kmt_event_is_unpaired(ev))
 		ai_backing(r, ev);
 	if (kmt_event_is_unpaired(ev)) {
@@ -839,7 +823,6 @@ static void report_free(struct report *r)
 	free(r->ai);
 	site_table_free(&r->sites);
 	site_table_free(&r->caches);
-	free(r->mismatches);
 	kmt_symcache_free(&r->names);
 	kmt_map_free(&r->pid_selected);
 	kmt_map_free(&r->module_selected);
@@ -890,7 +873,8 @@ int replay_run(struct replay_run *run, struct report_params *p,
 	r->comms = &run->comms;
 
 	/* Frees matter to the other views, and to consumers of frees. */
-	r->summary_only = p->views == 1u << VIEW_SUMMARY && !ON(r, REPLAY_FREE)->nr;
+	r->summary_only = p->views == 1u << VIEW_SUMMARY && !ON(r, REPLAY_FREE)->nr &&
+			  !ON(r, REPLAY_STRAY)->nr;
 	r->allocinfo = want(r, VIEW_ALLOCINFO);
 	kmt_merge_start(&m, &run->t, run->st);
 	account_events(r, &m);

@@ -67,17 +67,6 @@ struct live_table {
 	size_t nr;
 };
 
-/* A free by another API than the alloc, or of another cache. */
-struct mismatch {
-	uint32_t alloc_site;	/* index in report.sites */
-	uint32_t free_site;
-	uint32_t alloc_cache;
-	uint32_t free_cache;
-	uint8_t alloc_type;
-	uint8_t free_type;
-	uint64_t count;
-};
-
 /*
  * What the allocinfo view adds up for one codetag: the change of its
  * /proc/allocinfo counters over the trace.
@@ -108,7 +97,7 @@ static inline unsigned int log2_bucket(uint64_t v)
  * @REPLAY_ALLOC: @alloc, for each selected allocation
  * @REPLAY_FREE: @free, for each free of a selected allocation
  * @REPLAY_RESIZE: @resize, for each resize of a selected allocation
- * @REPLAY_STRAY: @stray, for each free of memory not live
+ * @REPLAY_STRAY: @stray, for each free of memory not live in its family
  * @REPLAY_BACKING: @backing, for each backing or unpaired event
  * @REPLAY_TIME: @time, before each event of the --time window
  * @REPLAY_END: @live for each selected allocation live at the end, then @end
@@ -131,7 +120,9 @@ enum replay_need {
  * @free: the free @ev of selected allocation @o, @life ns after it
  * @resize: selected allocation @o resized to @bytes (0 when its memory is
  *	    allocated again without a free)
- * @stray: the free @ev of memory that is not live
+ * @stray: the free @ev of memory not live in its family (kmalloc and
+ *	   cache, pages, percpu, vmalloc); @o is the selected allocation of
+ *	   another family it frees (a free by another API), or NULL
  * @backing: the backing or unpaired event @ev
  * @time: the next event, before it is replayed: its time, and what it
  *	  is, whether the filters select it or not
@@ -150,7 +141,8 @@ struct replay_consumer {
 	void (*free)(void *ctx, const struct kmemtrace_event *ev,
 		     const struct live_obj *o, uint64_t life);
 	void (*resize)(void *ctx, const struct live_obj *o, uint64_t bytes);
-	void (*stray)(void *ctx, const struct kmemtrace_event *ev);
+	void (*stray)(void *ctx, const struct kmemtrace_event *ev,
+		      const struct live_obj *o);
 	void (*backing)(void *ctx, const struct kmemtrace_event *ev);
 	void (*time)(void *ctx, const struct kmemtrace_event *ev);
 	void (*live)(void *ctx, const struct live_obj *o);
@@ -197,9 +189,6 @@ struct report {
 	struct live_table live;
 	struct site_table sites;
 	struct site_table caches;
-	struct mismatch *mismatches;
-	size_t nr_mismatches;
-	size_t size_mismatches;
 	struct kmt_symcache names;
 	const struct kmt_caches *caches_file;
 	const struct kmt_comms *comms;
@@ -273,6 +262,23 @@ bool replay_no_valid_event(const struct replay_run *run);
  * @run: the run
  */
 void replay_run_free(struct replay_run *run);
+
+/**
+ * replay_free_mismatched() - whether a free is by another API than its alloc
+ * @ev: the free
+ * @o: the allocation it frees
+ *
+ * kmalloc and kmem_cache allocations pair (slab merging), but a
+ * kmem_cache allocation only with a free of its cache.
+ *
+ * Return: true if @ev frees @o by another API or cache than @o's.
+ */
+static inline bool replay_free_mismatched(const struct kmemtrace_event *ev,
+					  const struct live_obj *o)
+{
+	return o->type != ev->type ||
+	       (o->type == KMEMTRACE_TYPE_CACHE && o->cache_id != ev->cache_id);
+}
 
 /**
  * replay_live_next() - the next allocation live at the end of a pass

@@ -19,6 +19,7 @@
 #include "keysums.h"
 #include "kmemtrace.h"
 #include "lifetimes.h"
+#include "mismatches.h"
 #include "opts.h"
 #include "pagesums.h"
 #include "replay.h"
@@ -298,6 +299,7 @@ struct report_sums {
 	struct stackstat stacks;
 	struct keysums keys;
 	struct pagesums pages;
+	struct mismatches mismatches;
 };
 
 /*
@@ -326,6 +328,10 @@ static size_t report_uses(const struct report_params *p, struct report_consumers
 	if (p->views & (1u << VIEW_STACKS)) {
 		c->stacks = &s->stacks;
 		uses[n++] = (struct replay_use){ &stackstat_consumer, &s->stacks };
+	}
+	if (p->views & (1u << VIEW_FREES)) {
+		c->mismatches = &s->mismatches;
+		uses[n++] = (struct replay_use){ &mismatches_consumer, &s->mismatches };
 	}
 	if (p->views & (1u << VIEW_PAGES)) {
 		c->pages = &s->pages;
@@ -366,6 +372,7 @@ int report_main(int argc, char **argv)
 	lifetimes_free(&s.lifetimes);
 	stackstat_free(&s.stacks);
 	keysums_free(&s.keys);
+	mismatches_free(&s.mismatches);
 	replay_run_free(&run);
 	report_params_free(&p);
 	return ret;

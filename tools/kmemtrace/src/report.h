@@ -90,12 +90,14 @@ struct report;
  * @stacks: for the stacks view (stackstat.h), or NULL
  * @keys: for the gfp and nodes views (keysums.h), or NULL
  * @pages: for the pages view (pagesums.h), or NULL
+ * @mismatches: for the frees view (mismatches.h), or NULL
  */
 struct report_consumers {
 	struct lifetimes *lifetimes;
 	struct stackstat *stacks;
 	struct keysums *keys;
 	struct pagesums *pages;
+	struct mismatches *mismatches;
 };
 
 /**

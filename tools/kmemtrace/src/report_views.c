@@ -15,6 +15,7 @@
 #include "keysums.h"
 #include "kmemtrace.h"
 #include "lifetimes.h"
+#include "mismatches.h"
 #include "pagesums.h"
 #include "replay.h"
 #include "report.h"
@@ -1072,7 +1073,7 @@ static int mismatch_cmp(const void *a, const void *b)
 
 	c = cmp_u64(x->alloc_site, y->alloc_site);
 	if (!c)
-		c = cmp_u64(x->free_site, y->free_site);
+		c = cmp_u64(x->free_addr, y->free_addr);
 	if (!c)
 		c = cmp_u64(x->alloc_type, y->alloc_type);
 	if (!c)
@@ -1094,27 +1095,28 @@ static int mismatch_count_cmp(const void *a, const void *b, void *ctx)
 	if (!c)
 		c = cmp_u64(s[x->alloc_site].key, s[y->alloc_site].key);
 	if (!c)
-		c = cmp_u64(s[x->free_site].key, s[y->free_site].key);
+		c = cmp_u64(x->free_addr, y->free_addr);
 	return c ? c : mismatch_cmp(a, b);
 }
 
 /*
- * The mismatched frees grouped, in a copy of the report's, into @groups;
- * return the number of groups.
+ * The mismatched frees @ms grouped, in a copy, into @groups; return the
+ * number of groups.
  */
-static size_t group_mismatches(const struct report *r, struct mismatch **groups)
+static size_t group_mismatches(const struct report *r, const struct mismatches *ms,
+			       struct mismatch **groups)
 {
 	struct mismatch *m;
 	size_t i, n = 0;
 
 	*groups = NULL;
-	if (!r->nr_mismatches)
+	if (!ms->nr)
 		return 0;
-	m = xmalloc(r->nr_mismatches * sizeof(*m));
-	memcpy(m, r->mismatches, r->nr_mismatches * sizeof(*m));
+	m = xmalloc(ms->nr * sizeof(*m));
+	memcpy(m, ms->v, ms->nr * sizeof(*m));
 	*groups = m;
-	qsort(m, r->nr_mismatches, sizeof(*m), mismatch_cmp);
-	for (i = 0; i < r->nr_mismatches; i++) {
+	qsort(m, ms->nr, sizeof(*m), mismatch_cmp);
+	for (i = 0; i < ms->nr; i++) {
 		if (n && !mismatch_cmp(&m[n - 1], &m[i])) {
 			m[n - 1].count += m[i].count;
 			continue;
@@ -1164,7 +1166,8 @@ static void xcpu_table(struct report *r, bool caches, struct kmt_out *o)
 	free(sites);
 }
 
-static void view_frees(struct report *r, struct kmt_out *o)
+static void view_frees(struct report *r, const struct mismatches *ms,
+		       struct kmt_out *o)
 {
 	const enum report_key by_unknown[REPORT_MAX_KEYS] = { KEY_FREES };
 	uint64_t frees = 0, xcpu = 0, mismatched = 0, unknown = 0;
@@ -1198,7 +1201,7 @@ static void view_frees(struct report *r, struct kmt_out *o)
 	xcpu_table(r, false, o);
 	xcpu_table(r, true, o);
 
-	n = group_mismatches(r, &groups);
+	n = group_mismatches(r, ms, &groups);
 	kmt_table_init(&tab, "mismatched", mismatch_cols, ARRAY_SIZE(mismatch_cols));
 	kmt_table_title(&tab, "frees by another API or cache than the alloc (top %llu of %zu):",
 			(unsigned long long)r->p->top, n);
@@ -1215,7 +1218,7 @@ static void view_frees(struct report *r, struct kmt_out *o)
 			kmt_cell_str(&row[4], report_cache_name(r, m->free_cache,
 								buf2, sizeof(buf2)));
 		row[5].u = r->sites.sites[m->alloc_site].key;
-		row[6].u = r->sites.sites[m->free_site].key;
+		row[6].u = m->free_addr;
 		kmt_cell_str(&row[7], site_name(r, row[5].u));
 		kmt_cell_str(&row[8], site_name(r, row[6].u));
 	}
@@ -1660,7 +1663,7 @@ void report_views(struct report *r, const struct report_consumers *c,
 			view_lifetimes(r, c->lifetimes, o);
 			break;
 		case VIEW_FREES:
-			view_frees(r, o);
+			view_frees(r, c->mismatches, o);
 			break;
 		case VIEW_PAGES:
 			view_pages(c->pages, o);

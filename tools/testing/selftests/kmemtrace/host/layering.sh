@@ -10,17 +10,17 @@
 #             dump_fields.h filter (the event streams, side files, options)
 #   engine    replay: pairs allocations with frees and calls consumers
 #   consumers report (report.c, report_views.c), lifetimes, stackstat,
-#             keysums, pagesums, plot, pprof, and the
+#             keysums, pagesums, mismatches, plot, pprof, and the
 #             commands check, dump, record, kmemtrace.c
 # Rules, from the #include lines and the identifiers of each file:
 #   1. no file includes a .c file;
 #   2. base and stream files include neither the engine's header nor a
 #      consumer's (replay.h, report.h, lifetimes.h, stackstat.h, ...);
 #   3. the engine (replay.c, replay.h) names no consumer: no plot_, pprof_,
-#      lifetimes_, stackstat_, keysums_, pagesums_ or report_views
-#      identifier;
+#      lifetimes_, stackstat_, keysums_, pagesums_, mismatches_ or
+#      report_views identifier;
 #   4. a consumer reaches into no other's state: plot.c, pprof.c,
-#      lifetimes.c, stackstat.c, keysums.c and pagesums.c use neither struct report nor a run's
+#      lifetimes.c, stackstat.c, keysums.c, pagesums.c and mismatches.c use neither struct report nor a run's
 #      ->r, nor report's functions (report_run, report_views), nor each
 #      other's;
 #   5. no view or consumer walks the engine's live table by its slots: they
@@ -55,7 +55,7 @@ for f in utils.? hash.? opts.? fmt.h table.? kmemtrace.h trace.h event.c stream.
 	for h in $(includes "$f"); do
 		case $h in
 		replay.h|report.h|pprof.h|plot.h|lifetimes.h|stackstat.h|keysums.h|\
-		pagesums.h)
+		pagesums.h|mismatches.h)
 			broken "$f" 2 "includes $h" ;;
 		esac
 	done
@@ -63,13 +63,13 @@ done
 
 for f in replay.c replay.h; do
 	[ -e "$f" ] || continue
-	grep -n '\<\(plot\|pprof\|lifetimes\|stackstat\|keysums\|pagesums\)_[a-z_]*\|report_views\>' "$f" |
+	grep -n '\<\(plot\|pprof\|lifetimes\|stackstat\|keysums\|pagesums\|mismatches\)_[a-z_]*\|report_views\>' "$f" |
 	while IFS= read -r line; do
 		echo "$f: rule 3: names a consumer: $line"
 	done | grep . && bad=1
 done
 
-CONSUMERS="plot pprof lifetimes stackstat keysums pagesums"
+CONSUMERS="plot pprof lifetimes stackstat keysums pagesums mismatches"
 for c in $CONSUMERS; do
 	f=$c.c
 	[ -e "$f" ] || continue
