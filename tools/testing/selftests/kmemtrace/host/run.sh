@@ -2671,6 +2671,39 @@ print("\n".join(r["comm"] for r in d["live"]["live_list"]))' out > decoded ||
 	fi
 }
 
+# On a synthetic workload (mkstream -w: thousands of call sites, every
+# type, frees on other CPUs, reused addresses), the sums go tool pprof
+# reads per leaf location are report's per call site, for every site.
+t_pprof_sums_are_reports() {
+	command -v go > /dev/null || { echo "go (golang-go) not installed"; return 4; }
+	export PPROF_TMPDIR=$PWD HOME=$PWD
+	mkdir t && "$MKSTREAM" -w 20000 t || fail "mkstream -w failed" || return 1
+	run pprof -o t.pb.gz t
+	expect_rc 0 || return 1
+	go tool pprof -raw t.pb.gz > raw 2> err || fail "go tool pprof -raw failed" || return 1
+	# address,alloc_objects,alloc_space,inuse_objects,inuse_space per leaf
+	awk '/^Samples:/ { s = 1; next }
+		/^Locations/ { s = 0; l = 1; next }
+		/^Mappings/ { l = 0 }
+		s && /^ *[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+: / {
+			split($0, a, ":"); split(a[1], v, " "); split(a[2], ids, " ")
+			for (i = 1; i <= 4; i++)
+				sum[ids[1], i] += v[i]
+			leaf[ids[1]] = 1
+		}
+		l && /^ *[0-9]+: 0x/ { id = $1; sub(/:/, "", id); addr[id] = $2 }
+		END {
+			for (k in leaf)
+				printf "%s,%d,%d,%d,%d\n", addr[k], sum[k, 1], sum[k, 2],
+					sum[k, 3], sum[k, 4]
+		}' raw | sort > pprof.csv
+	run report -v sites --csv -n 1000000 t
+	expect_rc 0 || return 1
+	awk -F, 'NR > 2 { print $11 "," $1 "," $3 "," $7 "," $8 }' out | sort > report.csv
+	[ "$(wc -l < report.csv)" -gt 1000 ] || fail "too few call sites" || return 1
+	diff -u report.csv pprof.csv || fail "pprof's sums per call site are not report's"
+}
+
 TESTS="
 cli_help_and_version
 cli_unknown_command
@@ -2755,6 +2788,7 @@ record_errors
 fuzz_corpus
 layering
 pprof_go_reads_it
+pprof_sums_are_reports
 "
 
 # The regression corpus of the fuzz targets (../fuzz) replayed under
