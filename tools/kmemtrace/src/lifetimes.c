@@ -13,10 +13,7 @@
 
 static void vec_push(struct u64_vec *v, uint64_t x)
 {
-	if (v->nr == v->size) {
-		v->size = v->size ? 2 * v->size : 16;
-		v->v = xrealloc(v->v, v->size * sizeof(*v->v));
-	}
+	v->v = kmt_grow(v->v, v->nr, &v->size, sizeof(*v->v), 16);
 	v->v[v->nr++] = x;
 }
 

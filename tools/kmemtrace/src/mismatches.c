@@ -14,10 +14,7 @@ static void add(struct mismatches *ms, const struct live_obj *o,
 {
 	struct mismatch *m;
 
-	if (ms->nr == ms->size) {
-		ms->size = ms->size ? 2 * ms->size : 16;
-		ms->v = xrealloc(ms->v, ms->size * sizeof(*ms->v));
-	}
+	ms->v = kmt_grow(ms->v, ms->nr, &ms->size, sizeof(*ms->v), 16);
 	m = &ms->v[ms->nr++];
 	memset(m, 0, sizeof(*m));
 	m->alloc_site = o->site;

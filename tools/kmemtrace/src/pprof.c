@@ -233,10 +233,7 @@ static struct pp_sample *sample_get(struct pprof_state *ps,
 	for (; kmt_map_find(&ps->map, h, &i); h++)
 		if (sample_is(&ps->samples[i], k))
 			return &ps->samples[i];
-	if (ps->nr == ps->size) {
-		ps->size = ps->size ? 2 * ps->size : 256;
-		ps->samples = xrealloc(ps->samples, ps->size * sizeof(*ps->samples));
-	}
+	ps->samples = kmt_grow(ps->samples, ps->nr, &ps->size, sizeof(*ps->samples), 256);
 	kmt_map_insert(&ps->map, h, ps->nr, NULL);
 	s = &ps->samples[ps->nr++];
 	*s = *k;

@@ -351,11 +351,8 @@ static uint32_t tag_index(struct report *r, uint64_t tag)
 	if (kmt_map_find(&r->tag_map, tag, &i))
 		return i;
 	i = kmt_map_insert(&r->tag_map, tag, r->nr_tag_addrs, &added);
-	if (r->nr_tag_addrs == r->size_tag_addrs) {
-		r->size_tag_addrs = r->size_tag_addrs ? 2 * r->size_tag_addrs : 256;
-		r->tag_addrs = xrealloc(r->tag_addrs, r->size_tag_addrs *
-					sizeof(*r->tag_addrs));
-	}
+	r->tag_addrs = kmt_grow(r->tag_addrs, r->nr_tag_addrs, &r->size_tag_addrs,
+				sizeof(*r->tag_addrs), 256);
 	r->tag_addrs[r->nr_tag_addrs++] = tag;
 	return i;
 }
@@ -370,11 +367,8 @@ static uint32_t origin_add(struct report *r, uint64_t tag, uint32_t stack)
 	if (kmt_map_find(&r->origin_map, key, &i))
 		return i;
 	i = kmt_map_insert(&r->origin_map, key, r->nr_origins, &added);
-	if (r->nr_origins == r->size_origins) {
-		r->size_origins = r->size_origins ? 2 * r->size_origins : 256;
-		r->origins = xrealloc(r->origins, r->size_origins *
-				      sizeof(*r->origins));
-	}
+	r->origins = kmt_grow(r->origins, r->nr_origins, &r->size_origins,
+			      sizeof(*r->origins), 256);
 	o = &r->origins[r->nr_origins++];
 	o->tag = tag;
 	o->stack = stack;

@@ -13,10 +13,7 @@ uint32_t site_add(struct site_table *tab, uint64_t key)
 	uint32_t i;
 
 	i = kmt_map_insert(&tab->map, key, tab->nr, NULL);
-	if (tab->nr == tab->size) {
-		tab->size = tab->size ? 2 * tab->size : 256;
-		tab->sites = xrealloc(tab->sites, tab->size * sizeof(*tab->sites));
-	}
+	tab->sites = kmt_grow(tab->sites, tab->nr, &tab->size, sizeof(*tab->sites), 256);
 	memset(&tab->sites[i], 0, sizeof(tab->sites[i]));
 	tab->sites[i].key = key;
 	tab->nr++;

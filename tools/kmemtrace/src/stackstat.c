@@ -21,10 +21,7 @@ static struct stack_stat *stat_get(struct stackstat *ss, uint32_t si,
 	if (kmt_map_find(&ss->map, key, &i))
 		return &ss->stats[i];
 	kmt_map_insert(&ss->map, key, ss->nr, NULL);
-	if (ss->nr == ss->size) {
-		ss->size = ss->size ? 2 * ss->size : 256;
-		ss->stats = xrealloc(ss->stats, ss->size * sizeof(*ss->stats));
-	}
+	ss->stats = kmt_grow(ss->stats, ss->nr, &ss->size, sizeof(*ss->stats), 256);
 	s = &ss->stats[ss->nr++];
 	memset(s, 0, sizeof(*s));
 	s->site = si;

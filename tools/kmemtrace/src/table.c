@@ -34,11 +34,8 @@ union kmt_cell *kmt_table_row(struct kmt_table *t)
 {
 	union kmt_cell *row;
 
-	if (t->nr_rows == t->size) {
-		t->size = t->size ? 2 * t->size : 16;
-		t->cells = xrealloc(t->cells,
-				    t->size * t->nr_cols * sizeof(*t->cells));
-	}
+	t->cells = kmt_grow(t->cells, t->nr_rows, &t->size,
+			    t->nr_cols * sizeof(*t->cells), 16);
 	row = &t->cells[t->nr_rows++ * t->nr_cols];
 	memset(row, 0, t->nr_cols * sizeof(*row));
 	return row;

@@ -122,6 +122,29 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 
 /**
+ * kmt_grow() - make room for one more element at the end of an array
+ * @arr: the array, of @nr elements of @elem bytes, NULL when empty
+ * @nr: the elements it holds
+ * @size: the elements it has room for, doubled (from @first) when @nr
+ *	  reaches it
+ * @elem: the size of an element
+ * @first: the room of the first allocation
+ *
+ * The one growth rule of the tool's arrays, which keep their elements
+ * at their index.
+ *
+ * Return: the array, moved when it grew; never NULL.
+ */
+static inline void *kmt_grow(void *arr, size_t nr, size_t *size, size_t elem,
+			     size_t first)
+{
+	if (nr < *size)
+		return arr;
+	*size = *size ? 2 * *size : first;
+	return xrealloc(arr, *size * elem);
+}
+
+/**
  * struct kmt_strings - strings allocated together, freed together
  * @blocks: the memory they are in, 64 KiB or so a block
  * @nr: number of @blocks
