@@ -4,12 +4,15 @@
  *
  * One pass over the events, merged in time order, replays every
  * allocation and free: a hash table holds the allocations still live,
- * hash maps add up what happened per call site, per cache, per gfp_flags
- * value and per node.  Consumers (struct replay_consumer, replay.h) see
- * the allocations, frees, resizes, stray frees, backing events and the
- * time as they are replayed, and the allocations still live at the end,
- * each only through the callbacks it asked for, never another's state.
- * See Documentation/kmemtrace.rst.
+ * tables of sums (sitetab.h) add up what happened per call site and per
+ * cache, and allocinfo's counters per codetag, for report's views.
+ * Consumers (struct replay_consumer, replay.h) see the allocations,
+ * frees, resizes, stray frees, backing events and every event's time as
+ * they are replayed, and the allocations still live at the end, each
+ * only through the callbacks it asked for, never another's state: plot,
+ * pprof, and the consumers of report's other views (lifetimes,
+ * stackstat, keysums, pagesums, mismatches).  See
+ * Documentation/kmemtrace.rst.
  */
 #include <stdbool.h>
 #include <stdio.h>

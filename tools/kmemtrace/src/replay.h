@@ -32,10 +32,10 @@ struct live_obj {
 	uint64_t ptr;
 	uint64_t ts;		/* when it was allocated */
 	uint64_t bytes;		/* bytes allocated, after reallocs */
-	uint32_t site;		/* index in report.sites */
+	uint32_t site;		/* the run's site index (replay_site_key()) */
 	uint32_t pid;
 	uint32_t cache_id;
-	uint32_t origin;	/* index in report.origins: its tag and stack */
+	uint32_t origin;	/* its origin (replay_origin()): tag and stack */
 	uint16_t cpu;
 	uint8_t family;		/* pair_type() of the alloc, 0 for an empty slot */
 	uint8_t type;
