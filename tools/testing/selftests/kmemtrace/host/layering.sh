@@ -20,15 +20,16 @@
 #      lifetimes_, stackstat_, keysums_, pagesums_, mismatches_ or
 #      report_views identifier;
 #   4. a consumer reaches into no other's state: plot.c, pprof.c,
-#      lifetimes.c, stackstat.c, keysums.c, pagesums.c and mismatches.c use neither struct report nor a run's
-#      ->r, nor report's functions (report_run, report_views), nor each
-#      other's;
+#      lifetimes.c, stackstat.c, keysums.c, pagesums.c and mismatches.c
+#      use neither struct report nor a run's ->r, nor report's functions
+#      (report_run, report_views), nor each other's;
 #   5. no view or consumer walks the engine's live table by its slots: they
 #      use replay_live_next() or the live callback.
 # Prints each broken rule as "FILE: rule N: what"; exits 1 if any.
 
 set -u
 [ $# -eq 1 ] || { echo "usage: $0 SRC_DIR" >&2; exit 2; }
+CONSUMERS="plot pprof lifetimes stackstat keysums pagesums mismatches"
 cd "$1" || exit 2
 bad=0
 
@@ -63,18 +64,18 @@ done
 
 for f in replay.c replay.h; do
 	[ -e "$f" ] || continue
-	grep -n '\<\(plot\|pprof\|lifetimes\|stackstat\|keysums\|pagesums\|mismatches\)_[a-z_]*\|report_views\>' "$f" |
+	grep -nE "\<($(echo "$CONSUMERS" | tr ' ' '|'))_[a-z_]*|report_views\>" "$f" |
 	while IFS= read -r line; do
 		echo "$f: rule 3: names a consumer: $line"
 	done | grep . && bad=1
 done
 
-CONSUMERS="plot pprof lifetimes stackstat keysums pagesums mismatches"
 for c in $CONSUMERS; do
 	f=$c.c
 	[ -e "$f" ] || continue
 	others=$(echo "$CONSUMERS" | tr ' ' '\n' | grep -vx "$c" | paste -sd'|' -)
-	grep -nE "struct report\>|->r\.|\.r\.|\<report_run\>|\<report_views\>|\<($others)_[a-z_]*\(" "$f" |
+	reach="struct report\>|->r\.|\.r\.|\<report_run\>|\<report_views\>"
+	grep -nE "$reach|\<($others)_[a-z_]*\(" "$f" |
 	while IFS= read -r line; do
 		echo "$f: rule 4: reaches into another consumer: $line"
 	done | grep . && bad=1
