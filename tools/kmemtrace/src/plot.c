@@ -290,9 +290,12 @@ static void plot_alloc(void *ctx, const struct kmemtrace_event *ev,
 	ps->sizes[o->site][log2_bucket(o->bytes)]++;
 }
 
-static void plot_resize(void *ctx, const struct live_obj *o, uint64_t bytes)
+static void plot_resize(void *ctx, const struct kmemtrace_event *ev,
+			const struct live_obj *o, uint64_t bytes)
 {
 	struct plot_state *ps = ctx;
+
+	(void)ev;
 
 	plot_grow(ps, o->site);
 	ps->live[o->site] += bytes - o->bytes;

@@ -5,13 +5,13 @@
  * One pass over the events, merged in time order, replays every
  * allocation and free: a hash table holds the allocations still live,
  * tables of sums (sitetab.h) add up what happened per call site and per
- * cache, and allocinfo's counters per codetag, for report's views.
+ * cache, for report's views.
  * Consumers (struct replay_consumer, replay.h) see the allocations,
  * frees, resizes, stray frees, backing events and every event's time as
  * they are replayed, and the allocations still live at the end, each
  * only through the callbacks it asked for, never another's state: plot,
  * pprof, and the consumers of report's other views (lifetimes,
- * stackstat, keysums, pagesums, mismatches).  See
+ * stackstat, keysums, pagesums, mismatches, allocinfo).  See
  * Documentation/kmemtrace.rst.
  */
 #include <stdbool.h>
@@ -48,14 +48,14 @@ static void call_free(struct report *r, const struct kmemtrace_event *ev,
 		l->u[i]->c->free(l->u[i]->ctx, ev, o, life);
 }
 
-static void call_resize(struct report *r, const struct live_obj *o,
-			uint64_t bytes)
+static void call_resize(struct report *r, const struct kmemtrace_event *ev,
+			const struct live_obj *o, uint64_t bytes)
 {
 	const struct replay_list *l = ON(r, REPLAY_RESIZE);
 	unsigned int i;
 
 	for (i = 0; i < l->nr; i++)
-		l->u[i]->c->resize(l->u[i]->ctx, o, bytes);
+		l->u[i]->c->resize(l->u[i]->ctx, ev, o, bytes);
 }
 
 static void call_stray(struct report *r, const struct kmemtrace_event *ev,
@@ -68,13 +68,14 @@ static void call_stray(struct report *r, const struct kmemtrace_event *ev,
 		l->u[i]->c->stray(l->u[i]->ctx, ev, o);
 }
 
-static void call_backing(struct report *r, const struct kmemtrace_event *ev)
+static void call_backing(struct report *r, const struct kmemtrace_event *ev,
+			 bool selected)
 {
 	const struct replay_list *l = ON(r, REPLAY_BACKING);
 	unsigned int i;
 
 	for (i = 0; i < l->nr; i++)
-		l->u[i]->c->backing(l->u[i]->ctx, ev);
+		l->u[i]->c->backing(l->u[i]->ctx, ev, selected);
 }
 
 static void call_time(struct report *r, const struct kmemtrace_event *ev)
@@ -124,114 +125,6 @@ static void call_end(struct replay_run *run)
 	}
 	for (i = 0; i < l->nr; i++)
 		l->u[i]->c->end(l->u[i]->ctx, run, r->last_ts);
-}
-
-/* ---------------------------------------------------------- live table */
-
-/*
- * Slab objects pair whatever API typed them: a kmem_cache merged into a
- * kmalloc cache, or a kmalloc() from a kmem_buckets cache, is allocated
- * with one type and freed by kfree() with the other.
- */
-static unsigned int pair_type(unsigned int type)
-{
-	return type == KMEMTRACE_TYPE_CACHE ? KMEMTRACE_TYPE_KMALLOC : type;
-}
-
-static size_t live_hash(unsigned int family, uint64_t ptr, unsigned int bits)
-{
-	return kmt_hash64(ptr ^ family, bits);
-}
-
-static void live_free(struct live_table *lt)
-{
-	if (lt->bits)
-		xfree_table(lt->slots, sizeof(*lt->slots) << lt->bits);
-	memset(lt, 0, sizeof(*lt));
-}
-
-static void live_grow(struct live_table *lt)
-{
-	unsigned int bits = lt->bits ? lt->bits + 1 : 12;
-	size_t i, slot, mask = ((size_t)1 << bits) - 1;
-	struct live_obj *slots;
-
-	slots = xalloc_table((mask + 1) * sizeof(*slots));
-	for (i = 0; lt->bits && i < (size_t)1 << lt->bits; i++) {
-		if (!lt->slots[i].family)
-			continue;
-		slot = live_hash(lt->slots[i].family, lt->slots[i].ptr, bits);
-		while (slots[slot].family)
-			slot = (slot + 1) & mask;
-		slots[slot] = lt->slots[i];
-	}
-	if (lt->bits)
-		xfree_table(lt->slots, sizeof(*lt->slots) << lt->bits);
-	lt->slots = slots;
-	lt->bits = bits;
-}
-
-/*
- * Make room for @n more allocations, so that the slots stay where they
- * are while they are added: the table is at most a quarter full, and
- * the runs after a removed slot are short.
- */
-static void live_reserve(struct live_table *lt, size_t n)
-{
-	while (!lt->bits || lt->nr + n > (size_t)1 << (lt->bits - 2))
-		live_grow(lt);
-}
-
-/*
- * The slot of memory @family, @ptr, from its home slot @slot on: live, or
- * the empty slot to fill in.
- */
-static inline struct live_obj *live_probe(struct live_table *lt, size_t slot,
-					  unsigned int family, uint64_t ptr)
-{
-	size_t mask = ((size_t)1 << lt->bits) - 1;
-	struct live_obj *o;
-
-	for (;; slot = (slot + 1) & mask) {
-		o = &lt->slots[slot];
-		if (!o->family || (o->ptr == ptr && o->family == family))
-			return o;
-	}
-}
-
-/* The live allocation of memory @family, @ptr, or NULL. */
-static struct live_obj *live_find(struct live_table *lt, unsigned int family,
-				  uint64_t ptr)
-{
-	struct live_obj *o;
-
-	if (!lt->nr)
-		return NULL;
-	o = live_probe(lt, live_hash(family, ptr, lt->bits), family, ptr);
-	return o->family ? o : NULL;
-}
-
-/* End the live allocation in slot @o. */
-static void live_remove(struct live_table *lt, struct live_obj *o)
-{
-	size_t mask = ((size_t)1 << lt->bits) - 1;
-	size_t hole = o - lt->slots, slot = hole, home;
-	struct live_obj *s;
-
-	/* Move back every slot that probed past the hole. */
-	for (;;) {
-		slot = (slot + 1) & mask;
-		s = &lt->slots[slot];
-		if (!s->family)
-			break;
-		home = live_hash(s->family, s->ptr, lt->bits);
-		if (((slot - home) & mask) < ((slot - hole) & mask))
-			continue;
-		lt->slots[hole] = *s;
-		hole = slot;
-	}
-	lt->slots[hole].family = 0;
-	lt->nr--;
 }
 
 /* --------------------------------------------------------------- sites */
@@ -388,130 +281,7 @@ static inline uint32_t event_origin(struct report *r,
 	return origin_add(r, ev->tag, ev->stack_id);
 }
 
-/* ------------------------------------------------------------ allocinfo */
-
-/* The counters of tag index @ti. */
-static struct ai_count *ai_get(struct report *r, uint32_t ti)
-{
-	size_t n;
-
-	if (ti >= r->nr_ai) {
-		n = r->size_tag_addrs > ti ? r->size_tag_addrs : ti + 1;
-		r->ai = xrealloc(r->ai, n * sizeof(*r->ai));
-		memset(r->ai + r->nr_ai, 0, (n - r->nr_ai) * sizeof(*r->ai));
-		r->nr_ai = n;
-	}
-	return &r->ai[ti];
-}
-
-/*
- * A selected alloc @o of @ev, live now: the tag it carries was touched,
- * and, but for a vmalloc area (allocinfo counts its pages and page array,
- * which have events of their own) and memory flagged uncharged, it
- * counts one call and its bytes.
- */
-static void ai_alloc(struct report *r, const struct kmemtrace_event *ev,
-		     struct live_obj *o)
-{
-	uint32_t ti = r->origins[o->origin].tag_index;
-	struct ai_count *c;
-
-	o->counted = 0;
-	if (!ti)
-		return;
-	c = ai_get(r, ti);
-	c->touched = true;
-	/* Nor memory the allocator did not charge to the tag. */
-	if (ev->type == KMEMTRACE_TYPE_VMALLOC ||
-	    (ev->flags & KMEMTRACE_FLAG_UNCHARGED))
-		return;
-	c->calls++;
-	c->bytes += ev->bytes_alloc;
-	o->counted = 1;
-}
-
-/* The free of a live alloc @o: take back what it counted. */
-static void ai_free(struct report *r, const struct live_obj *o)
-{
-	struct ai_count *c;
-
-	if (!o->counted)
-		return;
-	c = ai_get(r, r->origins[o->origin].tag_index);
-	c->calls--;
-	c->bytes -= o->bytes;
-}
-
-/*
- * A realloc in place of live alloc @o, to @bytes: it keeps the alloc's
- * tag, whose bytes change by the difference; its own tag was touched.
- */
-static void ai_realloc(struct report *r, const struct kmemtrace_event *ev,
-		       const struct live_obj *o)
-{
-	struct ai_count *c;
-
-	if (ev->tag && (!r->filtering || o->selected))
-		ai_get(r, tag_index(r, ev->tag))->touched = true;
-	if (!o->counted)
-		return;
-	c = ai_get(r, r->origins[o->origin].tag_index);
-	c->bytes += (int64_t)(ev->bytes_alloc - o->bytes);
-}
-
-/*
- * A backing event, which the other views leave out: allocinfo counts the
- * slab pages under mm/slub.c's line, a vmalloc area's pages and page
- * array under the caller's.  They pair in a live table of their own.
- */
-static void ai_backing(struct report *r, const struct kmemtrace_event *ev)
-{
-	unsigned int family = pair_type(ev->type);
-	struct live_table *lt = &r->backing_live;
-	struct live_obj *o;
-	bool sel;
-
-	live_reserve(lt, 1);
-	o = live_probe(lt, live_hash(family, ev->ptr, lt->bits), family, ev->ptr);
-	if (ev->kind == KMEMTRACE_KIND_FREE) {
-		if (!o->family) {
-			r->ai_free_unknown++;
-			return;
-		}
-		ai_free(r, o);
-		live_remove(lt, o);
-		return;
-	}
-	if (ev->kind == KMEMTRACE_KIND_REALLOC) {
-		if (!o->family) {
-			r->ai_realloc_unknown++;
-			return;
-		}
-		ai_realloc(r, ev, o);
-		o->bytes = ev->bytes_alloc;
-		return;
-	}
-	sel = !r->filtering ||
-	      event_selected(r, ev, site_get(&r->sites, ev->call_site));
-	if (!o->family) {
-		o->ptr = ev->ptr;
-		o->family = family;
-		lt->nr++;
-	}
-	o->bytes = ev->bytes_alloc;
-	o->origin = event_origin(r, ev);
-	o->selected = sel;
-	o->counted = 0;
-	if (sel)
-		ai_alloc(r, ev, o);
-}
-
 /* ---------------------------------------------------------------- pass */
-
-static bool want(const struct report *r, enum report_view v)
-{
-	return r->p->views & (1u << v);
-}
 
 /* An allocation: @slot is the home slot of its memory, @si its site. */
 static void account_alloc(struct report *r, const struct kmemtrace_event *ev,
@@ -528,7 +298,7 @@ static void account_alloc(struct report *r, const struct kmemtrace_event *ev,
 		/* Memory allocated twice: its free was not seen. */
 		r->double_allocs++;
 		if (ON(r, REPLAY_RESIZE)->nr && o->selected)
-			call_resize(r, o, 0);
+			call_resize(r, NULL, o, 0);
 	} else {
 		o->ptr = ev->ptr;
 		o->family = family;
@@ -543,11 +313,9 @@ static void account_alloc(struct report *r, const struct kmemtrace_event *ev,
 	o->origin = event_origin(r, ev);
 	o->type = ev->type;
 	o->selected = sel;
-	o->counted = 0;
+	o->uncharged = !!(ev->flags & KMEMTRACE_FLAG_UNCHARGED);
 	if (!sel)
 		return;
-	if (r->allocinfo)
-		ai_alloc(r, ev, o);
 	if (ON(r, REPLAY_ALLOC)->nr)
 		call_alloc(r, ev, o);
 	r->selected++;
@@ -636,11 +404,8 @@ static void account_free(struct report *r, const struct kmemtrace_event *ev,
 	if (!o->family) {
 		if (!r->summary_only)
 			account_unknown_free(r, ev);
-		r->ai_free_unknown++;
 		return;
 	}
-	if (r->allocinfo)
-		ai_free(r, o);
 	/* The summary does not look at frees, nor at their allocation. */
 	if (!r->summary_only && o->selected)
 		account_free_of(r, ev, o);
@@ -655,25 +420,29 @@ static void account_realloc(struct report *r, const struct kmemtrace_event *ev,
 
 	o = live_probe(&r->live, slot, pair_type(ev->type), ev->ptr);
 	if (!o->family) {
-		r->ai_realloc_unknown++;
-		if (r->allocinfo && ev->tag && !r->filtering)
-			ai_get(r, tag_index(r, ev->tag))->touched = true;
+		if (ON(r, REPLAY_STRAY)->nr)
+			call_stray(r, ev, NULL);
 		return;
 	}
-	if (r->allocinfo)
-		ai_realloc(r, ev, o);
 	if (ON(r, REPLAY_RESIZE)->nr && o->selected)
-		call_resize(r, o, ev->bytes_alloc);
+		call_resize(r, ev, o, ev->bytes_alloc);
 	o->bytes = ev->bytes_alloc;
 }
 
-/* Backing store events are only counted, unpaired frees skipped. */
+/*
+ * Backing store events are only counted, unpaired frees skipped; their
+ * consumers learn whether the filters select a backing alloc.
+ */
 static void account_backing(struct report *r, const struct kmemtrace_event *ev)
 {
-	if (ON(r, REPLAY_BACKING)->nr)
-		call_backing(r, ev);
-	if (r->allocinfo && !kmt_event_is_unpaired(ev))
-		ai_backing(r, ev);
+	bool sel = false;
+
+	if (ON(r, REPLAY_BACKING)->nr) {
+		if (ev->kind == KMEMTRACE_KIND_ALLOC && !kmt_event_is_unpaired(ev))
+			sel = !r->filtering ||
+			      event_selected(r, ev, site_get(&r->sites, ev->call_site));
+		call_backing(r, ev, sel);
+	}
 	if (kmt_event_is_unpaired(ev)) {
 		r->unpaired++;
 	} else if (ev->kind == KMEMTRACE_KIND_ALLOC) {
@@ -816,8 +585,6 @@ const char *report_cache_name(const struct report *r, uint64_t id, char *buf,
 static void report_free(struct report *r)
 {
 	live_free(&r->live);
-	live_free(&r->backing_live);
-	free(r->ai);
 	site_table_free(&r->sites);
 	site_table_free(&r->caches);
 	kmt_symcache_free(&r->names);
@@ -872,7 +639,6 @@ int replay_run(struct replay_run *run, struct report_params *p,
 	/* Frees matter to the other views, and to consumers of frees. */
 	r->summary_only = p->views == 1u << VIEW_SUMMARY && !ON(r, REPLAY_FREE)->nr &&
 			  !ON(r, REPLAY_STRAY)->nr;
-	r->allocinfo = want(r, VIEW_ALLOCINFO);
 	kmt_merge_start(&m, &run->t, run->st);
 	account_events(r, &m);
 	run->errors = kmt_merge_end(&m);

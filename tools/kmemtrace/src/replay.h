@@ -15,6 +15,7 @@
 
 #include "comms.h"
 #include "hash.h"
+#include "livetab.h"
 #include "report.h"
 #include "sitetab.h"
 #include "stacks.h"
@@ -25,26 +26,6 @@
 struct replay_run;
 
 /*
- * A live allocation: memory allocated, and not freed yet; also a slot of
- * the live table, empty when @family is 0.
- */
-struct live_obj {
-	uint64_t ptr;
-	uint64_t ts;		/* when it was allocated */
-	uint64_t bytes;		/* bytes allocated, after reallocs */
-	uint32_t site;		/* the run's site index (replay_site_key()) */
-	uint32_t pid;
-	uint32_t cache_id;
-	uint32_t origin;	/* its origin (replay_origin()): tag and stack */
-	uint16_t cpu;
-	uint8_t family;		/* pair_type() of the alloc, 0 for an empty slot */
-	uint8_t type;
-	uint8_t selected;	/* whether the filters selected the alloc */
-	uint8_t counted;	/* whether the allocinfo view counted it */
-	uint8_t pad;
-};
-
-/*
  * Where an allocation came from: its codetag and its stack.  Origin 0 is
  * neither, that of every event of a trace without them.
  */
@@ -52,29 +33,6 @@ struct origin {
 	uint64_t tag;		/* the tag of the alloc, 0 for none */
 	uint32_t stack;		/* its stack_id, 0 for none */
 	uint32_t tag_index;	/* index of @tag in report.tag_addrs, 0 for none */
-};
-
-/*
- * The live allocations by family and pointer, in an open-addressing
- * table: linear probing from the hash of both, removal by moving the
- * following slots back, at most a quarter full.  An allocation is in its
- * slot, so that looking it up touches one place of memory, which the
- * pass fetches ahead of time.
- */
-struct live_table {
-	struct live_obj *slots;
-	unsigned int bits;
-	size_t nr;
-};
-
-/*
- * What the allocinfo view adds up for one codetag: the change of its
- * /proc/allocinfo counters over the trace.
- */
-struct ai_count {
-	int64_t bytes;
-	int64_t calls;
-	bool touched;		/* an alloc or realloc of the trace carried it */
 };
 
 /* Allocations with one gfp_flags value, or on one node. */
@@ -97,7 +55,8 @@ static inline unsigned int log2_bucket(uint64_t v)
  * @REPLAY_ALLOC: @alloc, for each selected allocation
  * @REPLAY_FREE: @free, for each free of a selected allocation
  * @REPLAY_RESIZE: @resize, for each resize of a selected allocation
- * @REPLAY_STRAY: @stray, for each free of memory not live in its family
+ * @REPLAY_STRAY: @stray, for each free or realloc of memory not live in its
+ *		  family
  * @REPLAY_BACKING: @backing, for each backing or unpaired event
  * @REPLAY_TIME: @time, before each event of the --time window
  * @REPLAY_END: @live for each selected allocation live at the end, then @end
@@ -118,12 +77,15 @@ enum replay_need {
  * @needs: the callbacks it has, enum replay_need bits
  * @alloc: a selected allocation @o, made by @ev
  * @free: the free @ev of selected allocation @o, @life ns after it
- * @resize: selected allocation @o resized to @bytes (0 when its memory is
- *	    allocated again without a free)
- * @stray: the free @ev of memory not live in its family (kmalloc and
- *	   cache, pages, percpu, vmalloc); @o is the selected allocation of
- *	   another family it frees (a free by another API), or NULL
- * @backing: the backing or unpaired event @ev
+ * @resize: selected allocation @o resized to @bytes by realloc @ev; @ev is
+ *	    NULL and @bytes 0 when its memory is allocated again without a
+ *	    free
+ * @stray: the free or realloc @ev of memory not live in its family
+ *	   (kmalloc and cache, pages, percpu, vmalloc); for a free, @o is the
+ *	   selected allocation of another family it frees (a free by another
+ *	   API), or NULL
+ * @backing: the backing or unpaired event @ev; @selected tells whether the
+ *	     filters select it, for a backing alloc (false for the others)
  * @time: the next event, before it is replayed: its time, and what it
  *	  is, whether the filters select it or not
  * @live: selected allocation @o, still live at the end (may be NULL)
@@ -140,10 +102,12 @@ struct replay_consumer {
 		      const struct live_obj *o);
 	void (*free)(void *ctx, const struct kmemtrace_event *ev,
 		     const struct live_obj *o, uint64_t life);
-	void (*resize)(void *ctx, const struct live_obj *o, uint64_t bytes);
+	void (*resize)(void *ctx, const struct kmemtrace_event *ev,
+		       const struct live_obj *o, uint64_t bytes);
 	void (*stray)(void *ctx, const struct kmemtrace_event *ev,
 		      const struct live_obj *o);
-	void (*backing)(void *ctx, const struct kmemtrace_event *ev);
+	void (*backing)(void *ctx, const struct kmemtrace_event *ev,
+			bool selected);
 	void (*time)(void *ctx, const struct kmemtrace_event *ev);
 	void (*live)(void *ctx, const struct live_obj *o);
 	void (*end)(void *ctx, const struct replay_run *run, uint64_t last_ts);
@@ -172,7 +136,6 @@ struct report {
 	const struct report_params *p;
 	bool filtering;		/* a filter but --time selects allocations */
 	bool summary_only;	/* the summary is the only view */
-	bool allocinfo;		/* the allocinfo view is asked for */
 	bool overflow;		/* a byte total saturated (add_u64_sat()) */
 	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
 	size_t events;
@@ -203,11 +166,6 @@ struct report {
 	size_t nr_tag_addrs;
 	size_t size_tag_addrs;
 	struct kmt_map tag_map;
-	struct ai_count *ai;	/* per tag index, for the allocinfo view */
-	size_t nr_ai;
-	struct live_table backing_live;	/* live backing allocs, for allocinfo */
-	uint64_t ai_free_unknown;	/* frees without an alloc */
-	uint64_t ai_realloc_unknown;	/* reallocs without an alloc */
 	const struct kmt_stacks *stacks;
 	struct replay_list on[7];	/* per enum replay_need bit */
 };

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "allocinfo.h"
 #include "keysums.h"
 #include "kmemtrace.h"
 #include "lifetimes.h"
@@ -300,6 +301,7 @@ struct report_sums {
 	struct keysums keys;
 	struct pagesums pages;
 	struct mismatches mismatches;
+	struct allocinfo allocinfo;
 };
 
 /*
@@ -332,6 +334,11 @@ static size_t report_uses(const struct report_params *p, struct report_consumers
 	if (p->views & (1u << VIEW_FREES)) {
 		c->mismatches = &s->mismatches;
 		uses[n++] = (struct replay_use){ &mismatches_consumer, &s->mismatches };
+	}
+	if (p->views & (1u << VIEW_ALLOCINFO)) {
+		c->allocinfo = &s->allocinfo;
+		s->allocinfo.filtering = kmt_filter_selects_allocs(&p->filter);
+		uses[n++] = (struct replay_use){ &allocinfo_consumer, &s->allocinfo };
 	}
 	if (p->views & (1u << VIEW_PAGES)) {
 		c->pages = &s->pages;
@@ -373,6 +380,7 @@ int report_main(int argc, char **argv)
 	stackstat_free(&s.stacks);
 	keysums_free(&s.keys);
 	mismatches_free(&s.mismatches);
+	allocinfo_free(&s.allocinfo);
 	replay_run_free(&run);
 	report_params_free(&p);
 	return ret;

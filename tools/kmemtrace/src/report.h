@@ -91,6 +91,7 @@ struct report;
  * @keys: for the gfp and nodes views (keysums.h), or NULL
  * @pages: for the pages view (pagesums.h), or NULL
  * @mismatches: for the frees view (mismatches.h), or NULL
+ * @allocinfo: for the allocinfo view (allocinfo.h), or NULL
  */
 struct report_consumers {
 	struct lifetimes *lifetimes;
@@ -98,6 +99,7 @@ struct report_consumers {
 	struct keysums *keys;
 	struct pagesums *pages;
 	struct mismatches *mismatches;
+	struct allocinfo *allocinfo;
 };
 
 /**

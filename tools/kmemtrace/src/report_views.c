@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "allocinfo.h"
 #include "gfp.h"
 #include "keysums.h"
 #include "kmemtrace.h"
@@ -1356,10 +1357,10 @@ static bool tag_module_selected(const struct report *r, const struct kmt_tag *t)
 	return !l->nr;
 }
 
-/* By tag address; @ctx is the report. */
+/* By tag address; @ctx is the allocinfo consumer's state. */
 static int ai_index_cmp(const void *a, const void *b, void *ctx)
 {
-	const uint64_t *tags = ((const struct report *)ctx)->tag_addrs;
+	const uint64_t *tags = ((const struct allocinfo *)ctx)->tags;
 
 	return cmp_u64(tags[*(const uint32_t *)a], tags[*(const uint32_t *)b]);
 }
@@ -1369,9 +1370,10 @@ static int ai_index_cmp(const void *a, const void *b, void *ctx)
  * allocs and reallocs carried, in the kernel's format, by tag address:
  * built-in tags, then those of modules.
  */
-static void view_allocinfo(struct report *r, struct kmt_out *o)
+static void view_allocinfo(struct report *r, const struct allocinfo *ai,
+			   struct kmt_out *o)
 {
-	uint32_t *idx = xcalloc(r->nr_ai + 1, sizeof(*idx));
+	uint32_t *idx = xcalloc(ai->nr + 1, sizeof(*idx));
 	uint64_t unknown = 0, lines = 0;
 	const struct kmt_tag *t;
 	const struct ai_count *c;
@@ -1379,10 +1381,10 @@ static void view_allocinfo(struct report *r, struct kmt_out *o)
 	union kmt_cell *row;
 	size_t i, n = 0;
 
-	for (i = 1; i < r->nr_ai; i++)
-		if (r->ai[i].touched)
+	for (i = 1; i < ai->nr; i++)
+		if (ai->counts[i].touched)
 			idx[n++] = i;
-	qsort_r(idx, n, sizeof(*idx), ai_index_cmp, r);
+	qsort_r(idx, n, sizeof(*idx), ai_index_cmp, (void *)ai);
 	kmt_table_init(&tab, "allocinfo", allocinfo_cols,
 		       ARRAY_SIZE(allocinfo_cols));
 	if (o->format == KMT_TEXT) {
@@ -1391,8 +1393,8 @@ static void view_allocinfo(struct report *r, struct kmt_out *o)
 		printf("#     <size>  <calls> <tag info>\n");
 	}
 	for (i = 0; i < n; i++) {
-		c = &r->ai[idx[i]];
-		t = kmt_tags_find(r->tags, r->tag_addrs[idx[i]]);
+		c = &ai->counts[idx[i]];
+		t = kmt_tags_find(r->tags, ai->tags[idx[i]]);
 		if (!t) {
 			unknown++;
 			continue;
@@ -1420,14 +1422,14 @@ static void view_allocinfo(struct report *r, struct kmt_out *o)
 	if (o->format == KMT_TEXT) {
 		printf("# %llu codetags; frees without an alloc in the trace: %llu,",
 		       (unsigned long long)lines,
-		       (unsigned long long)r->ai_free_unknown);
+		       (unsigned long long)ai->free_unknown);
 		printf(" reallocs: %llu; codetags not in DIR/tags: %llu\n",
-		       (unsigned long long)r->ai_realloc_unknown,
+		       (unsigned long long)ai->realloc_unknown,
 		       (unsigned long long)unknown);
 	} else {
 		kmt_out_table(o, &tab);
-		kmt_out_u64(o, "frees_without_alloc", r->ai_free_unknown);
-		kmt_out_u64(o, "reallocs_without_alloc", r->ai_realloc_unknown);
+		kmt_out_u64(o, "frees_without_alloc", ai->free_unknown);
+		kmt_out_u64(o, "reallocs_without_alloc", ai->realloc_unknown);
 		kmt_out_u64(o, "unknown_tags", unknown);
 	}
 	kmt_table_free(&tab);
@@ -1673,7 +1675,7 @@ void report_views(struct report *r, const struct report_consumers *c,
 			view_keyed(r, c->keys, v, o);
 			break;
 		case VIEW_ALLOCINFO:
-			view_allocinfo(r, o);
+			view_allocinfo(r, c->allocinfo, o);
 			break;
 		case VIEW_STACKS:
 			view_stacks(r, c->stacks, o);

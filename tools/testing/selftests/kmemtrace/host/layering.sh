@@ -4,32 +4,34 @@
 # layering.sh SRC_DIR - the module layering of tools/kmemtrace/src
 #
 # The tool is layered (Documentation/kmemtrace.rst, DESIGN):
-#   base      utils hash opts fmt table protobuf sitetab kmemtrace.h
+#   base      utils hash opts fmt table protobuf sitetab livetab kmemtrace.h
 #   stream    trace.h (event, stream, merge, tracedir, sidefiles) header comms
 #             symbols* kallsyms tags stacks gfp
 #             dump_fields.h filter (the event streams, side files, options)
 #   engine    replay: pairs allocations with frees and calls consumers
 #   consumers report (report.c, report_views.c), lifetimes, stackstat,
-#             keysums, pagesums, mismatches, plot, pprof, and the
+#             keysums, pagesums, mismatches, allocinfo, plot, pprof,
+#             and the
 #             commands check, dump, record, kmemtrace.c
 # Rules, from the #include lines and the identifiers of each file:
 #   1. no file includes a .c file;
 #   2. base and stream files include neither the engine's header nor a
 #      consumer's (replay.h, report.h, lifetimes.h, stackstat.h, ...);
-#   3. the engine (replay.c, replay.h) names no consumer: no plot_, pprof_,
-#      lifetimes_, stackstat_, keysums_, pagesums_, mismatches_ or
-#      report_views identifier;
+#   3. the engine (replay.c, replay.h) names no consumer: no identifier
+#      starting with a consumer's name and _ (plot_, pprof_, ...), nor
+#      report_views;
 #   4. a consumer reaches into no other's state: plot.c, pprof.c,
-#      lifetimes.c, stackstat.c, keysums.c, pagesums.c and mismatches.c
-#      use neither struct report nor a run's ->r, nor report's functions
+#      lifetimes.c, stackstat.c, keysums.c, pagesums.c, mismatches.c and
+#      allocinfo.c use neither struct report nor a run's ->r, nor report's functions
 #      (report_run, report_views), nor each other's;
 #   5. no view or consumer walks the engine's live table by its slots: they
-#      use replay_live_next() or the live callback.
+#      use replay_live_next() or the live callback (a consumer may keep a
+#      live table of its own, livetab.h).
 # Prints each broken rule as "FILE: rule N: what"; exits 1 if any.
 
 set -u
 [ $# -eq 1 ] || { echo "usage: $0 SRC_DIR" >&2; exit 2; }
-CONSUMERS="plot pprof lifetimes stackstat keysums pagesums mismatches"
+CONSUMERS="plot pprof lifetimes stackstat keysums pagesums mismatches allocinfo"
 cd "$1" || exit 2
 bad=0
 
@@ -51,12 +53,12 @@ done
 for f in utils.? hash.? opts.? fmt.h table.? kmemtrace.h trace.h event.c stream.c merge.c \
 	tracedir.c sidefiles.c header.? comms.? \
 	symbols.? symbols_dw.c kallsyms.? tags.? stacks.? gfp.? dump_fields.h filter.? \
-	protobuf.? sitetab.?; do
+	protobuf.? sitetab.? livetab.?; do
 	[ -e "$f" ] || continue
 	for h in $(includes "$f"); do
 		case $h in
 		replay.h|report.h|pprof.h|plot.h|lifetimes.h|stackstat.h|keysums.h|\
-		pagesums.h|mismatches.h)
+		pagesums.h|mismatches.h|allocinfo.h)
 			broken "$f" 2 "includes $h" ;;
 		esac
 	done
