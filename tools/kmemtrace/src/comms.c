@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "comms.h"
+#include "hash.h"
 #include "utils.h"
 
 /* Longest name read from /proc; kworker names go past TASK_COMM_LEN. */
@@ -197,25 +198,19 @@ void kmt_comms_free(struct kmt_comms *c)
 
 /* --------------------------------------------------------- recording */
 
-/* A pid seen, and the index in @names of its last name, or NO_NAME. */
-struct pid_slot {
-	uint32_t pid;
-	bool used;
-	size_t last;
-};
-
 /*
  * @names: every (pid, name) pair seen, in the order seen
- * @slots: open addressing hash table of the pids seen, @nr_slots a power
- *	of two, at most half full
+ * @pids: the pids seen, each to its index in @last
+ * @last: per pid, the index in @names of its last name, or NO_NAME
+ * @nr_pids: number of pids seen
  */
 struct kmt_comm_rec {
 	char *proc;
 	struct kmt_comm *names;
 	size_t nr_names;
-	struct pid_slot *slots;
-	size_t nr_slots;
-	size_t used_slots;
+	struct kmt_map pids;
+	size_t *last;
+	size_t nr_pids;
 };
 
 struct kmt_comm_rec *kmt_comm_rec_new(const char *proc)
@@ -223,66 +218,31 @@ struct kmt_comm_rec *kmt_comm_rec_new(const char *proc)
 	struct kmt_comm_rec *r = xcalloc(1, sizeof(*r));
 
 	r->proc = xstrdup(proc);
-	r->nr_slots = 1024;
-	r->slots = xcalloc(r->nr_slots, sizeof(*r->slots));
 	return r;
 }
 
-static struct pid_slot *slot_find(struct pid_slot *slots, size_t nr,
-				  uint32_t pid)
+/* The index of @pid in @r->last; *@added tells whether it is new. */
+static uint32_t pid_index(struct kmt_comm_rec *r, uint32_t pid, bool *added)
 {
-	size_t i = (pid * 2654435761u) & (nr - 1);
+	uint32_t i = kmt_map_insert(&r->pids, pid, r->nr_pids, added);
 
-	while (slots[i].used && slots[i].pid != pid)
-		i = (i + 1) & (nr - 1);
-	return &slots[i];
-}
-
-static void slots_grow(struct kmt_comm_rec *r)
-{
-	struct pid_slot *old = r->slots, *s;
-	size_t i, nr = r->nr_slots;
-
-	r->nr_slots *= 2;
-	r->slots = xcalloc(r->nr_slots, sizeof(*r->slots));
-	for (i = 0; i < nr; i++) {
-		if (!old[i].used)
-			continue;
-		s = slot_find(r->slots, r->nr_slots, old[i].pid);
-		*s = old[i];
+	if (*added) {
+		r->last = xrealloc(r->last, (r->nr_pids + 1) * sizeof(*r->last));
+		r->last[r->nr_pids++] = NO_NAME;
 	}
-	free(old);
+	return i;
 }
 
-/* The slot of @pid; *@added tells whether it was not there yet. */
-static struct pid_slot *slot_get(struct kmt_comm_rec *r, uint32_t pid,
-				 bool *added)
-{
-	struct pid_slot *s;
-
-	if (2 * (r->used_slots + 1) > r->nr_slots)
-		slots_grow(r);
-	s = slot_find(r->slots, r->nr_slots, pid);
-	*added = !s->used;
-	if (!s->used) {
-		s->used = true;
-		s->pid = pid;
-		s->last = NO_NAME;
-		r->used_slots++;
-	}
-	return s;
-}
-
-static void note_name(struct kmt_comm_rec *r, struct pid_slot *s,
+static void note_name(struct kmt_comm_rec *r, uint32_t pid, uint32_t i,
 		      const char *comm)
 {
-	if (s->last != NO_NAME && !strcmp(r->names[s->last].comm, comm))
+	if (r->last[i] != NO_NAME && !strcmp(r->names[r->last[i]].comm, comm))
 		return;
 	r->names = xrealloc(r->names, (r->nr_names + 1) * sizeof(*r->names));
-	r->names[r->nr_names].pid = s->pid;
+	r->names[r->nr_names].pid = pid;
 	r->names[r->nr_names].comm = xstrdup(comm);
 	r->names[r->nr_names].line = r->nr_names;
-	s->last = r->nr_names++;
+	r->last[i] = r->nr_names++;
 }
 
 /* Read a comm file; return 0 with the name in @buf, or -errno. */
@@ -321,13 +281,13 @@ static void note_pid_file(struct kmt_comm_rec *r, uint32_t pid,
 			  const char *path)
 {
 	char comm[COMM_MAX];
-	struct pid_slot *s;
 	bool added;
+	uint32_t i;
 
 	if (read_comm(path, comm, sizeof(comm)))
 		return;
-	s = slot_get(r, pid, &added);
-	note_name(r, s, comm);
+	i = pid_index(r, pid, &added);
+	note_name(r, pid, i, comm);
 }
 
 static void scan_tasks(struct kmt_comm_rec *r, const char *pid)
@@ -369,16 +329,16 @@ void kmt_comm_rec_scan(struct kmt_comm_rec *r)
 void kmt_comm_rec_pid(struct kmt_comm_rec *r, uint32_t pid)
 {
 	char path[512], comm[COMM_MAX];
-	struct pid_slot *s;
 	bool added;
+	uint32_t i;
 
-	s = slot_get(r, pid, &added);
+	i = pid_index(r, pid, &added);
 	if (!added)
 		return;
 	/* A thread is not listed in /proc, but /proc/TID is there. */
 	snprintf(path, sizeof(path), "%s/%u/comm", r->proc, pid);
 	if (!read_comm(path, comm, sizeof(comm)))
-		note_name(r, s, comm);
+		note_name(r, pid, i, comm);
 }
 
 static void write_escaped(FILE *f, const char *s)
@@ -424,7 +384,8 @@ void kmt_comm_rec_free(struct kmt_comm_rec *r)
 	for (i = 0; i < r->nr_names; i++)
 		free(r->names[i].comm);
 	free(r->names);
-	free(r->slots);
+	kmt_map_free(&r->pids);
+	free(r->last);
 	free(r->proc);
 	free(r);
 }

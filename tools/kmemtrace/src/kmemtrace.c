@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comms.h"
+#include "header.h"
 #include "kmemtrace.h"
+#include "trace.h"
 #include "utils.h"
 
 #ifndef VERSION
@@ -28,6 +31,7 @@ static const struct command commands[] = {
 	{ "check",	check_main,	"validate the event streams of a recorded trace" },
 	{ "dump",	dump_main,	"print every recorded event as one line of text" },
 	{ "plot",	plot_main,	"draw a recorded trace as an SVG picture" },
+	{ "pprof",	pprof_main,	"write a recorded trace as a pprof heap profile" },
 };
 
 static void kmemtrace_usage(int status)
@@ -48,6 +52,15 @@ static void kmemtrace_usage(int status)
 	exit(status);
 }
 
+/* The version, and the versions of the formats it reads and writes. */
+static void kmemtrace_version(void)
+{
+	printf("kmemtrace version %s\n", VERSION);
+	printf("reads event ABI %d to %d\n", KMT_ABI_V1, KMEMTRACE_ABI_VERSION);
+	printf("files: header v%d, comms v%d; report output v%d\n",
+	       KMT_HEADER_VERSION, KMT_COMMS_VERSION, KMT_REPORT_VERSION);
+}
+
 int main(int argc, char **argv)
 {
 	char prog[64];
@@ -58,7 +71,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
 		kmemtrace_usage(0);
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
-		printf("kmemtrace version %s\n", VERSION);
+		kmemtrace_version();
 		return 0;
 	}
 	for (i = 0; i < ARRAY_SIZE(commands); i++) {

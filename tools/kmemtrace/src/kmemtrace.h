@@ -53,4 +53,13 @@ int dump_main(int argc, char **argv);
  */
 int plot_main(int argc, char **argv);
 
+/**
+ * pprof_main() - "kmemtrace pprof": write a recorded trace as a pprof profile
+ * @argc: number of arguments, including "pprof"
+ * @argv: the arguments
+ *
+ * Return: the exit status of the command.
+ */
+int pprof_main(int argc, char **argv);
+
 #endif /* __KMEMTRACE_H */

@@ -2,8 +2,9 @@
 /*
  * kmemtrace plot - draw a recorded trace as a self-contained SVG picture
  *
- * The events are replayed by report's pass, with its filters; plot adds
- * up what the charts need as the pass goes:
+ * The events are replayed by replay_run(), with report's filters; plot is
+ * a consumer of the pass (struct replay_consumer) that adds up what the
+ * charts need as the pass goes:
  *
  *   live       bytes live over time: the total and the call sites with the
  *              most live bytes at their peak, stacked; snapshots of every
@@ -25,6 +26,7 @@
 
 #include "kmemtrace.h"
 #include "opts.h"
+#include "replay.h"
 #include "report.h"
 #include "utils.h"
 
@@ -43,6 +45,46 @@ static const char * const chart_names[NR_CHARTS] = {
 	[CHART_LIVE]		= "live",
 	[CHART_SIZES]		= "sizes",
 	[CHART_LIFETIMES]	= "lifetimes",
+};
+
+/**
+ * struct plot_state - what "kmemtrace plot" adds up during the pass
+ * @live: per site, the bytes it has live now
+ * @nr_live: number of sites @live has room for
+ * @total: the bytes live now, of all sites
+ * @t0: time stamp of the first event
+ * @width: time between two snapshots
+ * @snaps: the snapshots: @live at the end of each @width after @t0
+ * @snap_len: the number of sites of each snapshot
+ * @snap_total: @total of each snapshot
+ * @snap_ts: when each snapshot was taken
+ * @nr_snaps: number of snapshots
+ * @started: @t0 is set
+ * @sizes: per site, log2 histogram of the bytes of its allocations
+ * @lives: per site, log2 histogram of the lifetimes of its allocations
+ * @nr_hist: number of sites @sizes and @lives have room for
+ * @p: the options
+ * @run: the run, once it ended
+ * @names: the names of the call sites
+ */
+struct plot_state {
+	uint64_t *live;
+	size_t nr_live;
+	uint64_t total;
+	uint64_t t0;
+	uint64_t width;
+	uint64_t **snaps;
+	size_t *snap_len;
+	uint64_t *snap_total;
+	uint64_t *snap_ts;
+	size_t nr_snaps;
+	bool started;
+	uint32_t (*sizes)[LOG2_BUCKETS];
+	uint32_t (*lives)[LOG2_BUCKETS];
+	size_t nr_hist;
+	const struct report_params *p;
+	const struct replay_run *run;
+	struct kmt_symcache names;
 };
 
 struct plot_params {
@@ -77,7 +119,7 @@ static void plot_usage(int status)
 		"\n");
 	kmt_opts_usage(out, plot_opts, ARRAY_SIZE(plot_opts));
 	fprintf(out, "\n");
-	kmt_opts_usage(out, report_filter_opts, report_nr_filter_opts);
+	kmt_opts_usage(out, kmt_filter_opts, kmt_nr_filter_opts);
 	exit(status);
 }
 
@@ -93,16 +135,17 @@ static void plot_parse_args(int argc, char **argv, struct plot_params *pp,
 	memset(pp, 0, sizeof(*pp));
 	memset(p, 0, sizeof(*p));
 	p->top = 5;
-	/* Frees and sizes are added up for the sites view. */
-	p->views = 1u << VIEW_SITES;
 	opts = kmt_opts_join(plot_opts, ARRAY_SIZE(plot_opts),
-			     report_filter_opts, report_nr_filter_opts, &n);
+			     kmt_filter_opts, kmt_nr_filter_opts, &n);
 	long_options = xcalloc(n + 1, sizeof(*long_options));
 	short_options = xcalloc(2 * n + 1, 1);
 	kmt_opts_getopt(opts, n, long_options, short_options);
 	while ((c = getopt_long(argc, argv, short_options, long_options,
 				NULL)) != -1) {
-		if (report_filter_arg(c, optarg, p, plot_usage, "plot"))
+		i = kmt_filter_arg(&p->filter, c, optarg, "plot");
+		if (i < 0)
+			plot_usage(KMT_EXIT_USAGE);
+		if (!i)
 			continue;
 		switch (c) {
 		case 'c':
@@ -173,18 +216,16 @@ static void plot_grow(struct plot_state *ps, size_t si)
 	}
 }
 
-static void plot_snapshot(struct report *r, uint64_t ts)
+/* Sites the pass has not shown plot have no bytes: @live holds zeros. */
+static void plot_snapshot(struct plot_state *ps, uint64_t ts)
 {
-	struct plot_state *ps = r->plot;
-	size_t n = ps->nr_snaps++, len = r->sites.nr;
+	size_t n = ps->nr_snaps++, len = ps->nr_live;
 
 	ps->snaps = xrealloc(ps->snaps, ps->nr_snaps * sizeof(*ps->snaps));
 	ps->snap_len = xrealloc(ps->snap_len, ps->nr_snaps * sizeof(*ps->snap_len));
 	ps->snap_total = xrealloc(ps->snap_total,
 				  ps->nr_snaps * sizeof(*ps->snap_total));
 	ps->snap_ts = xrealloc(ps->snap_ts, ps->nr_snaps * sizeof(*ps->snap_ts));
-	if (len > ps->nr_live)
-		len = ps->nr_live;
 	ps->snaps[n] = xmalloc(len * sizeof(**ps->snaps));
 	/* No site seen yet: ps->live is NULL, which memcpy() may not take. */
 	if (len)
@@ -213,9 +254,10 @@ static void plot_halve(struct plot_state *ps)
 	ps->width *= 2;
 }
 
-void plot_time(struct report *r, uint64_t ts)
+static void plot_time(void *ctx, const struct kmemtrace_event *ev)
 {
-	struct plot_state *ps = r->plot;
+	struct plot_state *ps = ctx;
+	uint64_t ts = ev->timestamp;
 
 	if (!ps->started) {
 		ps->started = true;
@@ -231,13 +273,16 @@ void plot_time(struct report *r, uint64_t ts)
 			plot_halve(ps);
 			continue;
 		}
-		plot_snapshot(r, ps->t0 + (ps->nr_snaps + 1) * ps->width);
+		plot_snapshot(ps, ps->t0 + (ps->nr_snaps + 1) * ps->width);
 	}
 }
 
-void plot_alloc(struct report *r, const struct live_obj *o)
+static void plot_alloc(void *ctx, const struct kmemtrace_event *ev,
+		       const struct live_obj *o)
 {
-	struct plot_state *ps = r->plot;
+	struct plot_state *ps = ctx;
+
+	(void)ev;
 
 	plot_grow(ps, o->site);
 	ps->live[o->site] += o->bytes;
@@ -245,24 +290,52 @@ void plot_alloc(struct report *r, const struct live_obj *o)
 	ps->sizes[o->site][log2_bucket(o->bytes)]++;
 }
 
-void plot_resize(struct report *r, const struct live_obj *o, uint64_t bytes)
+static void plot_resize(void *ctx, const struct kmemtrace_event *ev,
+			const struct live_obj *o, uint64_t bytes)
 {
-	struct plot_state *ps = r->plot;
+	struct plot_state *ps = ctx;
+
+	(void)ev;
 
 	plot_grow(ps, o->site);
 	ps->live[o->site] += bytes - o->bytes;
 	ps->total += bytes - o->bytes;
 }
 
-void plot_free(struct report *r, const struct live_obj *o, uint64_t life)
+static void plot_free(void *ctx, const struct kmemtrace_event *ev,
+		      const struct live_obj *o, uint64_t life)
 {
-	struct plot_state *ps = r->plot;
+	struct plot_state *ps = ctx;
+
+	(void)ev;
 
 	plot_grow(ps, o->site);
 	ps->live[o->site] -= o->bytes;
 	ps->total -= o->bytes;
 	ps->lives[o->site][log2_bucket(life)]++;
 }
+
+/* The end of the trace is a last point. */
+static void plot_end(void *ctx, const struct replay_run *run, uint64_t last_ts)
+{
+	struct plot_state *ps = ctx;
+
+	ps->run = run;
+	if (ps->started && (!ps->nr_snaps ||
+			    ps->snap_ts[ps->nr_snaps - 1] < last_ts))
+		plot_snapshot(ps, last_ts);
+}
+
+static const struct replay_consumer plot_consumer = {
+	.name	= "plot",
+	.needs	= REPLAY_ALLOC | REPLAY_FREE | REPLAY_RESIZE | REPLAY_TIME |
+		  REPLAY_END,
+	.alloc	= plot_alloc,
+	.free	= plot_free,
+	.resize	= plot_resize,
+	.time	= plot_time,
+	.end	= plot_end,
+};
 
 static void plot_state_free(struct plot_state *ps)
 {
@@ -277,6 +350,7 @@ static void plot_state_free(struct plot_state *ps)
 	free(ps->live);
 	free(ps->sizes);
 	free(ps->lives);
+	kmt_symcache_free(&ps->names);
 }
 
 /* ---------------------------------------------------------------- SVG */
@@ -358,7 +432,7 @@ static uint64_t nice_step(uint64_t max, unsigned int ticks, bool pow2)
 	return step;
 }
 
-static void svg_begin(FILE *f, const char *title, const struct report *r)
+static void svg_begin(FILE *f, const char *title, const struct plot_state *ps)
 {
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
@@ -376,9 +450,9 @@ static void svg_begin(FILE *f, const char *title, const struct report *r)
 	fputs("</title>\n<text class=\"title\" x=\"10\" y=\"24\">", f);
 	xml_text(f, title);
 	fputs("</text>\n", f);
-	if (r->p->filter_text) {
+	if (ps->p->filter.text) {
 		fprintf(f, "<text x=\"10\" y=\"40\">filter: ");
-		xml_text(f, r->p->filter_text);
+		xml_text(f, ps->p->filter.text);
 		fputs("</text>\n", f);
 	}
 }
@@ -416,9 +490,9 @@ static uint64_t snap_site(const struct plot_state *ps, size_t k, uint32_t site)
 	return site < ps->snap_len[k] ? ps->snaps[k][site] : 0;
 }
 
-static void chart_live(FILE *f, struct report *r)
+static void chart_live(FILE *f, struct plot_state *ps)
 {
-	struct plot_state *ps = r->plot;
+	size_t nr_sites = replay_nr_sites(ps->run);
 	struct live_series *series;
 	uint64_t *stack, *below, max = 1, step, span, v;
 	size_t i, k, n = 0, nr_series, points = ps->nr_snaps + 1;
@@ -426,10 +500,10 @@ static void chart_live(FILE *f, struct report *r)
 	double x, y;
 
 	/* The call sites by their peak of live bytes. */
-	series = xcalloc(r->sites.nr + 1, sizeof(*series));
-	for (i = 0; i < r->sites.nr; i++) {
+	series = xcalloc(nr_sites + 1, sizeof(*series));
+	for (i = 0; i < nr_sites; i++) {
 		series[n].site = i;
-		series[n].key = r->sites.sites[i].key;
+		series[n].key = replay_site_key(ps->run, i);
 		for (k = 0; k < ps->nr_snaps; k++)
 			if (snap_site(ps, k, i) > series[n].peak)
 				series[n].peak = snap_site(ps, k, i);
@@ -437,7 +511,7 @@ static void chart_live(FILE *f, struct report *r)
 			n++;
 	}
 	qsort(series, n, sizeof(*series), series_cmp);
-	nr_series = n < r->p->top ? n : r->p->top;
+	nr_series = n < ps->p->top ? n : ps->p->top;
 	for (k = 0; k < ps->nr_snaps; k++)
 		if (ps->snap_total[k] > max)
 			max = ps->snap_total[k];
@@ -448,7 +522,7 @@ static void chart_live(FILE *f, struct report *r)
 	if (!span)
 		span = 1;
 
-	svg_begin(f, "kmemtrace: live bytes over time", r);
+	svg_begin(f, "kmemtrace: live bytes over time", ps);
 	/* Axes, grid and their labels. */
 	step = nice_step(max, 5, true);
 	for (v = 0; v <= max + step && v / step <= 6; v += step) {
@@ -493,7 +567,7 @@ static void chart_live(FILE *f, struct report *r)
 		}
 		if (i < nr_series)
 			snprintf(name, sizeof(name), "%s",
-				 kmt_symcache_name(&r->names, series[i].key, NULL));
+				 kmt_symcache_name(&ps->names, series[i].key, NULL));
 		else
 			snprintf(name, sizeof(name), "other call sites");
 		fprintf(f, "<path class=\"series\" data-name=\"");
@@ -583,9 +657,9 @@ static void bucket_label(bool sizes, unsigned int b, char *buf, size_t len)
 }
 
 /* Sizes or lifetimes: a row of bars per call site. */
-static void chart_hist(FILE *f, struct report *r, bool sizes)
+static void chart_hist(FILE *f, struct plot_state *ps, bool sizes)
 {
-	struct plot_state *ps = r->plot;
+	size_t nr_sites = replay_nr_sites(ps->run);
 	unsigned int b, lo = LOG2_BUCKETS, hi = 0;
 	size_t i, n = 0, nr_rows, row;
 	uint32_t (*hist)[LOG2_BUCKETS];
@@ -597,16 +671,16 @@ static void chart_hist(FILE *f, struct report *r, bool sizes)
 	const char *name;
 
 	hist = sizes ? ps->sizes : ps->lives;
-	rows = xcalloc(r->sites.nr + 2, sizeof(*rows));
+	rows = xcalloc(nr_sites + 2, sizeof(*rows));
 	/* For lifetimes, all the sites first. */
 	if (!sizes) {
 		rows[0].site = ALL_SITES;
 		rows[0].weight = UINT64_MAX;
 		n = 1;
 	}
-	for (i = 0; i < r->sites.nr && i < ps->nr_hist; i++) {
+	for (i = 0; i < nr_sites && i < ps->nr_hist; i++) {
 		rows[n].site = i;
-		rows[n].key = r->sites.sites[i].key;
+		rows[n].key = replay_site_key(ps->run, i);
 		for (b = 0; b < LOG2_BUCKETS; b++) {
 			rows[n].count[b] = hist[i][b];
 			rows[n].weight += hist[i][b] * (sizes ? 1ULL << b : 1);
@@ -617,7 +691,7 @@ static void chart_hist(FILE *f, struct report *r, bool sizes)
 			n++;
 	}
 	qsort(rows, n, sizeof(*rows), row_cmp);
-	nr_rows = n < r->p->top + !sizes ? n : r->p->top + !sizes;
+	nr_rows = n < ps->p->top + !sizes ? n : ps->p->top + !sizes;
 	for (row = 0; row < nr_rows; row++) {
 		for (b = 0; b < LOG2_BUCKETS; b++) {
 			if (!rows[row].count[b])
@@ -639,7 +713,7 @@ static void chart_hist(FILE *f, struct report *r, bool sizes)
 	}
 
 	svg_begin(f, sizes ? "kmemtrace: sizes of the allocations, by call site" :
-		  "kmemtrace: lifetimes of the allocations (alloc to free)", r);
+		  "kmemtrace: lifetimes of the allocations (alloc to free)", ps);
 	rh = nr_rows ? (double)(PLOT_Y1 - PLOT_Y0) / nr_rows : 1;
 	bw = (double)(SVG_W - 40 - PLOT_X0) / (hi - lo + 1);
 	/* Labels 56 pixels apart at least. */
@@ -653,7 +727,7 @@ static void chart_hist(FILE *f, struct report *r, bool sizes)
 				max = rows[row].count[b];
 		}
 		name = rows[row].site == ALL_SITES ? "all call sites" :
-		       kmt_symcache_name(&r->names, rows[row].key, NULL);
+		       kmt_symcache_name(&ps->names, rows[row].key, NULL);
 		y = PLOT_Y0 + row * rh;
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\">", PLOT_X0, y + 14);
 		xml_text(f, name);
@@ -698,21 +772,20 @@ int plot_main(int argc, char **argv)
 	struct report_params p;
 	struct plot_params pp;
 	struct plot_state ps;
-	struct report_run run;
+	struct replay_run run;
+	struct replay_use use = { &plot_consumer, &ps };
 	FILE *f = stdout;
 	int ret = 0;
 
 	plot_parse_args(argc, argv, &pp, &p);
 	memset(&ps, 0, sizeof(ps));
-	if (report_run(&run, &p, &ps)) {
+	ps.p = &p;
+	if (replay_run(&run, &p, &use, 1)) {
 		report_params_free(&p);
 		plot_state_free(&ps);
 		return 1;
 	}
-	/* The end of the trace is a last point. */
-	if (ps.started && (!ps.nr_snaps ||
-			   ps.snap_ts[ps.nr_snaps - 1] < run.r.last_ts))
-		plot_snapshot(&run.r, run.r.last_ts);
+	kmt_symcache_init(&ps.names, &run.syms);
 	if (pp.output && strcmp(pp.output, "-")) {
 		f = fopen(pp.output, "w");
 		if (!f) {
@@ -722,17 +795,17 @@ int plot_main(int argc, char **argv)
 	}
 	if (f) {
 		if (pp.chart == CHART_LIVE)
-			chart_live(f, &run.r);
+			chart_live(f, &ps);
 		else
-			chart_hist(f, &run.r, pp.chart == CHART_SIZES);
+			chart_hist(f, &ps, pp.chart == CHART_SIZES);
 		if ((f == stdout ? fflush(f) : fclose(f)) || (f == stdout && ferror(f))) {
 			kmt_err("plot: writing %s: %s", pp.output ? pp.output : "the output",
 				strerror(errno));
 			ret = 1;
 		}
 	}
-	report_run_free(&run);
-	report_params_free(&p);
 	plot_state_free(&ps);
+	replay_run_free(&run);
+	report_params_free(&p);
 	return ret;
 }

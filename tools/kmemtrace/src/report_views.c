@@ -11,9 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "allocinfo.h"
 #include "gfp.h"
+#include "keysums.h"
 #include "kmemtrace.h"
+#include "lifetimes.h"
+#include "mismatches.h"
+#include "pagesums.h"
+#include "replay.h"
 #include "report.h"
+#include "stackstat.h"
 #include "utils.h"
 
 /* The sort keys of each view, its default first. */
@@ -132,12 +139,11 @@ static uint64_t site_value(const struct site *s, enum report_key k)
 	}
 }
 
-/* qsort() has no argument for the comparison: the keys of this sort. */
-static enum report_key sort_keys[REPORT_MAX_KEYS];
-
-static int site_cmp(const void *a, const void *b)
+/* By the keys @ctx (REPORT_MAX_KEYS of them, or up to a 0), largest first. */
+static int site_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct site *x = a, *y = b;
+	const enum report_key *sort_keys = ctx;
 	size_t i;
 	int c;
 
@@ -160,8 +166,7 @@ static struct site *sort_sites(const struct site_table *tab,
 	for (i = 0; i < tab->nr; i++)
 		if (keep(&tab->sites[i]))
 			sites[n++] = tab->sites[i];
-	memcpy(sort_keys, keys, sizeof(sort_keys));
-	qsort(sites, n, sizeof(*sites), site_cmp);
+	qsort_r(sites, n, sizeof(*sites), site_cmp, (void *)keys);
 	*nr = n;
 	return sites;
 }
@@ -382,25 +387,8 @@ static void view_summary(struct report *r, const struct kmt_trace *t,
 			 const struct kmt_stats *st, size_t errors,
 			 struct kmt_out *o)
 {
-	uint64_t live = 0, live_bytes = 0;
-	const struct live_obj *obj;
-	unsigned int kind, type;
-	size_t i;
+	uint64_t live = r->live_selected, live_bytes = r->live_selected_bytes;
 
-	for (kind = KMEMTRACE_KIND_ALLOC; kind <= KMEMTRACE_KIND_REALLOC; kind++) {
-		r->count[kind][0] = 0;
-		for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++)
-			r->count[kind][0] += r->count[kind][type];
-	}
-	for (i = 0; r->live.nr && i < (size_t)1 << r->live.bits; i++) {
-		if (!r->live.slots[i].family)
-			continue;
-		obj = &r->live.slots[i];
-		if (!obj->selected)
-			continue;
-		live++;
-		add_u64_sat(&live_bytes, obj->bytes);
-	}
 	if (o->format == KMT_TEXT)
 		summary_text(r, t, st, errors, live, live_bytes);
 	else
@@ -518,9 +506,10 @@ static uint64_t group_value(const struct live_group *g, enum report_key k)
 	}
 }
 
-static int group_cmp(const void *a, const void *b)
+static int group_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct live_group *x = a, *y = b;
+	const enum report_key *sort_keys = ctx;
 	size_t i;
 	int c;
 
@@ -537,9 +526,10 @@ static uint64_t ref_value(const struct live_ref *x, enum report_key k)
 	return k == KEY_AGE ? x->age : k == KEY_BYTES ? x->obj->bytes : 0;
 }
 
-static int ref_cmp(const void *a, const void *b)
+static int ref_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct live_ref *x = a, *y = b;
+	const enum report_key *sort_keys = ctx;
 	size_t i;
 	int c;
 
@@ -764,8 +754,7 @@ static void live_list(struct report *r, struct live_ref *refs, size_t n,
 	size_t i;
 
 	view_sort(r, VIEW_LIVE, KEY_AGE, keys);
-	memcpy(sort_keys, keys, sizeof(sort_keys));
-	qsort(refs, n, sizeof(*refs), ref_cmp);
+	qsort_r(refs, n, sizeof(*refs), ref_cmp, keys);
 	keys_title(keys, title, sizeof(title));
 	kmt_table_init(&tab, "live_list", live_list_cols,
 		       ARRAY_SIZE(live_list_cols));
@@ -833,8 +822,7 @@ static void live_groups(struct report *r, struct live_ref *refs, size_t n,
 		g->median = refs[i + (j - i - 1) / 2].age;
 	}
 	view_sort(r, VIEW_LIVE, KEY_BYTES, keys);
-	memcpy(sort_keys, keys, sizeof(sort_keys));
-	qsort(groups, nr, sizeof(*groups), group_cmp);
+	qsort_r(groups, nr, sizeof(*groups), group_cmp, keys);
 	keys_title(keys, title, sizeof(title));
 	kmt_table_init(&tab, "live", live_cols, ARRAY_SIZE(live_cols));
 	kmt_table_title(&tab, "live allocations by %s, by %s (top %llu of %zu):",
@@ -865,17 +853,14 @@ static void live_groups(struct report *r, struct live_ref *refs, size_t n,
 static void view_live(struct report *r, struct kmt_out *o)
 {
 	struct live_ref *refs = xcalloc(r->live.nr, sizeof(*refs));
+	size_t pos = 0, n = 0, untagged = 0;
+	const struct live_obj *obj;
 	uint32_t *group = NULL;
-	struct live_obj *obj;
-	size_t i, n = 0, untagged = 0;
 	uint64_t age;
 
 	if (r->p->by == BY_FUNC || r->p->by == BY_LINE)
 		group = number_groups(r);
-	for (i = 0; r->live.nr && i < (size_t)1 << r->live.bits; i++) {
-		if (!r->live.slots[i].family)
-			continue;
-		obj = &r->live.slots[i];
+	while ((obj = replay_live_next(r, &pos))) {
 		if (!obj->selected)
 			continue;
 		age = r->last_ts - obj->ts;
@@ -925,11 +910,10 @@ struct life_site {
 	uint64_t p50;
 };
 
-static enum report_key life_keys[REPORT_MAX_KEYS];
-
-static int life_cmp(const void *a, const void *b)
+static int life_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct life_site *x = a, *y = b;
+	const enum report_key *life_keys = ctx;
 	size_t i;
 	int c;
 
@@ -940,11 +924,6 @@ static int life_cmp(const void *a, const void *b)
 			return c;
 	}
 	return cmp_u64(x->key, y->key);
-}
-
-static int u64_cmp(const void *a, const void *b)
-{
-	return cmp_u64(*(const uint64_t *)a, *(const uint64_t *)b);
 }
 
 static const struct kmt_col life_cols[] = {
@@ -1004,34 +983,35 @@ static void life_histogram(struct report *r, const struct u64_vec *v,
 	kmt_table_free(&tab);
 }
 
-static void view_lifetimes(struct report *r, struct kmt_out *o)
+static void view_lifetimes(struct report *r, const struct lifetimes *lt,
+			   struct kmt_out *o)
 {
-	struct life_site *sites = xcalloc(r->nr_lifetimes + 1, sizeof(*sites));
+	struct life_site *sites = xcalloc(lt->nr + 1, sizeof(*sites));
+	enum report_key life_keys[REPORT_MAX_KEYS];
 	struct kmt_table tab, hist;
 	char title[128];
 	union kmt_cell *row;
-	struct u64_vec *v;
+	const struct u64_vec *v;
 	size_t i, n = 0;
 	uint64_t sum;
 
-	for (i = 0; i < r->nr_lifetimes; i++) {
-		v = &r->lifetimes[i];
+	for (i = 0; i < lt->nr; i++) {
+		v = &lt->sites[i];
 		if (!v->nr)
 			continue;
-		qsort(v->v, v->nr, sizeof(*v->v), u64_cmp);
 		sites[n].site = i;
 		sites[n].key = r->sites.sites[i].key;
 		sites[n].frees = v->nr;
 		sites[n++].p50 = percentile(v->v, v->nr, 50);
 	}
 	view_sort(r, VIEW_LIFETIMES, KEY_FREES, life_keys);
-	qsort(sites, n, sizeof(*sites), life_cmp);
+	qsort_r(sites, n, sizeof(*sites), life_cmp, life_keys);
 	keys_title(life_keys, title, sizeof(title));
 	kmt_table_init(&tab, "lifetimes", life_cols, ARRAY_SIZE(life_cols));
 	kmt_table_title(&tab, "lifetimes (alloc to free) by call site, by %s (top %llu of %zu):",
 			title, (unsigned long long)r->p->top, n);
 	for (i = 0; i < n && i < r->p->top; i++) {
-		v = &r->lifetimes[sites[i].site];
+		v = &lt->sites[sites[i].site];
 		sum = r->sites.sites[sites[i].site].life;
 		row = kmt_table_row(&tab);
 		row[0].u = v->nr;
@@ -1049,7 +1029,7 @@ static void view_lifetimes(struct report *r, struct kmt_out *o)
 
 	kmt_table_init(&hist, "histograms", hist_cols, ARRAY_SIZE(hist_cols));
 	for (i = 0; i < n && i < r->p->top; i++)
-		life_histogram(r, &r->lifetimes[sites[i].site], sites[i].key,
+		life_histogram(r, &lt->sites[sites[i].site], sites[i].key,
 			       o->format == KMT_TEXT ? NULL : &hist, o);
 	if (o->format != KMT_TEXT)
 		kmt_out_table(o, &hist);
@@ -1094,7 +1074,7 @@ static int mismatch_cmp(const void *a, const void *b)
 
 	c = cmp_u64(x->alloc_site, y->alloc_site);
 	if (!c)
-		c = cmp_u64(x->free_site, y->free_site);
+		c = cmp_u64(x->free_addr, y->free_addr);
 	if (!c)
 		c = cmp_u64(x->alloc_type, y->alloc_type);
 	if (!c)
@@ -1106,39 +1086,45 @@ static int mismatch_cmp(const void *a, const void *b)
 	return c;
 }
 
-static const struct report *mismatch_report;
-
-static int mismatch_count_cmp(const void *a, const void *b)
+/* By count, then call sites; @ctx is the report. */
+static int mismatch_count_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct mismatch *x = a, *y = b;
-	const struct site *s = mismatch_report->sites.sites;
+	const struct site *s = ((const struct report *)ctx)->sites.sites;
 	int c = cmp_u64(y->count, x->count);
 
 	if (!c)
 		c = cmp_u64(s[x->alloc_site].key, s[y->alloc_site].key);
 	if (!c)
-		c = cmp_u64(s[x->free_site].key, s[y->free_site].key);
+		c = cmp_u64(x->free_addr, y->free_addr);
 	return c ? c : mismatch_cmp(a, b);
 }
 
-/* Group the mismatched frees; return the number of groups. */
-static size_t group_mismatches(struct report *r)
+/*
+ * The mismatched frees @ms grouped, in a copy, into @groups; return the
+ * number of groups.
+ */
+static size_t group_mismatches(const struct report *r, const struct mismatches *ms,
+			       struct mismatch **groups)
 {
-	struct mismatch *m = r->mismatches;
+	struct mismatch *m;
 	size_t i, n = 0;
 
-	if (!m)
+	*groups = NULL;
+	if (!ms->nr)
 		return 0;
-	qsort(m, r->nr_mismatches, sizeof(*m), mismatch_cmp);
-	for (i = 0; i < r->nr_mismatches; i++) {
+	m = xmalloc(ms->nr * sizeof(*m));
+	memcpy(m, ms->v, ms->nr * sizeof(*m));
+	*groups = m;
+	qsort(m, ms->nr, sizeof(*m), mismatch_cmp);
+	for (i = 0; i < ms->nr; i++) {
 		if (n && !mismatch_cmp(&m[n - 1], &m[i])) {
 			m[n - 1].count += m[i].count;
 			continue;
 		}
 		m[n++] = m[i];
 	}
-	mismatch_report = r;
-	qsort(m, n, sizeof(*m), mismatch_count_cmp);
+	qsort_r(m, n, sizeof(*m), mismatch_count_cmp, (void *)r);
 	return n;
 }
 
@@ -1181,14 +1167,15 @@ static void xcpu_table(struct report *r, bool caches, struct kmt_out *o)
 	free(sites);
 }
 
-static void view_frees(struct report *r, struct kmt_out *o)
+static void view_frees(struct report *r, const struct mismatches *ms,
+		       struct kmt_out *o)
 {
 	const enum report_key by_unknown[REPORT_MAX_KEYS] = { KEY_FREES };
 	uint64_t frees = 0, xcpu = 0, mismatched = 0, unknown = 0;
 	struct kmt_table tab;
 	union kmt_cell *row;
+	struct mismatch *m, *groups;
 	struct site *sites;
-	struct mismatch *m;
 	char buf[32], buf2[32], types[64];
 	size_t i, n;
 
@@ -1215,12 +1202,12 @@ static void view_frees(struct report *r, struct kmt_out *o)
 	xcpu_table(r, false, o);
 	xcpu_table(r, true, o);
 
-	n = group_mismatches(r);
+	n = group_mismatches(r, ms, &groups);
 	kmt_table_init(&tab, "mismatched", mismatch_cols, ARRAY_SIZE(mismatch_cols));
 	kmt_table_title(&tab, "frees by another API or cache than the alloc (top %llu of %zu):",
 			(unsigned long long)r->p->top, n);
 	for (i = 0; i < n && i < r->p->top; i++) {
-		m = &r->mismatches[i];
+		m = &groups[i];
 		row = kmt_table_row(&tab);
 		row[0].u = m->count;
 		kmt_cell_str(&row[1], kmt_type_name(m->alloc_type));
@@ -1232,19 +1219,19 @@ static void view_frees(struct report *r, struct kmt_out *o)
 			kmt_cell_str(&row[4], report_cache_name(r, m->free_cache,
 								buf2, sizeof(buf2)));
 		row[5].u = r->sites.sites[m->alloc_site].key;
-		row[6].u = r->sites.sites[m->free_site].key;
+		row[6].u = m->free_addr;
 		kmt_cell_str(&row[7], site_name(r, row[5].u));
 		kmt_cell_str(&row[8], site_name(r, row[6].u));
 	}
 	kmt_out_table(o, &tab);
 	kmt_table_free(&tab);
+	free(groups);
 
 	sites = sort_sites(&r->sites, by_unknown, site_unknown, &n);
 	/* site_value() of KEY_FREES is the paired frees: sort by these. */
 	for (i = 0; i < n; i++)
 		sites[i].frees = sites[i].unknown;
-	memcpy(sort_keys, by_unknown, sizeof(sort_keys));
-	qsort(sites, n, sizeof(*sites), site_cmp);
+	qsort_r(sites, n, sizeof(*sites), site_cmp, (void *)by_unknown);
 	kmt_table_init(&tab, "without_alloc", unknown_cols,
 		       ARRAY_SIZE(unknown_cols));
 	kmt_table_title(&tab,
@@ -1272,7 +1259,7 @@ static const struct kmt_col pages_cols[] = {
 	KMT_COL("bytes", KMT_U64),
 };
 
-static void view_pages(struct report *r, struct kmt_out *o)
+static void view_pages(const struct pagesums *ps, struct kmt_out *o)
 {
 	struct kmt_table tab;
 	union kmt_cell *row;
@@ -1282,19 +1269,19 @@ static void view_pages(struct report *r, struct kmt_out *o)
 	kmt_table_init(&tab, "pages", pages_cols, ARRAY_SIZE(pages_cols));
 	kmt_table_title(&tab,
 			"page allocations by order and migrate type, backing pages included:");
-	for (order = 0; order < REPORT_MAX_ORDER; order++) {
+	for (order = 0; order < PAGES_MAX_ORDER; order++) {
 		allocs = 0;
-		for (mt = 0; mt < REPORT_MAX_MT; mt++)
-			allocs += r->page_allocs[order][mt];
-		if (!allocs && !r->page_frees[order])
+		for (mt = 0; mt < PAGES_MAX_MT; mt++)
+			allocs += ps->allocs[order][mt];
+		if (!allocs && !ps->frees[order])
 			continue;
 		row = kmt_table_row(&tab);
 		row[0].u = order;
-		for (mt = 0; mt < REPORT_MAX_MT; mt++)
-			row[1 + (mt < 4 ? mt : 4)].u += r->page_allocs[order][mt];
+		for (mt = 0; mt < PAGES_MAX_MT; mt++)
+			row[1 + (mt < 4 ? mt : 4)].u += ps->allocs[order][mt];
 		row[6].u = allocs;
-		row[7].u = r->page_frees[order];
-		row[8].u = r->page_bytes[order];
+		row[7].u = ps->frees[order];
+		row[8].u = ps->bytes[order];
 	}
 	kmt_out_table(o, &tab);
 	kmt_table_free(&tab);
@@ -1311,7 +1298,8 @@ static const struct kmt_col nodes_cols[] = {
 	KMT_COL("allocs", KMT_U64), KMT_COL("bytes", KMT_U64), KMT_COL("node", KMT_S64),
 };
 
-static void view_keyed(struct report *r, enum report_view v, struct kmt_out *o)
+static void view_keyed(struct report *r, const struct keysums *ks,
+		       enum report_view v, struct kmt_out *o)
 {
 	bool gfp = v == VIEW_GFP;
 	enum report_key keys[REPORT_MAX_KEYS];
@@ -1322,7 +1310,7 @@ static void view_keyed(struct report *r, enum report_view v, struct kmt_out *o)
 	size_t i, n;
 
 	view_sort(r, v, KEY_BYTES, keys);
-	sites = sort_sites(gfp ? &r->gfps : &r->nodes, keys, site_allocated, &n);
+	sites = sort_sites(gfp ? &ks->gfps : &ks->nodes, keys, site_allocated, &n);
 	keys_title(keys, title, sizeof(title));
 	if (gfp)
 		kmt_table_init(&tab, "gfp", gfp_cols, ARRAY_SIZE(gfp_cols));
@@ -1369,11 +1357,10 @@ static bool tag_module_selected(const struct report *r, const struct kmt_tag *t)
 	return !l->nr;
 }
 
-static const struct report *ai_report;
-
-static int ai_index_cmp(const void *a, const void *b)
+/* By tag address; @ctx is the allocinfo consumer's state. */
+static int ai_index_cmp(const void *a, const void *b, void *ctx)
 {
-	const uint64_t *tags = ai_report->tag_addrs;
+	const uint64_t *tags = ((const struct allocinfo *)ctx)->tags;
 
 	return cmp_u64(tags[*(const uint32_t *)a], tags[*(const uint32_t *)b]);
 }
@@ -1383,9 +1370,10 @@ static int ai_index_cmp(const void *a, const void *b)
  * allocs and reallocs carried, in the kernel's format, by tag address:
  * built-in tags, then those of modules.
  */
-static void view_allocinfo(struct report *r, struct kmt_out *o)
+static void view_allocinfo(struct report *r, const struct allocinfo *ai,
+			   struct kmt_out *o)
 {
-	uint32_t *idx = xcalloc(r->nr_ai + 1, sizeof(*idx));
+	uint32_t *idx = xcalloc(ai->nr + 1, sizeof(*idx));
 	uint64_t unknown = 0, lines = 0;
 	const struct kmt_tag *t;
 	const struct ai_count *c;
@@ -1393,11 +1381,10 @@ static void view_allocinfo(struct report *r, struct kmt_out *o)
 	union kmt_cell *row;
 	size_t i, n = 0;
 
-	for (i = 1; i < r->nr_ai; i++)
-		if (r->ai[i].touched)
+	for (i = 1; i < ai->nr; i++)
+		if (ai->counts[i].touched)
 			idx[n++] = i;
-	ai_report = r;
-	qsort(idx, n, sizeof(*idx), ai_index_cmp);
+	qsort_r(idx, n, sizeof(*idx), ai_index_cmp, (void *)ai);
 	kmt_table_init(&tab, "allocinfo", allocinfo_cols,
 		       ARRAY_SIZE(allocinfo_cols));
 	if (o->format == KMT_TEXT) {
@@ -1406,8 +1393,8 @@ static void view_allocinfo(struct report *r, struct kmt_out *o)
 		printf("#     <size>  <calls> <tag info>\n");
 	}
 	for (i = 0; i < n; i++) {
-		c = &r->ai[idx[i]];
-		t = kmt_tags_find(r->tags, r->tag_addrs[idx[i]]);
+		c = &ai->counts[idx[i]];
+		t = kmt_tags_find(r->tags, ai->tags[idx[i]]);
 		if (!t) {
 			unknown++;
 			continue;
@@ -1435,14 +1422,14 @@ static void view_allocinfo(struct report *r, struct kmt_out *o)
 	if (o->format == KMT_TEXT) {
 		printf("# %llu codetags; frees without an alloc in the trace: %llu,",
 		       (unsigned long long)lines,
-		       (unsigned long long)r->ai_free_unknown);
+		       (unsigned long long)ai->free_unknown);
 		printf(" reallocs: %llu; codetags not in DIR/tags: %llu\n",
-		       (unsigned long long)r->ai_realloc_unknown,
+		       (unsigned long long)ai->realloc_unknown,
 		       (unsigned long long)unknown);
 	} else {
 		kmt_out_table(o, &tab);
-		kmt_out_u64(o, "frees_without_alloc", r->ai_free_unknown);
-		kmt_out_u64(o, "reallocs_without_alloc", r->ai_realloc_unknown);
+		kmt_out_u64(o, "frees_without_alloc", ai->free_unknown);
+		kmt_out_u64(o, "reallocs_without_alloc", ai->realloc_unknown);
 		kmt_out_u64(o, "unknown_tags", unknown);
 	}
 	kmt_table_free(&tab);
@@ -1460,13 +1447,14 @@ struct stack_site {
 	size_t nr;		/* its number of stacks */
 };
 
-static const struct report *stacks_report;
-
-/* By site, then the most bytes, the most allocs, the lowest handle. */
-static int stack_stat_cmp(const void *a, const void *b)
+/*
+ * By site, then the most bytes, the most allocs, the lowest handle; @ctx
+ * is the report.
+ */
+static int stack_stat_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct stack_stat *x = a, *y = b;
-	const struct site *s = stacks_report->sites.sites;
+	const struct site *s = ((const struct report *)ctx)->sites.sites;
 	int c = cmp_u64(s[x->site].key, s[y->site].key);
 
 	if (!c)
@@ -1476,10 +1464,10 @@ static int stack_stat_cmp(const void *a, const void *b)
 	return c ? c : cmp_u64(x->stack, y->stack);
 }
 
-static int stack_site_cmp(const void *a, const void *b)
+static int stack_site_cmp(const void *a, const void *b, void *ctx)
 {
 	const struct stack_site *x = a, *y = b;
-	const struct site *s = stacks_report->sites.sites;
+	const struct site *s = ((const struct report *)ctx)->sites.sites;
 	int c = cmp_u64(y->bytes, x->bytes);
 
 	if (!c)
@@ -1509,8 +1497,8 @@ static char *stack_frames(const struct kmt_stack *st, uint64_t addr)
 	return s;
 }
 
-static void stacks_text(struct report *r, const struct stack_site *sites,
-			size_t n)
+static void stacks_text(struct report *r, const struct stackstat *sst,
+			const struct stack_site *sites, size_t n)
 {
 	const struct stack_stat *ss;
 	const struct kmt_stack *st;
@@ -1524,7 +1512,7 @@ static void stacks_text(struct report *r, const struct stack_site *sites,
 		       site_name(r, addr), (unsigned long long)sites[i].allocs,
 		       (unsigned long long)sites[i].bytes, sites[i].nr);
 		for (j = 0; j < sites[i].nr && j < r->p->stacks; j++) {
-			ss = &r->stack_stats[sites[i].first + j];
+			ss = &sst->stats[sites[i].first + j];
 			printf("  %8llu %12llu  %s\n", (unsigned long long)ss->allocs,
 			       (unsigned long long)ss->bytes,
 			       stack_name(r, ss->stack, buf, sizeof(buf)));
@@ -1543,9 +1531,10 @@ static void stacks_text(struct report *r, const struct stack_site *sites,
  * the top call sites, by stack, each stack printed from the frame of the
  * call site outward.
  */
-static void view_stacks(struct report *r, struct kmt_out *o)
+static void view_stacks(struct report *r, const struct stackstat *c, struct kmt_out *o)
 {
-	struct stack_site *sites = xcalloc(r->nr_stack_stats + 1, sizeof(*sites));
+	struct stack_site *sites = xcalloc(c->nr + 1, sizeof(*sites));
+	struct stackstat copy = *c, *sst = &copy;
 	uint64_t unlisted = 0, unlisted_allocs = 0;
 	const struct stack_stat *ss;
 	const struct kmt_stack *st;
@@ -1554,12 +1543,14 @@ static void view_stacks(struct report *r, struct kmt_out *o)
 	size_t i, j, n = 0;
 	char *frames;
 
-	stacks_report = r;
-	if (r->nr_stack_stats)
-		qsort(r->stack_stats, r->nr_stack_stats, sizeof(*r->stack_stats),
-		      stack_stat_cmp);
-	for (i = 0; i < r->nr_stack_stats; i++) {
-		ss = &r->stack_stats[i];
+	/* Sorted by site, in a copy. */
+	copy.stats = xmalloc((c->nr + 1) * sizeof(*copy.stats));
+	if (c->nr) {
+		memcpy(copy.stats, c->stats, c->nr * sizeof(*copy.stats));
+		qsort_r(sst->stats, sst->nr, sizeof(*sst->stats), stack_stat_cmp, r);
+	}
+	for (i = 0; i < sst->nr; i++) {
+		ss = &sst->stats[i];
 		if (!n || sites[n - 1].site != ss->site) {
 			sites[n].site = ss->site;
 			sites[n++].first = i;
@@ -1573,20 +1564,20 @@ static void view_stacks(struct report *r, struct kmt_out *o)
 		}
 	}
 	if (n)
-		qsort(sites, n, sizeof(*sites), stack_site_cmp);
+		qsort_r(sites, n, sizeof(*sites), stack_site_cmp, r);
 	if (o->format == KMT_TEXT) {
 		printf("\nstacks of the allocations by call site, by bytes allocated");
 		printf(" (top %llu of %zu, %llu stacks each):\n",
 		       (unsigned long long)r->p->top, n,
 		       (unsigned long long)r->p->stacks);
 		printf("  %8s %12s  %s\n", "allocs", "bytes", "stack");
-		stacks_text(r, sites, n);
+		stacks_text(r, sst, sites, n);
 		printf("allocations with a stack: %llu (%llu bytes), without: %llu,",
-		       (unsigned long long)r->stack_allocs,
-		       (unsigned long long)r->stack_bytes,
-		       (unsigned long long)r->nostack_allocs);
+		       (unsigned long long)sst->allocs,
+		       (unsigned long long)sst->bytes,
+		       (unsigned long long)sst->nostack);
 		printf(" of which stack lost (depot full): %llu\n",
-		       (unsigned long long)r->stack_lost);
+		       (unsigned long long)sst->lost);
 		printf("stacks not in DIR/stacks: %llu, of %llu allocations\n",
 		       (unsigned long long)unlisted,
 		       (unsigned long long)unlisted_allocs);
@@ -1595,13 +1586,14 @@ static void view_stacks(struct report *r, struct kmt_out *o)
 			       (unsigned long long)r->stacks->captured,
 			       (unsigned long long)r->stacks->lost,
 			       (unsigned long long)r->stacks->unlisted);
+		free(copy.stats);
 		free(sites);
 		return;
 	}
 	kmt_table_init(&tab, "stacks", stacks_cols, ARRAY_SIZE(stacks_cols));
 	for (i = 0; i < n && i < r->p->top; i++) {
 		for (j = 0; j < sites[i].nr && j < r->p->stacks; j++) {
-			ss = &r->stack_stats[sites[i].first + j];
+			ss = &sst->stats[sites[i].first + j];
 			row = kmt_table_row(&tab);
 			row[0].u = r->sites.sites[ss->site].key;
 			kmt_cell_str(&row[1], site_name(r, row[0].u));
@@ -1618,19 +1610,21 @@ static void view_stacks(struct report *r, struct kmt_out *o)
 	}
 	kmt_out_table(o, &tab);
 	kmt_table_free(&tab);
-	kmt_out_u64(o, "stack_allocs", r->stack_allocs);
-	kmt_out_u64(o, "stack_bytes", r->stack_bytes);
-	kmt_out_u64(o, "nostack_allocs", r->nostack_allocs);
-	kmt_out_u64(o, "stack_lost", r->stack_lost);
+	kmt_out_u64(o, "stack_allocs", sst->allocs);
+	kmt_out_u64(o, "stack_bytes", sst->bytes);
+	kmt_out_u64(o, "nostack_allocs", sst->nostack);
+	kmt_out_u64(o, "stack_lost", sst->lost);
 	kmt_out_u64(o, "unlisted_stacks", unlisted);
 	kmt_out_u64(o, "unlisted_allocs", unlisted_allocs);
+	free(copy.stats);
 	free(sites);
 }
 
 /* ---------------------------------------------------------------- views */
 
-void report_views(struct report *r, const struct kmt_trace *t,
-		  const struct kmt_stats *st, size_t errors, struct kmt_out *o)
+void report_views(struct report *r, const struct report_consumers *c,
+		  const struct kmt_trace *t, const struct kmt_stats *st,
+		  size_t errors, struct kmt_out *o)
 {
 	static const char * const names[NR_VIEWS] = {
 		"summary", "sites", "caches", "live", "lifetimes", "frees",
@@ -1640,8 +1634,8 @@ void report_views(struct report *r, const struct kmt_trace *t,
 
 	if (o->format == KMT_TEXT) {
 		printf("kmemtrace report v%d\n", KMT_REPORT_VERSION);
-		if (r->p->filter_text)
-			printf("filter: %s (%llu allocations)\n", r->p->filter_text,
+		if (r->p->filter.text)
+			printf("filter: %s (%llu allocations)\n", r->p->filter.text,
 			       (unsigned long long)r->selected);
 	} else {
 		kmt_out_u64(o, "version", KMT_REPORT_VERSION);
@@ -1649,7 +1643,7 @@ void report_views(struct report *r, const struct kmt_trace *t,
 		kmt_out_u64(o, "invalid", errors);
 		kmt_out_u64(o, "first_ts", r->first_ts);
 		kmt_out_u64(o, "last_ts", r->last_ts);
-		kmt_out_str(o, "filter", r->p->filter_text);
+		kmt_out_str(o, "filter", r->p->filter.text);
 		kmt_out_u64(o, "selected", r->selected);
 	}
 	for (v = 0; v < NR_VIEWS; v++) {
@@ -1668,23 +1662,23 @@ void report_views(struct report *r, const struct kmt_trace *t,
 			view_live(r, o);
 			break;
 		case VIEW_LIFETIMES:
-			view_lifetimes(r, o);
+			view_lifetimes(r, c->lifetimes, o);
 			break;
 		case VIEW_FREES:
-			view_frees(r, o);
+			view_frees(r, c->mismatches, o);
 			break;
 		case VIEW_PAGES:
-			view_pages(r, o);
+			view_pages(c->pages, o);
 			break;
 		case VIEW_GFP:
 		case VIEW_NODES:
-			view_keyed(r, v, o);
+			view_keyed(r, c->keys, v, o);
 			break;
 		case VIEW_ALLOCINFO:
-			view_allocinfo(r, o);
+			view_allocinfo(r, c->allocinfo, o);
 			break;
 		case VIEW_STACKS:
-			view_stacks(r, o);
+			view_stacks(r, c->stacks, o);
 			break;
 		}
 		kmt_out_close(o);

@@ -34,11 +34,8 @@ union kmt_cell *kmt_table_row(struct kmt_table *t)
 {
 	union kmt_cell *row;
 
-	if (t->nr_rows == t->size) {
-		t->size = t->size ? 2 * t->size : 16;
-		t->cells = xrealloc(t->cells,
-				    t->size * t->nr_cols * sizeof(*t->cells));
-	}
+	t->cells = kmt_grow(t->cells, t->nr_rows, &t->size,
+			    t->nr_cols * sizeof(*t->cells), 16);
 	row = &t->cells[t->nr_rows++ * t->nr_cols];
 	memset(row, 0, t->nr_cols * sizeof(*row));
 	return row;
@@ -180,9 +177,44 @@ static void print_text(FILE *f, const struct kmt_table *t)
 
 /* ------------------------------------------------------------------ JSON */
 
+/*
+ * The length of the UTF-8 sequence at @p (RFC 3629: no overlong form, no
+ * surrogate, nothing above U+10FFFF), or 0 if @p does not start one.
+ */
+static size_t utf8_len(const unsigned char *p)
+{
+	unsigned int lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (*p < 0xc2 || *p > 0xf4)
+		return 0;
+	n = *p < 0xe0 ? 2 : *p < 0xf0 ? 3 : 4;
+	if (*p == 0xe0)
+		lo = 0xa0;
+	else if (*p == 0xed)
+		hi = 0x9f;
+	else if (*p == 0xf0)
+		lo = 0x90;
+	else if (*p == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/*
+ * A JSON string: quotes, backslashes and control characters escaped, and
+ * each byte that does not start a valid UTF-8 sequence replaced by
+ * U+FFFD, as Go's encoding/json does, so that a task name that is not
+ * UTF-8 still gives valid JSON.
+ */
 static void json_string(FILE *f, const char *s)
 {
 	const unsigned char *p;
+	size_t n;
 
 	if (!s) {
 		fputs("null", f);
@@ -190,12 +222,21 @@ static void json_string(FILE *f, const char *s)
 	}
 	fputc('"', f);
 	for (p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
+		if (*p == '"' || *p == '\\') {
 			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f)
+		} else if (*p < 0x20 || *p == 0x7f) {
 			fprintf(f, "\\u%04x", *p);
-		else
+		} else if (*p < 0x80) {
 			fputc(*p, f);
+		} else {
+			n = utf8_len(p);
+			if (!n) {
+				fputs("\\ufffd", f);
+				continue;
+			}
+			fwrite(p, 1, n, f);
+			p += n - 1;
+		}
 	}
 	fputc('"', f);
 }

@@ -261,6 +261,35 @@ void kmt_event_from_v1(struct kmemtrace_event *ev, const unsigned char *raw);
 int kmt_stream_open(struct kmt_stream *s, const char *path);
 
 /**
+ * kmt_stream_fill() - read the next chunk of a stream and check it
+ * @s: the stream
+ * @st: statistics to add the chunk's events and problems to
+ *
+ * Return: false at the end of the stream.
+ */
+bool kmt_stream_fill(struct kmt_stream *s, struct kmt_stats *st);
+
+/**
+ * kmt_stream_head() - the next valid event of a stream, left unread
+ * @s: the stream
+ * @st: statistics, as for kmt_stream_next()
+ *
+ * The merge's fast path: a pointer into the chunk read, which
+ * kmt_stream_fill() reads and checks when it is used up.
+ *
+ * Return: the event, valid until the stream moves past it, or NULL at
+ * its end.
+ */
+static inline struct kmemtrace_event *kmt_stream_head(struct kmt_stream *s,
+						      struct kmt_stats *st)
+{
+	while (s->pos == s->valid)
+		if (!kmt_stream_fill(s, st))
+			return NULL;
+	return (struct kmemtrace_event *)(s->buf + s->pos * KMEMTRACE_EVENT_SIZE);
+}
+
+/**
  * kmt_stream_next() - read and check the next valid event of a stream
  * @s: the stream
  * @st: the statistics of the stream, zeroed before the first call

@@ -348,6 +348,61 @@ int parse_hex(const char *s, size_t len, uint64_t *val)
 	return 0;
 }
 
+size_t split_list(char *s, char **items, size_t max)
+{
+	size_t n = 0;
+	char *save, *item;
+
+	for (item = strtok_r(s, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		if (n < max)
+			items[n] = item;
+		n++;
+	}
+	return n;
+}
+
+int parse_ns(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		uint64_t scale;
+	} units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+		{ "s", 1000000000 }, { "", 1 },
+	};
+	uint64_t whole = 0, frac = 0, div = 1;
+	const char *p = s;
+	size_t i;
+
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if (__builtin_mul_overflow(whole, 10, &whole) ||
+		    __builtin_add_overflow(whole, *p - '0', &whole))
+			return -EINVAL;
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (div >= 1000000000)
+				continue;
+			frac = frac * 10 + (*p - '0');
+			div *= 10;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcmp(p, units[i].unit))
+			continue;
+		/* A fraction of a nanosecond is no time stamp. */
+		if (units[i].scale == 1 && div > 1)
+			return -EINVAL;
+		if (__builtin_mul_overflow(whole, units[i].scale, ns) ||
+		    __builtin_add_overflow(*ns, frac * units[i].scale / div, ns))
+			return -EINVAL;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 int parse_u64(const char *s, uint64_t *val)
 {
 	unsigned long long v;

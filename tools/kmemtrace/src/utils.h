@@ -122,6 +122,29 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 
 /**
+ * kmt_grow() - make room for one more element at the end of an array
+ * @arr: the array, of @nr elements of @elem bytes, NULL when empty
+ * @nr: the elements it holds
+ * @size: the elements it has room for, doubled (from @first) when @nr
+ *	  reaches it
+ * @elem: the size of an element
+ * @first: the room of the first allocation
+ *
+ * The one growth rule of the tool's arrays, which keep their elements
+ * at their index.
+ *
+ * Return: the array, moved when it grew; never NULL.
+ */
+static inline void *kmt_grow(void *arr, size_t nr, size_t *size, size_t elem,
+			     size_t first)
+{
+	if (nr < *size)
+		return arr;
+	*size = *size ? 2 * *size : first;
+	return xrealloc(arr, *size * elem);
+}
+
+/**
  * struct kmt_strings - strings allocated together, freed together
  * @blocks: the memory they are in, 64 KiB or so a block
  * @nr: number of @blocks
@@ -286,6 +309,26 @@ static inline int hex_digit(int c)
  * Return: 0 on success, -EINVAL if @s is not 1 to 16 hex digits.
  */
 int parse_hex(const char *s, size_t len, uint64_t *val);
+
+/**
+ * split_list() - split a comma-separated list in place
+ * @s: the list; its commas become NULs
+ * @items: where to point at the items
+ * @max: the room in @items
+ *
+ * Return: the number of items, which may be more than @max: only the
+ * first @max are in @items.
+ */
+size_t split_list(char *s, char **items, size_t max);
+
+/**
+ * parse_ns() - parse a duration or a time stamp
+ * @s: nanoseconds, or a decimal number with a unit: ns, us, ms or s
+ * @ns: on success, the nanoseconds
+ *
+ * Return: 0 on success, -EINVAL if @s is not one, or overflows.
+ */
+int parse_ns(const char *s, uint64_t *ns);
 
 /**
  * parse_u64() - parse an unsigned number, decimal or 0x hexadecimal

@@ -179,12 +179,16 @@ basic_trace() {
 t_cli_help_and_version() {
 	run --help
 	expect_rc 0 && expect_has out "usage: kmemtrace COMMAND" || return 1
-	for c in record report check dump plot; do
+	for c in record report check dump plot pprof; do
 		expect_has out "$c " || return 1
 	done
 	run --version
-	expect_rc 0 && grep -q '^kmemtrace version .' out ||
-		fail "bad --version output" || return 1
+	expect_rc 0 && grep -q '^kmemtrace version [0-9a-z]' out &&
+		! grep -q 'version unknown' out || fail "bad --version output" || return 1
+	sed 1d out > formats && expect_file formats <<-'END' || return 1
+	reads event ABI 1 to 2
+	files: header v1, comms v1; report output v1
+	END
 	for c in record report check dump; do
 		run $c --help
 		expect_rc 0 && expect_has out "usage: kmemtrace $c" || return 1
@@ -1027,7 +1031,7 @@ t_plot_sizes_lifetimes() {
 t_cli_help_documented() {
 	rst=$HERE/../../../../kmemtrace/Documentation/kmemtrace.rst
 	[ -f "$rst" ] || fail "no $rst" || return 1
-	for c in report plot; do
+	for c in report plot pprof; do
 		run $c --help
 		for opt in $(grep -o -- '--[a-z-]*' out | sort -u); do
 			grep -q -- "\*\*$opt\*\*" "$rst" ||
@@ -2102,7 +2106,7 @@ t_record_writes_header() {
 	grep -v '^start_time=' rec/header > header
 	expect_file header <<-END || return 1
 	# kmemtrace header v1
-	kmemtrace_version=$("$KMT" --version | sed 's/^kmemtrace version //')
+	kmemtrace_version=$("$KMT" --version | sed -n '1s/^kmemtrace version //p')
 	kernel_release=$(uname -r)
 	kernel_version=$(uname -v)
 	machine=$(uname -m)
@@ -2515,6 +2519,196 @@ t_report_live_by_line() {
 	END
 }
 
+# pprof_trace DIR: allocations with stacks, codetags, a cache and comms,
+# one freed, one resized and one of two caches freed, and a backing
+# event pprof leaves out
+pprof_trace() {
+	mktrace "$1" && echo "$KALLSYMS" > "$1/kallsyms" && echo "$TAGS" > "$1/tags" &&
+		echo "$STACKS" > "$1/stacks" &&
+		printf '%s\n' '# kmemtrace caches v1' '# id name object_size size' \
+			'3 my_cache 192 192' > "$1/caches" &&
+		printf '%s\n' '# kmemtrace comms v1' '10	worker' '11	other' \
+			> "$1/comms" &&
+		mk "$1/cpu0" \
+			site=0xffffffff81000110,ptr=1,req=60,alloc=64,stack=0xa01,\
+			tag=0xffffffff82000200,pid=10 \
+			site=0xffffffff81000110,ptr=2,req=60,alloc=64,stack=0xa01,\
+			tag=0xffffffff82000200,pid=10 \
+			site=0xffffffff81000110,ptr=3,req=200,alloc=256,stack=0xa02,\
+			tag=0xffffffff82000200,pid=11 \
+			site=0xffffffff81000210,type=cache,cache=3,ptr=4,req=192,alloc=192,pid=10 \
+			site=0xffffffff81000210,type=cache,cache=3,ptr=5,req=192,alloc=192,pid=10 \
+			kind=realloc,site=0xffffffff81000110,ptr=3,req=500,alloc=512,pid=11 \
+			kind=free,ptr=1 kind=free,type=cache,cache=3,ptr=4 \
+			site=0xffffffff81000210,type=pages,ptr=6,alloc=4096,flags=backing
+}
+
+# pprof writes a heap profile that Go's own reader, go tool pprof, reads
+# with the exact counts and bytes: alloc_* of every allocation, inuse_* of
+# those live at the end (after a resize), per stack, one location per
+# frame from the call site out, file:line from the codetag, labels, the
+# kernel mapping with the build id; per call site, the same sums as
+# report's sites view; two profiles merge.
+t_pprof_go_reads_it() {
+	command -v go > /dev/null || { echo "go (golang-go) not installed"; return 4; }
+	export PPROF_TMPDIR=$PWD HOME=$PWD GOFLAGS=-mod=mod
+	pprof_trace t || return 1
+	run pprof -o t.pb.gz t
+	expect_rc 0 && expect_err < /dev/null && expect_out < /dev/null || return 1
+	go tool pprof -raw t.pb.gz > raw.txt 2> err ||
+		fail "go tool pprof -raw failed" || return 1
+	# pprof ends the location list of a sample with a blank: shown as "$"
+	ends raw.txt | sed 's/\([^ ]\)\$$/\1/' > raw
+	expect_file raw <<-END || return 1
+	PeriodType: space bytes
+	Period: 1
+	Samples:
+	alloc_objects/count alloc_space/bytes inuse_objects/count inuse_space/bytes[dflt]
+	          2        128          1         64: 1 2 3 \$
+	                comm:[worker] type:[kmalloc]
+	                pid:[10]
+	          1        256          1        512: 1 4 \$
+	                comm:[other] type:[kmalloc]
+	                pid:[11]
+	          2        384          1        192: 5 \$
+	                cache:[my_cache] comm:[worker] type:[cache]
+	                pid:[10]
+	Locations
+	     1: 0xffffffff81000110 M=1 foo_alloc mm/util.c:100 s=0
+	     2: 0xffffffff81000600 M=1 caller_a :0 s=0
+	     3: 0xffffffff81000700 M=1 ret_from_fork :0 s=0
+	     4: 0xffffffff81000800 M=1 caller_b :0 s=0
+	     5: 0xffffffff81000210 M=1 bar_create :0 s=0
+	Mappings
+	1: 0x0/0xffffffffffffffff/0x0 [kernel.kallsyms] $BUILD_ID [FN][FL][LN]
+	END
+	go tool pprof -top -nodefraction=0 -sample_index=inuse_space t.pb.gz > top 2> err ||
+		fail "go tool pprof -top failed" || return 1
+	expect_file top <<-END || return 1
+	File: [kernel.kallsyms]
+	Build ID: $BUILD_ID
+	Type: inuse_space
+	Showing nodes accounting for 768B, 100% of 768B total
+	      flat  flat%   sum%        cum   cum%
+	      576B 75.00% 75.00%       576B 75.00%  foo_alloc
+	      192B 25.00%   100%       192B 25.00%  bar_create
+	         0     0%   100%        64B  8.33%  caller_a
+	         0     0%   100%       512B 66.67%  caller_b
+	         0     0%   100%        64B  8.33%  ret_from_fork
+	END
+	go tool pprof -traces -sample_index=alloc_objects t.pb.gz > traces 2> err ||
+		fail "go tool pprof -traces failed" || return 1
+	sed -n '/^---/,$p' traces > stacks && expect_file stacks <<-'END' || return 1
+	-----------+-------------------------------------------------------
+	      comm:  worker
+	      type:  kmalloc
+	       pid:  10
+	         2   foo_alloc
+	             caller_a
+	             ret_from_fork
+	-----------+-------------------------------------------------------
+	      comm:  other
+	      type:  kmalloc
+	       pid:  11
+	         1   foo_alloc
+	             caller_b
+	-----------+-------------------------------------------------------
+	      comm:  worker
+	      type:  cache
+	     cache:  my_cache
+	       pid:  10
+	         2   bar_create
+	-----------+-------------------------------------------------------
+	END
+	# Per call site (one per function here), pprof's flat sums are
+	# report's: allocs, bytes_alloc, live and live_bytes of the sites view.
+	run report -v sites --csv t
+	expect_rc 0 || return 1
+	for pair in alloc_objects:1 alloc_space:3 inuse_objects:7 inuse_space:8; do
+		go tool pprof -top -nodefraction=0 -sample_index="${pair%:*}" t.pb.gz 2> err |
+			awk 'NR > 5 && $1 != "0" { sub(/B$/, "", $1); print $6, $1 }' |
+			sort > "pprof.${pair%:*}"
+		awk -F, -v c="${pair#*:}" 'NR > 2 { sub(/\+.*/, "", $12); print $12, $c }' out |
+			sort > "report.${pair%:*}"
+		[ -s "pprof.${pair%:*}" ] && diff -u "report.${pair%:*}" "pprof.${pair%:*}" ||
+			fail "pprof's ${pair%:*} per call site is not report's" || return 1
+	done
+	# Profiles of two recordings merge, as a fleet's do.
+	go tool pprof -proto t.pb.gz t.pb.gz > merged.pb.gz 2> err ||
+		fail "go tool pprof -proto (merge) failed" || return 1
+	go tool pprof -top -nodefraction=0 -sample_index=alloc_space merged.pb.gz > top 2> err
+	sed -n '4,7p' top > merged && expect_file merged <<-'END'
+	Showing nodes accounting for 1536B, 100% of 1536B total
+	      flat  flat%   sum%        cum   cum%
+	      768B 50.00% 50.00%       768B 50.00%  bar_create
+	      768B 50.00%   100%       768B 50.00%  foo_alloc
+	END
+}
+
+# JSON is UTF-8: a task name that is not (DIR/comms holds what the kernel
+# had) has each byte that starts no valid UTF-8 sequence replaced by
+# U+FFFD, as Go's encoding/json does, and valid sequences kept: an
+# invalid byte, an overlong form, a surrogate, a sequence cut short.
+# Python's json module, reading the output as strict UTF-8, must accept it.
+t_report_json_invalid_utf8() {
+	mktrace t &&
+		printf '# kmemtrace comms v1\n10\tok-%s\n11\tbad-%s\n12\tcut-\342\n' \
+			"$(printf '\303\251-\360\237\230\200')" \
+			"$(printf '\377\376-\300\257-\355\240\200-\342\202')" > t/comms &&
+		mk t/cpu0 site=0xffffffff81000110,ptr=1,alloc=8,pid=10 \
+			site=0xffffffff81000110,ptr=2,alloc=16,pid=11 \
+			site=0xffffffff81000110,ptr=3,alloc=32,pid=12 || return 1
+	run report -v live --list --json t
+	expect_rc 0 && expect_err < /dev/null || return 1
+	grep -o '"comm": "[^"]*"' out > comms && expect_file comms <<-'END' || return 1
+	"comm": "ok-é-😀"
+	"comm": "bad-\ufffd\ufffd-\ufffd\ufffd-\ufffd\ufffd\ufffd-\ufffd\ufffd"
+	"comm": "cut-\ufffd"
+	END
+	if command -v python3 > /dev/null; then
+		python3 -c 'import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8", errors="strict"))
+print("\n".join(r["comm"] for r in d["live"]["live_list"]))' out > decoded ||
+			fail "python3 rejects the JSON" || return 1
+		r=$(printf '\357\277\275')
+		printf 'ok-\303\251-\360\237\230\200\nbad-%s\ncut-%s\n' \
+			"$r$r-$r$r-$r$r$r-$r$r" "$r" | expect_file decoded || return 1
+	fi
+}
+
+# On a synthetic workload (mkstream -w: thousands of call sites, every
+# type, frees on other CPUs, reused addresses), the sums go tool pprof
+# reads per leaf location are report's per call site, for every site.
+t_pprof_sums_are_reports() {
+	command -v go > /dev/null || { echo "go (golang-go) not installed"; return 4; }
+	export PPROF_TMPDIR=$PWD HOME=$PWD
+	mkdir t && "$MKSTREAM" -w 20000 t || fail "mkstream -w failed" || return 1
+	run pprof -o t.pb.gz t
+	expect_rc 0 || return 1
+	go tool pprof -raw t.pb.gz > raw 2> err || fail "go tool pprof -raw failed" || return 1
+	# address,alloc_objects,alloc_space,inuse_objects,inuse_space per leaf
+	awk '/^Samples:/ { s = 1; next }
+		/^Locations/ { s = 0; l = 1; next }
+		/^Mappings/ { l = 0 }
+		s && /^ *[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+: / {
+			split($0, a, ":"); split(a[1], v, " "); split(a[2], ids, " ")
+			for (i = 1; i <= 4; i++)
+				sum[ids[1], i] += v[i]
+			leaf[ids[1]] = 1
+		}
+		l && /^ *[0-9]+: 0x/ { id = $1; sub(/:/, "", id); addr[id] = $2 }
+		END {
+			for (k in leaf)
+				printf "%s,%d,%d,%d,%d\n", addr[k], sum[k, 1], sum[k, 2],
+					sum[k, 3], sum[k, 4]
+		}' raw | sort > pprof.csv
+	run report -v sites --csv -n 1000000 t
+	expect_rc 0 || return 1
+	awk -F, 'NR > 2 { print $11 "," $1 "," $3 "," $7 "," $8 }' out | sort > report.csv
+	[ "$(wc -l < report.csv)" -gt 1000 ] || fail "too few call sites" || return 1
+	diff -u report.csv pprof.csv || fail "pprof's sums per call site are not report's"
+}
+
 TESTS="
 cli_help_and_version
 cli_unknown_command
@@ -2550,6 +2744,7 @@ report_view_frees
 report_view_pages_gfp_nodes
 report_filters
 report_json_csv
+report_json_invalid_utf8
 report_bad_options
 plot_live
 plot_sizes_lifetimes
@@ -2596,6 +2791,9 @@ record_empty_and_duration
 record_duration_limit
 record_errors
 fuzz_corpus
+layering
+pprof_go_reads_it
+pprof_sums_are_reports
 "
 
 # The regression corpus of the fuzz targets (../fuzz) replayed under
@@ -2608,6 +2806,22 @@ t_fuzz_corpus() {
 	[ $status -eq 0 ] || fail "fuzz/run.sh: a corpus replay failed"
 	grep -q '^ok .* # SKIP' ktap && return 4
 	grep -q '^ok ' ktap || fail "fuzz/run.sh replayed nothing"
+}
+
+# The layering of the tool's modules (layering.sh): the engine names no
+# consumer, consumers reach into no other's state, lower layers include
+# no engine or consumer header.  It must fail on a bad edge: a copy of the
+# sources with a stream file including report.h, and plot.c reading the
+# run's sums.
+t_layering() {
+	sh "$HERE/layering.sh" "$SRC" || fail "the layering of $SRC is broken"
+	cp -R "$SRC" bad || return 1
+	sed 's/^#include "utils.h"$/&\n#include "report.h"/' "$SRC/table.c" > bad/table.c
+	echo 'static int x(struct replay_run *run) { return run->r.events; }' >> bad/plot.c
+	sh "$HERE/layering.sh" bad > out
+	[ $? -eq 1 ] || fail "layering.sh accepts bad edges"
+	grep -q '^table.c: rule 2: includes report.h$' out || fail "rule 2 not seen"
+	grep -q '^plot.c: rule 4: ' out || fail "rule 4 not seen"
 }
 
 # ------------------------------------------------------------------- main
@@ -2623,7 +2837,8 @@ mkdir -p "$SCRATCH/include/linux" &&
 		"$HERE/mkstream.c" &&
 	${CC:-cc} -Wall -Wextra -O2 -o "$MKELF" "$HERE/mkelf.c" &&
 	${CC:-cc} -Wall -Wextra -O2 -std=gnu11 -D_GNU_SOURCE -I"$SRC" \
-		-o "$COMMSTEST" "$HERE/comms-test.c" "$SRC/comms.c" "$SRC/utils.c" ||
+		-o "$COMMSTEST" "$HERE/comms-test.c" "$SRC/comms.c" "$SRC/hash.c" \
+		"$SRC/utils.c" ||
 	{ echo "Bail out! cannot build the test helpers"; exit 1; }
 
 set -- $TESTS

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace allocinfo - a consumer of the pass adding up the change of
+ * /proc/allocinfo per codetag; see allocinfo.h
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "allocinfo.h"
+#include "utils.h"
+
+/* The index of codetag @tag, added if new; 0 for no tag. */
+static uint32_t tag_index(struct allocinfo *ai, uint64_t tag)
+{
+	uint32_t i;
+	bool added;
+
+	if (!ai->nr) {
+		/* Index 0: no tag. */
+		ai->tags = kmt_grow(ai->tags, 0, &ai->size, sizeof(*ai->tags), 256);
+		ai->counts = xcalloc(ai->size, sizeof(*ai->counts));
+		ai->tags[ai->nr++] = 0;
+	}
+	if (!tag)
+		return 0;
+	if (kmt_map_find(&ai->tag_map, tag, &i))
+		return i;
+	i = kmt_map_insert(&ai->tag_map, tag, ai->nr, &added);
+	if (ai->nr == ai->size) {
+		ai->tags = kmt_grow(ai->tags, ai->nr, &ai->size, sizeof(*ai->tags), 256);
+		ai->counts = xrealloc(ai->counts, ai->size * sizeof(*ai->counts));
+	}
+	memset(&ai->counts[ai->nr], 0, sizeof(*ai->counts));
+	ai->tags[ai->nr++] = tag;
+	return i;
+}
+
+/* Whether allocinfo counts selected allocation @o of tag index @ti. */
+static bool counted(const struct live_obj *o, uint32_t ti)
+{
+	return ti && o->type != KMEMTRACE_TYPE_VMALLOC && !o->uncharged;
+}
+
+/* The tag index of a selected allocation of the pass. */
+static uint32_t obj_tag(const struct allocinfo *ai, const struct live_obj *o)
+{
+	uint32_t ti;
+
+	return kmt_map_find(&ai->origin_map, o->origin, &ti) ? ti : 0;
+}
+
+/*
+ * A selected alloc @o of @ev, tag index @ti: the tag was touched and,
+ * but for a vmalloc area (allocinfo counts its pages and page array,
+ * which have events of their own) and memory flagged uncharged, it
+ * counts one call and its bytes.
+ */
+static void count_alloc(struct allocinfo *ai, const struct kmemtrace_event *ev,
+			const struct live_obj *o, uint32_t ti)
+{
+	struct ai_count *c;
+
+	if (!ti)
+		return;
+	c = &ai->counts[ti];
+	c->touched = true;
+	if (!counted(o, ti))
+		return;
+	c->calls++;
+	c->bytes += ev->bytes_alloc;
+}
+
+/* The free of @o, counted under @ti: take back what it counted. */
+static void count_free(struct allocinfo *ai, const struct live_obj *o,
+		       uint32_t ti)
+{
+	struct ai_count *c;
+
+	if (!o->selected || !counted(o, ti))
+		return;
+	c = &ai->counts[ti];
+	c->calls--;
+	c->bytes -= o->bytes;
+}
+
+/*
+ * A realloc @ev in place of live alloc @o, counted under @ti: it keeps
+ * the alloc's tag, whose bytes change by the difference; its own tag was
+ * touched.
+ */
+static void count_realloc(struct allocinfo *ai, const struct kmemtrace_event *ev,
+			  const struct live_obj *o, uint32_t ti)
+{
+	uint32_t own;
+
+	if (ev->tag && (!ai->filtering || o->selected)) {
+		own = tag_index(ai, ev->tag);
+		ai->counts[own].touched = true;
+	}
+	if (!o->selected || !counted(o, ti))
+		return;
+	ai->counts[ti].bytes += (int64_t)(ev->bytes_alloc - o->bytes);
+}
+
+static void allocinfo_on_alloc(void *ctx, const struct kmemtrace_event *ev,
+			       const struct live_obj *o)
+{
+	struct allocinfo *ai = ctx;
+	uint32_t ti = tag_index(ai, ev->tag);
+
+	kmt_map_insert(&ai->origin_map, o->origin, ti, NULL);
+	count_alloc(ai, ev, o, ti);
+}
+
+static void allocinfo_on_free(void *ctx, const struct kmemtrace_event *ev,
+			      const struct live_obj *o, uint64_t life)
+{
+	struct allocinfo *ai = ctx;
+
+	(void)ev;
+	(void)life;
+	count_free(ai, o, obj_tag(ai, o));
+}
+
+/* A realloc; not a memory allocated again without a free (@ev NULL). */
+static void allocinfo_on_resize(void *ctx, const struct kmemtrace_event *ev,
+				const struct live_obj *o, uint64_t bytes)
+{
+	struct allocinfo *ai = ctx;
+
+	(void)bytes;
+	if (ev)
+		count_realloc(ai, ev, o, obj_tag(ai, o));
+}
+
+static void allocinfo_on_stray(void *ctx, const struct kmemtrace_event *ev,
+			       const struct live_obj *o)
+{
+	struct allocinfo *ai = ctx;
+
+	(void)o;
+	if (ev->kind == KMEMTRACE_KIND_FREE) {
+		ai->free_unknown++;
+		return;
+	}
+	ai->realloc_unknown++;
+	if (ev->tag && !ai->filtering) {
+		/* First the index: adding a tag may move the counters. */
+		uint32_t ti = tag_index(ai, ev->tag);
+
+		ai->counts[ti].touched = true;
+	}
+}
+
+/*
+ * A backing event, which the other views leave out: allocinfo counts the
+ * slab pages under mm/slub.c's line, a vmalloc area's pages and page
+ * array under the caller's.  They pair in the table of backing allocs.
+ */
+static void allocinfo_on_backing(void *ctx, const struct kmemtrace_event *ev,
+				 bool selected)
+{
+	unsigned int family = pair_type(ev->type);
+	struct allocinfo *ai = ctx;
+	struct live_table *lt = &ai->backing;
+	struct live_obj *o;
+
+	if (kmt_event_is_unpaired(ev))
+		return;
+	live_reserve(lt, 1);
+	o = live_probe(lt, live_hash(family, ev->ptr, lt->bits), family, ev->ptr);
+	if (ev->kind == KMEMTRACE_KIND_FREE) {
+		if (!o->family) {
+			ai->free_unknown++;
+			return;
+		}
+		count_free(ai, o, o->origin);
+		live_remove(lt, o);
+		return;
+	}
+	if (ev->kind == KMEMTRACE_KIND_REALLOC) {
+		if (!o->family) {
+			ai->realloc_unknown++;
+			return;
+		}
+		count_realloc(ai, ev, o, o->origin);
+		o->bytes = ev->bytes_alloc;
+		return;
+	}
+	if (!o->family) {
+		o->ptr = ev->ptr;
+		o->family = family;
+		lt->nr++;
+	}
+	o->bytes = ev->bytes_alloc;
+	o->origin = tag_index(ai, ev->tag);
+	o->type = ev->type;
+	o->selected = selected;
+	o->uncharged = !!(ev->flags & KMEMTRACE_FLAG_UNCHARGED);
+	if (selected)
+		count_alloc(ai, ev, o, o->origin);
+}
+
+const struct replay_consumer allocinfo_consumer = {
+	.name		= "allocinfo",
+	.needs		= REPLAY_ALLOC | REPLAY_FREE | REPLAY_RESIZE | REPLAY_STRAY |
+			  REPLAY_BACKING,
+	.alloc		= allocinfo_on_alloc,
+	.free		= allocinfo_on_free,
+	.resize		= allocinfo_on_resize,
+	.stray		= allocinfo_on_stray,
+	.backing	= allocinfo_on_backing,
+};
+
+void allocinfo_free(struct allocinfo *ai)
+{
+	kmt_map_free(&ai->tag_map);
+	kmt_map_free(&ai->origin_map);
+	free(ai->tags);
+	free(ai->counts);
+	live_free(&ai->backing);
+	memset(ai, 0, sizeof(*ai));
+}

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace keysums - a consumer of the pass counting allocations by
+ * gfp_flags and by node; see keysums.h
+ */
+#include "keysums.h"
+#include "utils.h"
+
+static void count_key(struct keysums *ks, struct site_table *tab, uint64_t key,
+		      uint64_t bytes)
+{
+	struct site *s = site_get(tab, key);
+
+	s->allocs++;
+	ks->overflow |= add_u64_sat(&s->alloc, bytes);
+}
+
+static void keysums_on_alloc(void *ctx, const struct kmemtrace_event *ev,
+			     const struct live_obj *o)
+{
+	struct keysums *ks = ctx;
+
+	(void)o;
+	if (ks->by_gfp)
+		count_key(ks, &ks->gfps, ev->gfp_flags, ev->bytes_alloc);
+	if (ks->by_node)
+		count_key(ks, &ks->nodes, (uint32_t)ev->node, ev->bytes_alloc);
+}
+
+const struct replay_consumer keysums_consumer = {
+	.name	= "keysums",
+	.needs	= REPLAY_ALLOC,
+	.alloc	= keysums_on_alloc,
+};
+
+void keysums_free(struct keysums *ks)
+{
+	site_table_free(&ks->gfps);
+	site_table_free(&ks->nodes);
+}

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace stackstat - a consumer of the pass counting allocations by
+ * call site and stack
+ *
+ * See stackstat.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stackstat.h"
+#include "utils.h"
+
+static struct stack_stat *stat_get(struct stackstat *ss, uint32_t si,
+				   uint32_t stack)
+{
+	uint64_t key = (uint64_t)si << 32 | stack;
+	struct stack_stat *s;
+	uint32_t i;
+
+	if (kmt_map_find(&ss->map, key, &i))
+		return &ss->stats[i];
+	kmt_map_insert(&ss->map, key, ss->nr, NULL);
+	ss->stats = kmt_grow(ss->stats, ss->nr, &ss->size, sizeof(*ss->stats), 256);
+	s = &ss->stats[ss->nr++];
+	memset(s, 0, sizeof(*s));
+	s->site = si;
+	s->stack = stack;
+	return s;
+}
+
+static void stackstat_on_alloc(void *ctx, const struct kmemtrace_event *ev,
+			       const struct live_obj *o)
+{
+	struct stackstat *ss = ctx;
+	struct stack_stat *s;
+
+	if (ev->flags & KMEMTRACE_FLAG_STACK_LOST)
+		ss->lost++;
+	if (!ev->stack_id) {
+		ss->nostack++;
+		return;
+	}
+	ss->allocs++;
+	ss->overflow |= add_u64_sat(&ss->bytes, ev->bytes_alloc);
+	s = stat_get(ss, o->site, ev->stack_id);
+	s->allocs++;
+	ss->overflow |= add_u64_sat(&s->bytes, ev->bytes_alloc);
+}
+
+const struct replay_consumer stackstat_consumer = {
+	.name	= "stackstat",
+	.needs	= REPLAY_ALLOC,
+	.alloc	= stackstat_on_alloc,
+};
+
+void stackstat_free(struct stackstat *ss)
+{
+	free(ss->stats);
+	kmt_map_free(&ss->map);
+	memset(ss, 0, sizeof(*ss));
+}

@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace - one event stream: read a chunk at a time, detect its ABI, check every
+ * event in place
+ *
+ * Part of the stream layer (trace.h); see Documentation/kmemtrace.rst.
+ */
+#include <assert.h>
+#include <byteswap.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace.h"
+#include "utils.h"
+
+#define KMT_DETECT_BYTES	(1024 * 1024)
+
+/* Whether @p, at least 3 bytes, starts an event of a known magic and @abi. */
+static bool known_event(const unsigned char *p, bool v1)
+{
+	uint16_t magic;
+
+	memcpy(&magic, p, sizeof(magic));
+	if (magic != KMEMTRACE_MAGIC && magic != KMEMTRACE_MAGIC_SWAPPED)
+		return false;
+	return (p[2] == KMT_ABI_V1) == v1;
+}
+
+/*
+ * The ABI version of a stream is that of its first event with a known
+ * magic: one at an ABI 1 offset with abi_version 1, or one at a current
+ * offset with any other abi_version, whichever comes first.  A stream
+ * without one in its first KMT_DETECT_BYTES is of the current ABI.
+ */
+static void stream_detect_abi(struct kmt_stream *s)
+{
+	unsigned char *buf = xmalloc(KMT_DETECT_BYTES);
+	size_t len = 0, i, off1, off2;
+	ssize_t n;
+
+	s->abi = KMEMTRACE_ABI_VERSION;
+	while (len < KMT_DETECT_BYTES) {
+		n = pread(s->fd, buf + len, KMT_DETECT_BYTES - len, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	for (i = 0; ; i++) {
+		off1 = i * KMT_EVENT_SIZE_V1;
+		off2 = i * KMEMTRACE_EVENT_SIZE;
+		if (off1 + 3 > len)
+			break;
+		if (known_event(buf + off1, true)) {
+			s->abi = KMT_ABI_V1;
+			break;
+		}
+		if (off2 + 3 <= len && known_event(buf + off2, false))
+			break;
+	}
+	s->esize = s->abi == KMT_ABI_V1 ? KMT_EVENT_SIZE_V1 : KMEMTRACE_EVENT_SIZE;
+	free(buf);
+}
+
+int kmt_stream_open(struct kmt_stream *s, const char *path)
+{
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	/* Reading a FIFO would wait for a writer, a device would not end. */
+	ret = is_regular(path);
+	if (ret <= 0) {
+		kmt_err("%s: %s", path, ret ? strerror(-ret) :
+			"not a regular file, streams must be regular files");
+		return ret ? ret : -EINVAL;
+	}
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0) {
+		ret = -errno;
+		kmt_err("%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	s->path = xstrdup(path);
+	s->cpu = kmt_cpu_from_name(path);
+	stream_detect_abi(s);
+	return 0;
+}
+
+/* Report a problem of @s now, or keep it for kmt_stream_flush(). */
+static __printf(2, 3) void stream_msg(struct kmt_stream *s, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	if (!s->defer) {
+		fputs("kmemtrace: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+		va_end(ap);
+		return;
+	}
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	s->msgs = xrealloc(s->msgs, s->msgs_len + n + 1);
+	va_start(ap, fmt);
+	vsnprintf(s->msgs + s->msgs_len, n + 1, fmt, ap);
+	va_end(ap);
+	s->msgs_len += n + 1;
+}
+
+void kmt_stream_flush(struct kmt_stream *s)
+{
+	size_t off;
+
+	for (off = 0; off < s->msgs_len; off += strlen(s->msgs + off) + 1)
+		kmt_err("%s", s->msgs + off);
+	free(s->msgs);
+	s->msgs = NULL;
+	s->msgs_len = 0;
+}
+
+static void stream_problem(struct kmt_stream *s, struct kmt_stats *st,
+			   size_t i, const char *what)
+{
+	if (++st->errors > KMT_MAX_ERRORS)
+		return;
+	stream_msg(s, "%s: event %zu (offset %zu): %s", s->path, i,
+		   i * s->esize, what);
+}
+
+/* Return NULL for a well-formed event, else what is wrong with it in @buf. */
+static const char *event_problem(const struct kmt_stream *s,
+				 const struct kmemtrace_event *ev,
+				 char *buf, size_t len)
+{
+	if (ev->magic == KMEMTRACE_MAGIC_SWAPPED)
+		snprintf(buf, len,
+			 "byte order differs from the first event of the stream (mixed byte orders)");
+	else if (ev->magic != KMEMTRACE_MAGIC)
+		snprintf(buf, len, "bad magic 0x%04x", ev->magic);
+	else if (ev->abi_version != s->abi &&
+		 (ev->abi_version == KMT_ABI_V1 ||
+		  ev->abi_version == KMEMTRACE_ABI_VERSION))
+		snprintf(buf, len,
+			 "abi_version %u differs from the first event of the stream (%u)",
+			 ev->abi_version, s->abi);
+	else if (ev->abi_version != s->abi)
+		snprintf(buf, len, "unsupported abi_version %u (expected %u)",
+			 ev->abi_version, s->abi);
+	else if (ev->kind < KMEMTRACE_KIND_ALLOC || ev->kind > KMEMTRACE_KIND_REALLOC)
+		snprintf(buf, len, "bad kind %u", ev->kind);
+	else if (ev->type < KMEMTRACE_TYPE_KMALLOC || ev->type > KMEMTRACE_TYPE_VMALLOC)
+		snprintf(buf, len, "bad type %u", ev->type);
+	else if (ev->flags & ~(s->abi == KMT_ABI_V1 ? KMT_KNOWN_FLAGS_V1 :
+			       KMT_KNOWN_FLAGS))
+		snprintf(buf, len, "bad flags 0x%x", ev->flags);
+	else if (s->abi == KMT_ABI_V1 && ev->__reserved)
+		snprintf(buf, len, "cpu field above 65535");
+	else if (s->cpu >= 0 && ev->cpu != (__u32)s->cpu)
+		snprintf(buf, len, "cpu field %u does not match file cpu%d",
+			 ev->cpu, s->cpu);
+	else
+		return NULL;
+	return buf;
+}
+
+/* Account a well-formed event; return false if its seq goes backwards. */
+static bool stream_account_seq(struct kmt_stats *st,
+			       const struct kmemtrace_event *ev,
+			       char *buf, size_t len)
+{
+	if (st->events && ev->seq <= st->last_seq) {
+		snprintf(buf, len, "seq %llu not above previous seq %llu",
+			 (unsigned long long)ev->seq,
+			 (unsigned long long)st->last_seq);
+		return false;
+	}
+	if (st->events)
+		st->gaps += ev->seq - st->last_seq - 1;
+	else
+		st->first_seq = ev->seq;
+	st->last_seq = ev->seq;
+	st->events++;
+	return true;
+}
+
+/*
+ * stream_check_chunk() of events @i to @n of a host byte order stream,
+ * none of them invalid so far, while they stay valid: the common case,
+ * with one branch per event.  Return the index of the first event it did
+ * not take, an invalid one or @n.
+ */
+static size_t stream_check_valid(struct kmt_stream *s, struct kmt_stats *st,
+				 size_t i, size_t n)
+{
+	/* A stream not named cpuN may have events of any CPU. */
+	uint32_t cpu = s->cpu >= 0 ? s->cpu : 0;
+	uint32_t cpu_mask = s->cpu >= 0 ? UINT32_MAX : 0;
+	const struct kmemtrace_event *ev;
+	uint64_t last = st->last_seq;
+	size_t first = i;
+	unsigned int bad;
+
+	for (; i < n; i++) {
+		ev = (const struct kmemtrace_event *)(s->buf + i * KMEMTRACE_EVENT_SIZE);
+		/* event_problem() and stream_account_seq(), without branches */
+		bad = (ev->magic ^ KMEMTRACE_MAGIC) |
+		      (ev->abi_version ^ KMEMTRACE_ABI_VERSION) |
+		      ((unsigned int)ev->kind - KMEMTRACE_KIND_ALLOC >
+		       KMEMTRACE_KIND_REALLOC - KMEMTRACE_KIND_ALLOC) |
+		      ((unsigned int)ev->type - KMEMTRACE_TYPE_KMALLOC >
+		       KMEMTRACE_TYPE_VMALLOC - KMEMTRACE_TYPE_KMALLOC) |
+		      (ev->flags & ~KMT_KNOWN_FLAGS) |
+		      ((ev->cpu ^ cpu) & cpu_mask) | (ev->seq <= last);
+		if (bad)
+			break;
+		last = ev->seq;
+	}
+	/* The seq numbers each event skipped, added up. */
+	st->gaps += last - st->last_seq - (i - first);
+	st->last_seq = last;
+	st->events += i - first;
+	s->valid += i - first;
+	return i;
+}
+
+/*
+ * Check the whole events of a chunk: convert those of the other byte
+ * order, report the invalid ones and move the valid ones to the front.
+ */
+static void stream_check_chunk(struct kmt_stream *s, struct kmt_stats *st)
+{
+	size_t i, n = s->whole / KMEMTRACE_EVENT_SIZE;
+	struct kmemtrace_event *ev;
+	char why[128];
+
+	s->valid = 0;
+	for (i = 0; i < n; i++) {
+		/* Valid events stay where they are until one is not. */
+		if (s->valid == i && st->events && s->order == KMT_ORDER_HOST &&
+		    s->abi != KMT_ABI_V1) {
+			i = stream_check_valid(s, st, i, n);
+			if (i == n)
+				break;
+		}
+		ev = (struct kmemtrace_event *)(s->buf + i * KMEMTRACE_EVENT_SIZE);
+		/*
+		 * The first event with a known magic tells the byte order of
+		 * the stream.  In a stream of the other order, an event that
+		 * was in host order then reads KMEMTRACE_MAGIC_SWAPPED, as an
+		 * event of the other order does in a host order stream, and
+		 * event_problem() rejects both.
+		 */
+		if (ev->magic == KMEMTRACE_MAGIC ||
+		    ev->magic == KMEMTRACE_MAGIC_SWAPPED) {
+			if (s->order == KMT_ORDER_UNKNOWN)
+				s->order = ev->magic == KMEMTRACE_MAGIC ?
+					   KMT_ORDER_HOST : KMT_ORDER_OTHER;
+			if (s->order == KMT_ORDER_OTHER) {
+				kmt_event_swab(ev);
+				s->swapped++;
+			}
+		}
+		if (event_problem(s, ev, why, sizeof(why)) ||
+		    !stream_account_seq(st, ev, why, sizeof(why))) {
+			stream_problem(s, st, s->nr + i, why);
+			continue;
+		}
+		if (s->valid != i)
+			memcpy(s->buf + s->valid * KMEMTRACE_EVENT_SIZE, ev,
+			       KMEMTRACE_EVENT_SIZE);
+		s->valid++;
+	}
+	s->nr += n;
+}
+
+/*
+ * The stream is read: account for a truncated last event of @tail bytes
+ * and close it.
+ */
+static void stream_end(struct kmt_stream *s, struct kmt_stats *st, size_t tail)
+{
+	s->tail = tail;
+	if (s->tail && ++st->errors <= KMT_MAX_ERRORS)
+		stream_msg(s,
+			   "%s: truncated event at offset %zu (%zu bytes, file size not a multiple of %zu)",
+			   s->path, s->nr * s->esize, s->tail, s->esize);
+	if (st->errors > KMT_MAX_ERRORS)
+		stream_msg(s, "%s: %zu more problems not shown", s->path,
+			   st->errors - KMT_MAX_ERRORS);
+	close(s->fd);
+	s->fd = -1;
+	free(s->buf);
+	s->buf = NULL;
+	s->len = 0;
+	s->whole = 0;
+	free(s->raw);
+	s->raw = NULL;
+	s->raw_len = 0;
+	s->raw_whole = 0;
+}
+
+/* Read into @buf, after @*len bytes, until @cap; false on a read error. */
+static bool stream_read(struct kmt_stream *s, struct kmt_stats *st,
+			unsigned char *buf, size_t *len, size_t cap)
+{
+	ssize_t n;
+
+	while (*len < cap) {
+		n = read(s->fd, buf + *len, cap - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			st->errors++;
+			stream_msg(s, "%s: %s", s->path, strerror(errno));
+			return false;
+		}
+		if (!n)
+			break;
+		*len += n;
+	}
+	return true;
+}
+
+/*
+ * kmt_stream_fill() of an ABI 1 stream: read its bytes into @s->raw and
+ * convert the whole events into @s->buf.
+ */
+static bool stream_fill_v1(struct kmt_stream *s, struct kmt_stats *st)
+{
+	size_t cap = KMT_READ_EVENTS * KMT_EVENT_SIZE_V1;
+	size_t keep = s->raw_len - s->raw_whole, i, n;
+
+	if (!s->raw) {
+		s->raw = xmalloc(cap);
+		s->buf = xmalloc(KMT_READ_EVENTS * KMEMTRACE_EVENT_SIZE);
+	}
+	memmove(s->raw, s->raw + s->raw_whole, keep);
+	s->raw_len = keep;
+	stream_read(s, st, s->raw, &s->raw_len, cap);
+	s->raw_whole = s->raw_len - s->raw_len % KMT_EVENT_SIZE_V1;
+	if (!s->raw_whole) {
+		stream_end(s, st, s->raw_len);
+		return false;
+	}
+	n = s->raw_whole / KMT_EVENT_SIZE_V1;
+	for (i = 0; i < n; i++)
+		kmt_event_from_v1((struct kmemtrace_event *)
+				  (s->buf + i * KMEMTRACE_EVENT_SIZE),
+				  s->raw + i * KMT_EVENT_SIZE_V1);
+	s->whole = n * KMEMTRACE_EVENT_SIZE;
+	s->len = s->whole;
+	stream_check_chunk(s, st);
+	return true;
+}
+
+/*
+ * Read the next chunk of @s after the bytes of a partial event left in
+ * its buffer, and check it; return false at the end of the file (or on a
+ * read error), when the stream is closed.  A chunk may have no valid
+ * event.
+ */
+bool kmt_stream_fill(struct kmt_stream *s, struct kmt_stats *st)
+{
+	size_t cap = KMT_READ_EVENTS * KMEMTRACE_EVENT_SIZE;
+	size_t keep = s->len - s->whole;
+
+	s->pos = 0;
+	s->valid = 0;
+	if (s->fd < 0)
+		return false;
+	if (s->abi == KMT_ABI_V1)
+		return stream_fill_v1(s, st);
+	if (!s->buf)
+		s->buf = xmalloc(cap);
+	memmove(s->buf, s->buf + s->whole, keep);
+	s->len = keep;
+	s->whole = 0;
+	stream_read(s, st, s->buf, &s->len, cap);
+	s->whole = s->len - s->len % KMEMTRACE_EVENT_SIZE;
+	if (!s->whole) {
+		stream_end(s, st, s->len);
+		return false;
+	}
+	stream_check_chunk(s, st);
+	return true;
+}
+
+const struct kmemtrace_event *kmt_stream_next(struct kmt_stream *s,
+					      struct kmt_stats *st)
+{
+	const struct kmemtrace_event *ev = kmt_stream_head(s, st);
+
+	if (ev)
+		s->pos++;
+	return ev;
+}
+
+int kmt_stream_order(struct kmt_stream *s)
+{
+	unsigned char buf[64 * KMEMTRACE_EVENT_SIZE];
+	off_t off = 0;
+	ssize_t n, i;
+	uint16_t magic;
+
+	/* Look ahead, from the start: the chunks read leave the file offset. */
+	while (s->order == KMT_ORDER_UNKNOWN && s->fd >= 0 && !s->nr) {
+		n = pread(s->fd, buf, 64 * s->esize, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < (ssize_t)s->esize)
+			break;
+		for (i = 0; i < n / (ssize_t)s->esize; i++) {
+			memcpy(&magic, buf + i * s->esize, sizeof(magic));
+			if (magic == KMEMTRACE_MAGIC)
+				s->order = KMT_ORDER_HOST;
+			else if (magic == KMEMTRACE_MAGIC_SWAPPED)
+				s->order = KMT_ORDER_OTHER;
+			else
+				continue;
+			break;
+		}
+		off += n - n % s->esize;
+	}
+	return s->order;
+}
+
+size_t kmt_stream_validate(struct kmt_stream *s, struct kmt_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	while (kmt_stream_fill(s, st))
+		;
+	return st->errors;
+}
+
+void kmt_stream_free(struct kmt_stream *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->path);
+	free(s->buf);
+	free(s->raw);
+	free(s->msgs);
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+}
