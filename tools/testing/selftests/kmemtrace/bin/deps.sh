@@ -9,7 +9,8 @@ set -eu
 
 PKGS="make gcc libc6-dev flex bison bc libelf-dev libdw-dev libssl-dev
 cpio xz-utils kmod perl python3 qemu-system-x86 busybox-static git
-ca-certificates libtraceevent-dev trace-cmd time sparse"
+ca-certificates libtraceevent-dev trace-cmd time sparse zlib1g-dev
+golang-go"
 
 missing=
 for p in $PKGS; do
