@@ -7,6 +7,7 @@
 #ifndef _LINUX_KMEMTRACE_H
 #define _LINUX_KMEMTRACE_H
 
+#include <linux/bug.h>
 #include <linux/build_bug.h>
 #include <linux/cleanup.h>
 #include <linux/errno.h>
@@ -248,6 +249,31 @@ DEFINE_CLASS(kmemtrace_scope, struct kmemtrace_scope,
 	     unsigned long caller, unsigned int flags)
 
 /*
+ * __kmemtrace_scope_enter() and __kmemtrace_scope_exit() inline, for the
+ * out-of-line copies of kmemtrace_named() and kmemtrace_flagged(), which
+ * run only while kmemtrace records: there the calls cost more than the
+ * work.  The context's scope is the same at both ends.
+ */
+static __always_inline struct kmemtrace_scope
+kmemtrace_scope_open(unsigned long caller, unsigned int flags)
+{
+	struct kmemtrace_scope *s = kmemtrace_scope_current();
+	struct kmemtrace_scope old = *s;
+
+	if (caller && !s->caller) {
+		s->caller = caller;
+		WARN_ON_ONCE(s->caller != caller);
+	}
+	s->flags |= flags;
+	return old;
+}
+
+static __always_inline void kmemtrace_scope_close(struct kmemtrace_scope old)
+{
+	*kmemtrace_scope_current() = old;
+}
+
+/*
  * The scope a function opens when kmemtrace_api_unnamed() says so.  It
  * names the caller even if the scope key went off meanwhile: while a
  * static key is switched, its sites disagree for a moment, and a
@@ -255,7 +281,7 @@ DEFINE_CLASS(kmemtrace_scope, struct kmemtrace_scope,
  * the end of the stack.
  */
 DEFINE_CLASS(kmemtrace_named, struct kmemtrace_scope,
-	     __kmemtrace_scope_exit(_T), __kmemtrace_scope_enter(caller, 0),
+	     kmemtrace_scope_close(_T), kmemtrace_scope_open(caller, 0),
 	     unsigned long caller)
 
 /**
@@ -268,7 +294,7 @@ DEFINE_CLASS(kmemtrace_named, struct kmemtrace_scope,
 
 /* As kmemtrace_named, for kmemtrace_scope_lacks(): flags, no caller. */
 DEFINE_CLASS(kmemtrace_flagged, struct kmemtrace_scope,
-	     __kmemtrace_scope_exit(_T), __kmemtrace_scope_enter(0, flags),
+	     kmemtrace_scope_close(_T), kmemtrace_scope_open(0, flags),
 	     unsigned int flags)
 
 /**
