@@ -124,6 +124,14 @@ build() {	# build NAME FRAGMENT...
 		"$CFG/base.config" "$CFG/bench.config" "$@"
 }
 
+# What users run instead, on (a): Debian's perf and bpftrace, in a second
+# initramfs appended to (a)'s boot only.
+"$KMT_BIN/stage.sh" bench-tools sh -c '
+	"$1/deps.sh" linux-perf bpftrace &&
+	"$1/mkbenchcpio.sh" "$2/bench-tools.cpio" &&
+	cat "$3" "$2/bench-tools.cpio" >"$2/initramfs-tools.cpio"' sh \
+	"$KMT_BIN" "$OUT" "$KMT_CACHE/out/initramfs.cpio"
+
 build bench-a
 build bench-b "$CFG/bench-kmemtrace.config"
 # (a') is (a) with every function aligned to 64 bytes: the same code laid
@@ -133,7 +141,8 @@ build bench-b "$CFG/bench-kmemtrace.config"
 build bench-c "$CFG/bench-kmemtrace.config" "$CFG/bench-profiling.config"
 
 # One boot per kernel: icount needs single-threaded TCG.
-boot() {	# boot KERNEL MODES [EXTRA_CMDLINE]
+boot() {	# boot KERNEL MODES [EXTRA_CMDLINE [INITRAMFS]]
+	KMT_INITRAMFS=${4:-$KMT_CACHE/out/initramfs.cpio} \
 	KMT_TCG_THREAD=single \
 	KMT_QEMU_EXTRA="-icount shift=0,sleep=off,align=off" \
 	KMT_TIMEOUT=${KMT_BENCH_TIMEOUT:-1800} \
@@ -157,9 +166,14 @@ boot() {	# boot KERNEL MODES [EXTRA_CMDLINE]
 	if awk '$1 == "KMT-BENCH" && $8 != 0 { bad = 1 } END { exit !bad }' "$OUT/$1.txt"; then
 		kmt_die "$1: events were dropped in a timed run; see $OUT/$1.txt"
 	fi
+	if awk '$1 == "KMT-BENCH-ANCHOR" && ($4 != 0 || $6 == 0) { bad = 1 } END { exit !bad }' \
+		"$OUT/$1.txt"; then
+		grep '^KMT-BENCH-ANCHOR' "$OUT/$1.txt"
+		kmt_die "$1: perf or bpftrace lost events, or saw none; see $log"
+	fi
 }
 
-boot bench-a n
+boot bench-a n,perf,bpf-live,bpf-print "" "$OUT/initramfs-tools.cpio"
 a2=
 if [ -z "$smoke" ]; then
 	boot bench-a2 n

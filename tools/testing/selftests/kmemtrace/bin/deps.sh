@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Install the Debian packages the kmemtrace build, QEMU boot and tool need.
-# Runs apt-get only when something is missing, so a warm machine does not
-# touch the network.  Needs root (or sudo) the first time.
+# deps.sh [PACKAGE...] - install the Debian packages the kmemtrace build,
+# QEMU boot and tool need, or only the PACKAGEs given (make bench's perf
+# and bpftrace).  Runs apt-get only when something is missing, so a warm
+# machine does not touch the network.  Needs root (or sudo) the first time.
 
 set -eu
 
@@ -11,6 +12,7 @@ PKGS="make gcc libc6-dev flex bison bc libelf-dev libdw-dev libssl-dev
 cpio xz-utils kmod perl python3 qemu-system-x86 busybox-static git
 ca-certificates libtraceevent-dev trace-cmd time sparse zlib1g-dev
 golang-go"
+[ $# = 0 ] || PKGS="$*"
 
 missing=
 for p in $PKGS; do

@@ -21,6 +21,16 @@
 # of every vCPU); mode "drain" leaves it running, so its figure includes
 # the reader.  The buffers hold the whole timed loop, so nothing is lost
 # (DROPPED says so).
+#
+# The tools a user would run instead, on the kernel without kmemtrace
+# (their binaries come in the second initramfs make bench appends):
+# "perf" is perf record -e 'kmem:*' -c 1 -a (what perf kmem record runs);
+# "bpf-live" a bpftrace script keeping a memleak-style map of what is
+# live, "bpf-print" one printing every event.  Their readers are stopped
+# during the timed loop as relay's is, their buffers hold the whole run,
+# and what they lost is checked when the mode ends ("KMT-BENCH-ANCHOR
+# MODE lost N").  EVENTS is 0 for them: make bench divides by the events
+# mode's count.
 
 out=$1
 B=/sys/kernel/debug/kmemtrace_bench/run
@@ -81,10 +91,91 @@ record_stop() {
 	rm -rf "$rec_dir"
 }
 
+# The allocator tracepoints of kmem, as a memleak-style tool keeps them:
+# what is live now, by pointer (and page frame), and a count of the
+# events, which says it saw them.  <stddef.h> and <stdbool.h>: bpftrace
+# 0.17 parses the tracepoint formats with clang, which needs them for
+# size_t and bool.
+BPF_LIVE='#include <stddef.h>
+#include <stdbool.h>
+tracepoint:kmem:kmalloc, tracepoint:kmem:kmem_cache_alloc {
+	@live[args->ptr] = args->bytes_alloc; @events = count(); }
+tracepoint:kmem:kfree, tracepoint:kmem:kmem_cache_free {
+	delete(@live[args->ptr]); @events = count(); }
+tracepoint:kmem:mm_page_alloc {
+	@pages[args->pfn] = args->order; @events = count(); }
+tracepoint:kmem:mm_page_free {
+	delete(@pages[args->pfn]); @events = count(); }'
+BPF_PRINT='#include <stddef.h>
+#include <stdbool.h>
+tracepoint:kmem:* { printf("%s %d %d\n", probe, cpu, tid); }'
+
+# anchor_start MODE: start perf or bpftrace on every CPU, reader on CPU 1.
+anchor_start() {
+	rm -f /tmp/anchor.log /tmp/perf.data
+	case $1 in
+	perf)
+		taskset -c 1 perf record -e 'kmem:*' -c 1 -a -N -B -m "${KMT_PERF_PAGES:-4096}" \
+			-o /tmp/perf.data >/tmp/anchor.log 2>&1 &
+		rec=$!
+		ready='^$' ;;
+	bpf-*)
+		script=$BPF_LIVE
+		[ "$1" = bpf-print ] && script=$BPF_PRINT
+		BPFTRACE_PERF_RB_PAGES=${KMT_BPF_PAGES:-4096} taskset -c 1 bpftrace -e "$script" \
+			-o /tmp/anchor.out >/tmp/anchor.log 2>&1 &
+		rec=$!
+		ready='^Attaching' ;;
+	esac
+	# perf says nothing when it starts: give it the time bpftrace takes.
+	i=0
+	while [ $i -lt 600 ] && kill -0 "$rec" 2>/dev/null; do
+		if [ "$1" = perf ]; then
+			[ -s /tmp/perf.data ] && break
+		elif grep -q "$ready" /tmp/anchor.log /tmp/anchor.out 2>/dev/null; then
+			break
+		fi
+		sleep 0.5
+		i=$((i + 1))
+	done
+	kill -0 "$rec" 2>/dev/null || { say "KMT-BENCH-ERROR $1 did not start"; cat /tmp/anchor.log; rec=; }
+}
+
+# anchor_stop MODE: stop it, and say what it lost.
+anchor_stop() {
+	[ -n "$rec" ] || return 0
+	kill -CONT "$rec" 2>/dev/null
+	kill -INT "$rec"
+	wait "$rec"
+	rec=
+	case $1 in
+	perf)
+		# "Aggregated stats": LOST and LOST_SAMPLES records, samples.
+		perf report -i /tmp/perf.data --stats 2>/dev/null | awk '
+			/^Aggregated stats:/ { on = 1; next }
+			/ stats:$/ { on = 0 }
+			on && $1 ~ /^LOST/ && $2 == "events:" { lost += $3 }
+			on && $1 == "SAMPLE" && $2 == "events:" { n = $3 }
+			END { print lost + 0, n + 0 }' >/tmp/perf.stats
+		read -r lost samples </tmp/perf.stats ;;
+	bpf-*)
+		lost=$(cat /tmp/anchor.log /tmp/anchor.out 2>/dev/null |
+			awk '/^Lost [0-9]+ events/ { n += $2 } END { print n + 0 }')
+		if [ "$1" = bpf-print ]; then
+			samples=$(grep -c '^tracepoint:' /tmp/anchor.out)
+		else
+			samples=$(awk '/^@events: / { print $2 }' /tmp/anchor.out)
+		fi ;;
+	esac
+	say "KMT-BENCH-ANCHOR $1 lost $lost samples ${samples:-0}"
+	rm -f /tmp/perf.data /tmp/anchor.out
+}
+
 # mode_start MODE / mode_stop MODE: switch the recorders of MODE on, off.
 mode_start() {
 	case $1 in
 	*relay*|drain) record_start 1 ;;
+	perf|bpf-*) anchor_start "$1" ;;
 	esac
 	case $1 in
 	*tracer*|*function*)
@@ -104,6 +195,9 @@ mode_start() {
 }
 
 mode_stop() {
+	case $1 in
+	perf|bpf-*) anchor_stop "$1" ;;
+	esac
 	record_stop
 	if [ -d $T ]; then
 		echo nop >$T/current_tracer

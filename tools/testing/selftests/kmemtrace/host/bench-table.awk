@@ -31,6 +31,7 @@ $1 == "KMT-BENCH" {
 $1 == "KMT-BENCH-MEM" { mem[$2] = $3; next }
 $1 == "KMT-BENCH-RAMP" { ramp[nramp++] = $0; next }
 $1 == "KMT-BENCH-LOSSLESS" { lossless_good = $2; lossless_bad = $3; next }
+$1 == "KMT-BENCH-ANCHOR" { anchor[$2] = "lost " $4 ", " $6 " samples"; next }
 $1 == "KMT-BENCH-SIZE" { text[$2] = $3; data[$2] = $4; bss[$2] = $5; next }
 $1 == "KMT-BENCH-TOOL-TRACE" { tool_events = $2; tool_bytes = $3; next }
 $1 == "KMT-BENCH-TOOL" { tool_secs[$2] = $3; tool_kib[$2] = $4; next }
@@ -51,8 +52,8 @@ END {
 		tool_goals()
 		exit
 	}
-	nm = split("n n2 off relay drain tracer events relay+tracer relay+function relay+stacks relay+stacks64 c-off profiling profiling+relay", modes, " ")
-	split("(a)n (a')n (b)off relay relay+rd tracer events rel+trc rel+fn rel+stk rel+stk64 (c)off (c)prof prof+rel", label, " ")
+	nm = split("n n2 off relay drain tracer events perf bpf-live bpf-print relay+tracer relay+function relay+stacks relay+stacks64 c-off profiling profiling+relay", modes, " ")
+	split("(a)n (a')n (b)off relay relay+rd tracer events perf bpf-live bpf-print rel+trc rel+fn rel+stk rel+stk64 (c)off (c)prof prof+rel", label, " ")
 
 	print "Instructions per alloc+free pair, and overhead vs (a) (kernel (a): no kmemtrace)"
 	print "  relay: record on CPU 1 stopped during the timed loop (the allocating CPU's cost);"
@@ -62,6 +63,9 @@ END {
 	print "  stack of every event, of one in 64 (stack_sample); (c)off: kernel (c), nothing on;"
 	print "  (c)prof: vm.mem_profiling=1 on (c); (a')n: (a) built with its functions laid"
 	print "  out differently (-falign-functions=64), the same code: the layout spread."
+	print "  On (a), what users run instead:"
+	print "  perf: perf record -e 'kmem:*' -c 1 -a; bpf-live: bpftrace keeping a map of the"
+	print "  live allocations (memleak-style); bpf-print: bpftrace printing every event."
 	printf "%-14s", "operation"
 	for (m = 1; m <= nm; m++)
 		if (modes[m] in seen_mode)
@@ -87,7 +91,8 @@ END {
 
 	print ""
 	print "Cost per recorded event: (mode - (a)) / events recorded per pair, instructions"
-	print "  (events per pair in brackets; (c)prof: per allocation counted)"
+	print "  (events per pair in brackets; (c)prof: per allocation counted; perf, bpf-live,"
+	print "  bpf-print: per event of the events mode, which records the same tracepoints)"
 	printf "%-14s", "operation"
 	for (m = 4; m <= nm; m++)
 		if (modes[m] in seen_mode && modes[m] != "c-off")
@@ -104,6 +109,8 @@ END {
 			n = evpp[mode, op]
 			if (mode == "profiling")
 				n = evpp["relay", op] / 2
+			if (mode == "perf" || mode ~ /^bpf-/)
+				n = evpp["events", op]
 			# Fewer than one event per pair: not this mode's events.
 			if (n >= 1 && (mode, op) in best) {
 				cost[mode, op] = (best[mode, op] - base) / n
@@ -131,6 +138,10 @@ END {
 	split(spread_at, sa, SUBSEP)
 	printf "\nRepeatability: largest spread between repetitions %.3f%% (%s %s); relay+rd %.1f%%\n",
 		spread * 100, sa[1], sa[2], dspread * 100
+	for (m = 1; m <= nm; m++)
+		if (modes[m] in anchor)
+			printf "%s: %s in all (its reader stopped during each timed run, as relay's)\n",
+				modes[m], anchor[modes[m]]
 	for (m = 1; m <= nm; m++)
 		if (dropped[modes[m]])
 			printf "DROPPED: %d events lost in mode %s: its figures are invalid\n",
@@ -190,6 +201,21 @@ END {
 		goal(worst_ratio <= 1 / 3, sprintf("relay on: <= 1/3 of the upstream event's cost per event: worst %.2fx (%s)", worst_ratio, worst_ratio_op))
 	if (worst_tr)
 		goal(worst_tr <= 1, sprintf("tracer on: <= the upstream event's cost per event: worst %.2fx (%s)", worst_tr, worst_tr_op))
+	# Beside what users run instead: relay's cost per event against each
+	# anchor's, on the operations both record.
+	na = split("perf bpf-live bpf-print", anc, " ")
+	for (a = 1; a <= na; a++) {
+		worst_an = 0
+		for (i = 0; i < nops; i++) {
+			op = ops[i]
+			if (("relay", op) in cost && (anc[a], op) in cost && cost[anc[a], op] > 0) {
+				r = cost["relay", op] / cost[anc[a], op]
+				if (r > worst_an) { worst_an = r; worst_an_op = op }
+			}
+		}
+		if (worst_an)
+			goal(worst_an < 1, sprintf("relay on: cheaper per event than %s: worst %.2fx its cost (%s)", anc[a], worst_an, worst_an_op))
+	}
 	tool_goals()
 }
 
