@@ -7,6 +7,8 @@
 #   make check        run every test layer; the last line sums them
 #   make bench        what kmemtrace costs, in guest instructions (icount)
 #   make bench-tool   only the host part of it: tools/kmemtrace's speed
+#   make stress       the concurrency runs too long for make check: a KCSAN
+#                     kernel, 8 vCPUs, repeated overrun and stress boots
 #   make series       the series as git format-patch output, with a cover
 #                     letter, in $(KMT_CACHE)/series/
 #   make lint         checkpatch --strict and get_maintainer on the series,
@@ -30,7 +32,7 @@ BIN		:= tools/testing/selftests/kmemtrace/bin
 CONFIGS		:= tools/testing/selftests/kmemtrace/configs
 STAGE		= $(BIN)/stage.sh
 
-.PHONY: all run check bench bench-tool checkpatch lint series bisect-check offcheck deps source prepare kernel tool initramfs \
+.PHONY: all run check stress bench bench-tool checkpatch lint series bisect-check offcheck deps source prepare kernel tool initramfs \
 	host-test clean distclean banner
 
 all: run
@@ -67,6 +69,10 @@ host-test: tool
 
 check: deps
 	@KMT_MAKE="$(MAKE)" $(BIN)/check.sh
+
+# KMT_STRESS_RUNS=N: how many times the overrun and stress boots run.
+stress: deps
+	@KMT_MAKE="$(MAKE)" $(BIN)/stress.sh
 
 # The benchmark kernels, not the test kernel, boot the test initramfs.
 bench: prepare tool

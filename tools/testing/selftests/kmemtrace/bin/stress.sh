@@ -1,0 +1,74 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# stress.sh - make stress: the concurrency runs too long for make check.
+#   kcsan      a KCSAN kernel (configs/kcsan.config) running the debug
+#              kernel's stress workload (switching on and off, tracers,
+#              readers, CPU hotplug, back-to-back records under a 2-CPU
+#              allocation load) and the relay stress test: no KCSAN report
+#   smp8       the relay stress test with 8 vCPUs (TCG runs them on the
+#              host's cores): every CPU's stream checked exactly
+#   overrun.N  recording from boot into tiny buffers, KMT_STRESS_RUNS times
+#   stress.N   the debug kernel's stress boot, KMT_STRESS_RUNS times
+# Each run is one line in $KMT_CACHE/out/stress-results; the last line
+# printed is "N passed, N failed".  Exits 1 if anything failed.
+
+set -u
+. "$(dirname "$0")/lib.sh"
+
+OUT=$KMT_CACHE/out
+RES=$OUT/stress-results
+RUNS=${KMT_STRESS_RUNS:-3}
+CFG=$KMT_SELFTESTS/configs
+mkdir -p "$OUT"
+: >"$RES"
+t0=$(date +%s)
+
+. "$KMT_BIN/boot-lib.sh"
+
+# Boot names differ from make check's: each boot's console stays.
+K0="kunit.enable=0 trace_event="
+
+if "$KMT_BIN/stage.sh" build ${KMT_MAKE:-make} -s -C "$KMT_REPO" initramfs; then
+	result PASS build.kernel_tool_initramfs
+else
+	result FAIL build.kernel_tool_initramfs
+fi
+for k in debug kcsan; do
+	if "$KMT_BIN/stage.sh" "build-$k" "$KMT_BIN/build.sh" "$k" \
+		"$CFG/base.config" "$CFG/kmemtrace.config" "$CFG/$k.config"; then
+		result PASS "build.kmemtrace_$k"
+	else
+		result FAIL "build.kmemtrace_$k"
+	fi
+done
+
+# KCSAN: the stress workload, and the test boot's relay stress.  Any
+# "BUG: KCSAN" report is a splat (boot-lib.sh).
+boot kcsan=stress kcsan "$K0 pci=noacpi" 'kmemtrace_stress\.' single \
+	'stack going in the wrong direction\? at return_to_handler\+'
+boot kcsan-relay=test kcsan "$K0" 'kmemtrace_test\.relay_stress'
+
+# Eight vCPUs on the test kernel: the relay stress test allocates on
+# every online CPU and checks every stream; a quarter of the pairs per CPU
+# per chunk, so that a chunk's streams still fit in the guest's memory
+# (the kernel hands KMT_STRESS_PAIRS= to init's environment).
+KMT_SMP=8 boot smp8=test "$KERNEL" "$K0 KMT_STRESS_PAIRS=40000" \
+	'kmemtrace_test\.relay_stress'
+
+i=1
+while [ $i -le "$RUNS" ]; do
+	boot "overrun$i=overrun" "$KERNEL" \
+		"$K0 kmemtrace.enable=1 kmemtrace.subbufs=4 kmemtrace.subbuf_size=4096" \
+		'kmemtrace_overrun\.'
+	boot "stress$i=stress" "$KERNEL_DEBUG" "$K0 pci=noacpi" 'kmemtrace_stress\.' single \
+		'stack going in the wrong direction\? at return_to_handler\+'
+	i=$((i + 1))
+done
+
+grep -E '^(FAIL|SKIP) ' "$RES" | sed 's/^/kmemtrace: /'
+pass=$(grep -c '^PASS ' "$RES")
+fail=$(grep -c '^FAIL ' "$RES")
+kmt_log "results: $RES; consoles: $OUT/NAME/console.log; total $(($(date +%s) - t0))s"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
