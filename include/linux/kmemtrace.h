@@ -198,7 +198,8 @@ void kmemtrace_disable(void);
  * kmemtrace_enabled() - whether kmemtrace is recording
  *
  * Context: Any context.
- * Return: true while the probes are attached.
+ * Return: true from when every probe is attached until recording is
+ * switched off and no probe writes to the buffers any more.
  */
 bool kmemtrace_enabled(void);
 

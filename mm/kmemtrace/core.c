@@ -278,7 +278,8 @@ static int kmemtrace_start_locked(unsigned int user,
 			return ret;
 		}
 	}
-	kmemtrace_users |= user;
+	/* Last: kmemtrace_enabled() says so once every probe records. */
+	WRITE_ONCE(kmemtrace_users, kmemtrace_users | user);
 	return 0;
 }
 
@@ -296,13 +297,16 @@ static void kmemtrace_stop(unsigned int user, struct static_key_false *key)
 {
 	mutex_lock(&kmemtrace_mutex);
 	if (kmemtrace_users & user) {
-		kmemtrace_users &= ~user;
-		if (!kmemtrace_users)
+		unsigned int rest = kmemtrace_users & ~user;
+
+		if (!rest)
 			kmemtrace_probes_detach();
 		static_branch_disable(key);
 		/* No probe still writes to this user's sink once we return. */
 		tracepoint_synchronize_unregister();
-		if (!kmemtrace_users)
+		/* ... nor once kmemtrace_enabled() says it is off. */
+		WRITE_ONCE(kmemtrace_users, rest);
+		if (!rest)
 			static_branch_disable(&kmemtrace_scope_key);
 	}
 	mutex_unlock(&kmemtrace_mutex);
@@ -403,7 +407,12 @@ void kmemtrace_disable(void)
 
 bool kmemtrace_enabled(void)
 {
-	return static_key_enabled(&kmemtrace_relay_key);
+	/*
+	 * Not kmemtrace_relay_key, which is on before the probes are
+	 * attached: "enabled" reads 1 once every allocator event records,
+	 * and 0 once none is written any more.
+	 */
+	return READ_ONCE(kmemtrace_users) & KMEMTRACE_USER_RELAY;
 }
 
 #ifdef CONFIG_KMEMTRACE_TRACER

@@ -105,6 +105,9 @@ static inline void kmemtrace_tags_forget(void) { }
 /* probes.c */
 int kmemtrace_probes_attach(void);
 void kmemtrace_probes_detach(void);
+#if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
+int kmemtrace_probes_on(void);
+#endif
 
 /* scope.c */
 

@@ -18,6 +18,7 @@
 
 #include <kunit/device.h>
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -27,6 +28,7 @@
 #include <linux/irq_work.h>
 #include <linux/kallsyms.h>
 #include <linux/kmemtrace.h>
+#include <linux/kthread.h>
 #include <linux/mempool.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
@@ -1267,6 +1269,68 @@ static void test_seq_increases(struct kunit *test)
 				KUNIT_EXPECT_LT(test, ev[i].seq, ev[j].seq);
 }
 
+static int enable_fn(void *done)
+{
+	kmemtrace_enable();
+	complete(done);
+	return 0;
+}
+
+static int disable_fn(void *done)
+{
+	kmemtrace_disable();
+	complete(done);
+	return 0;
+}
+
+/*
+ * Polls kmemtrace_enabled() while a kthread switches recording on
+ * (@enable) or off, and counts the polls that found it on while a probe's
+ * tracepoint was still off, or off while one was still on.  Each
+ * tracepoint is read after kmemtrace_enabled(), which it may only follow.
+ */
+static unsigned long poll_while(struct kunit *test, bool enable)
+{
+	DECLARE_COMPLETION_ONSTACK(done);
+	struct task_struct *t;
+	unsigned long wrong = 0;
+	bool on;
+
+	t = kthread_run(enable ? enable_fn : disable_fn, &done,
+			"kmemtrace_test");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	while (!completion_done(&done)) {
+		on = kmemtrace_enabled();
+		if (enable && on)
+			wrong += kmemtrace_probes_on() != -1;
+		else if (!enable && !on)
+			wrong += kmemtrace_probes_on() != 0;
+		cond_resched();
+	}
+	wait_for_completion(&done);
+	return wrong;
+}
+
+/*
+ * debugfs "enabled" reads kmemtrace_enabled(): a user that starts a
+ * workload once it reads 1 must not miss the events of the tracepoints
+ * attached last, nor find it 0 while probes still write.  It used to be
+ * the relay sink's static key, switched on before the probes were
+ * attached: the sample module's cache, page, percpu and vmalloc events
+ * went missing in some boots.
+ */
+static void test_enabled_after_probes(struct kunit *test)
+{
+	kmemtrace_disable();
+	KUNIT_ASSERT_FALSE(test, kmemtrace_enabled());
+	KUNIT_EXPECT_EQ(test, poll_while(test, true), 0);
+	KUNIT_EXPECT_TRUE(test, kmemtrace_enabled());
+	KUNIT_EXPECT_EQ(test, kmemtrace_probes_on(), -1);
+	KUNIT_EXPECT_EQ(test, poll_while(test, false), 0);
+	KUNIT_EXPECT_FALSE(test, kmemtrace_enabled());
+	KUNIT_EXPECT_EQ(test, kmemtrace_probes_on(), 0);
+}
+
 static void test_disabled_records_nothing(struct kunit *test)
 {
 	struct kmemtrace_test_ctx *ctx = test->priv;
@@ -1775,6 +1839,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_mempool),
 	KUNIT_CASE(test_seq_increases),
 	KUNIT_CASE(test_disabled_records_nothing),
+	KUNIT_CASE(test_enabled_after_probes),
 	KUNIT_CASE(test_nmi_event_counted_not_recorded),
 	KUNIT_CASE(test_late_files_for_offline_cpu),
 	KUNIT_CASE(test_cache_name_lockless),

@@ -330,6 +330,21 @@ void kmemtrace_probes_detach(void)
 	kmemtrace_probes_detach_first(ARRAY_SIZE(kmemtrace_probes));
 }
 
+#if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
+/*
+ * For the KUnit test: how many of the probes' tracepoints are on, and -1
+ * for all of them.
+ */
+int kmemtrace_probes_on(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(kmemtrace_probes); i++)
+		n += static_key_enabled(&kmemtrace_probes[i].tp->key);
+	return n == ARRAY_SIZE(kmemtrace_probes) ? -1 : n;
+}
+#endif
+
 /**
  * kmemtrace_probes_attach() - attach every probe, or none
  *

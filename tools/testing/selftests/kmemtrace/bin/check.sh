@@ -77,12 +77,12 @@ PARAMS="$PARAMS kmemtrace.subbufs=2048 kmemtrace.subbuf_size=2097152"
 boot params "$KERNEL" "$K0 $PARAMS" 'kmemtrace_params\.'
 # The sample modules: a known pattern, its codetags against allocinfo, a
 # module unloaded with live allocations (alloc_tag warns about each of
-# its lines: expected), a second probe on the same tracepoints.  Single-
-# threaded TCG: the pattern runs right after recording patched the
-# tracepoints' static keys in, and QEMU 7.2's multi-threaded TCG can
-# still run the stale translation of a patched site (see the ftrace
-# boot): the module's cache, page, percpu and vmalloc events then never
-# reached a probe, in 2 of 8 boots.
+# its lines: expected), a second probe on the same tracepoints.  The
+# pattern runs as soon as "enabled" reads 1: when that was the relay
+# sink's key, on before the probes were attached, the module's cache,
+# page, percpu and vmalloc events went missing in some boots (KUnit
+# test_enabled_after_probes now).  Single-threaded TCG all the same, as
+# the ftrace boot, for QEMU 7.2's stale translations of patched sites.
 boot modules "$KERNEL" "$K0" 'kmemtrace_modules\.' single \
 	'at lib/alloc_tag.c:[0-9]+ alloc_tag_module_unload'
 boot overrun "$KERNEL" \
