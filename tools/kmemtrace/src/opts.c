@@ -3,6 +3,7 @@
  * kmemtrace - command line options described once, for getopt_long() and
  * for the help text
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "opts.h"
@@ -66,4 +67,22 @@ void kmt_opts_usage(FILE *f, const struct kmt_opt *opts, size_t nr)
 			n = 0;
 		}
 	}
+}
+
+void kmt_getopt_init(struct kmt_getopt *g, const struct kmt_opt *a, size_t na,
+		     const struct kmt_opt *b, size_t nb)
+{
+	size_t n;
+
+	g->opts = kmt_opts_join(a, na, b, nb, &n);
+	g->lo = xcalloc(n + 1, sizeof(*g->lo));
+	g->so = xcalloc(2 * n + 1, 1);
+	kmt_opts_getopt(g->opts, n, g->lo, g->so);
+}
+
+void kmt_getopt_free(struct kmt_getopt *g)
+{
+	free(g->opts);
+	free(g->lo);
+	free(g->so);
 }

@@ -55,4 +55,33 @@ void kmt_opts_usage(FILE *f, const struct kmt_opt *opts, size_t nr);
 struct kmt_opt *kmt_opts_join(const struct kmt_opt *a, size_t na,
 			      const struct kmt_opt *b, size_t nb, size_t *n);
 
+/**
+ * struct kmt_getopt - getopt_long()'s arguments for a command's options
+ * @opts: its own options and the filters', in one table
+ * @lo: the long options, for getopt_long()
+ * @so: the short options, for getopt_long()
+ */
+struct kmt_getopt {
+	struct kmt_opt *opts;
+	struct option *lo;
+	char *so;
+};
+
+/**
+ * kmt_getopt_init() - getopt_long()'s arguments for two option tables
+ * @g: filled in; free with kmt_getopt_free()
+ * @a: the command's options
+ * @na: number of entries of @a
+ * @b: the options it shares (the filters')
+ * @nb: number of entries of @b
+ */
+void kmt_getopt_init(struct kmt_getopt *g, const struct kmt_opt *a, size_t na,
+		     const struct kmt_opt *b, size_t nb);
+
+/**
+ * kmt_getopt_free() - free what kmt_getopt_init() allocated
+ * @g: as kmt_getopt_init() filled it
+ */
+void kmt_getopt_free(struct kmt_getopt *g);
+
 #endif /* __KMEMTRACE_OPTS_H */

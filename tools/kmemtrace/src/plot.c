@@ -126,22 +126,15 @@ static void plot_usage(int status)
 static void plot_parse_args(int argc, char **argv, struct plot_params *pp,
 			    struct report_params *p)
 {
-	struct option *long_options;
-	struct kmt_opt *opts;
-	char *short_options;
-	size_t n;
+	struct kmt_getopt g;
 	int c, i;
 
 	memset(pp, 0, sizeof(*pp));
 	memset(p, 0, sizeof(*p));
 	p->top = 5;
-	opts = kmt_opts_join(plot_opts, ARRAY_SIZE(plot_opts),
-			     kmt_filter_opts, kmt_nr_filter_opts, &n);
-	long_options = xcalloc(n + 1, sizeof(*long_options));
-	short_options = xcalloc(2 * n + 1, 1);
-	kmt_opts_getopt(opts, n, long_options, short_options);
-	while ((c = getopt_long(argc, argv, short_options, long_options,
-				NULL)) != -1) {
+	kmt_getopt_init(&g, plot_opts, ARRAY_SIZE(plot_opts), kmt_filter_opts,
+			kmt_nr_filter_opts);
+	while ((c = getopt_long(argc, argv, g.so, g.lo, NULL)) != -1) {
 		i = kmt_filter_arg(&p->filter, c, optarg, "plot");
 		if (i < 0)
 			plot_usage(KMT_EXIT_USAGE);
@@ -180,9 +173,7 @@ static void plot_parse_args(int argc, char **argv, struct plot_params *pp,
 			plot_usage(KMT_EXIT_USAGE);
 		}
 	}
-	free(opts);
-	free(long_options);
-	free(short_options);
+	kmt_getopt_free(&g);
 	if (optind != argc - 1) {
 		kmt_err("plot: expected one DIR argument");
 		plot_usage(KMT_EXIT_USAGE);

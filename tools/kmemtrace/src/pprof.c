@@ -153,21 +153,14 @@ static void pprof_usage(int status)
 static const char *pprof_parse_args(int argc, char **argv,
 				    struct report_params *p)
 {
-	struct option *long_options;
 	const char *output = NULL;
-	struct kmt_opt *opts;
-	char *short_options;
-	size_t n;
+	struct kmt_getopt g;
 	int c, ret;
 
 	memset(p, 0, sizeof(*p));
-	opts = kmt_opts_join(pprof_opts, ARRAY_SIZE(pprof_opts),
-			     kmt_filter_opts, kmt_nr_filter_opts, &n);
-	long_options = xcalloc(n + 1, sizeof(*long_options));
-	short_options = xcalloc(2 * n + 1, 1);
-	kmt_opts_getopt(opts, n, long_options, short_options);
-	while ((c = getopt_long(argc, argv, short_options, long_options,
-				NULL)) != -1) {
+	kmt_getopt_init(&g, pprof_opts, ARRAY_SIZE(pprof_opts), kmt_filter_opts,
+			kmt_nr_filter_opts);
+	while ((c = getopt_long(argc, argv, g.so, g.lo, NULL)) != -1) {
 		ret = kmt_filter_arg(&p->filter, c, optarg, "pprof");
 		if (ret < 0)
 			pprof_usage(KMT_EXIT_USAGE);
@@ -190,9 +183,7 @@ static const char *pprof_parse_args(int argc, char **argv,
 			pprof_usage(KMT_EXIT_USAGE);
 		}
 	}
-	free(opts);
-	free(long_options);
-	free(short_options);
+	kmt_getopt_free(&g);
 	if (optind != argc - 1) {
 		kmt_err("pprof: expected one DIR argument");
 		pprof_usage(KMT_EXIT_USAGE);

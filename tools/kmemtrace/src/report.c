@@ -196,21 +196,15 @@ static void parse_sort(const char *arg, struct report_params *p)
 
 static void report_parse_args(int argc, char **argv, struct report_params *p)
 {
-	struct option *long_options;
-	struct kmt_opt *opts;
-	char *short_options;
+	struct kmt_getopt g;
 	int c, i, ret;
 	size_t n;
 
 	memset(p, 0, sizeof(*p));
 	p->top = 10;
-	opts = kmt_opts_join(report_opts, ARRAY_SIZE(report_opts),
-			     kmt_filter_opts, kmt_nr_filter_opts, &n);
-	long_options = xcalloc(n + 1, sizeof(*long_options));
-	short_options = xcalloc(2 * n + 1, 1);
-	kmt_opts_getopt(opts, n, long_options, short_options);
-	while ((c = getopt_long(argc, argv, short_options, long_options,
-				NULL)) != -1) {
+	kmt_getopt_init(&g, report_opts, ARRAY_SIZE(report_opts), kmt_filter_opts,
+			kmt_nr_filter_opts);
+	while ((c = getopt_long(argc, argv, g.so, g.lo, NULL)) != -1) {
 		ret = kmt_filter_arg(&p->filter, c, optarg, "report");
 		if (ret < 0)
 			report_usage(KMT_EXIT_USAGE);
@@ -267,9 +261,7 @@ static void report_parse_args(int argc, char **argv, struct report_params *p)
 			report_usage(KMT_EXIT_USAGE);
 		}
 	}
-	free(opts);
-	free(long_options);
-	free(short_options);
+	kmt_getopt_free(&g);
 	if (optind != argc - 1) {
 		kmt_err("report: expected one DIR argument");
 		report_usage(KMT_EXIT_USAGE);
