@@ -32,7 +32,8 @@ done
 cp -r /usr/include/linux /usr/include/asm-generic "$ROOT/usr/include/"
 cp -rL /usr/include/x86_64-linux-gnu/asm "$ROOT/usr/include/asm"
 # clang's own headers, where bpftrace's clang looks for them.
-inc=$(dirname "$(find /usr/lib/llvm-*/lib/clang -name stddef.h -path '*include/stddef.h' | head -n 1)")
+inc=$(find /usr/lib/llvm-*/lib/clang -path '*include/stddef.h' | head -n 1)
+inc=$(dirname "$inc")
 [ -d "$inc" ] || kmt_die "no clang headers for bpftrace (libclang-common)"
 mkdir -p "$ROOT$inc"
 cp "$inc/stddef.h" "$inc/stdbool.h" "$inc/stdarg.h" "$inc/__stddef_max_align_t.h" \

@@ -138,7 +138,11 @@ anchor_start() {
 		sleep 0.5
 		i=$((i + 1))
 	done
-	kill -0 "$rec" 2>/dev/null || { say "KMT-BENCH-ERROR $1 did not start"; cat /tmp/anchor.log; rec=; }
+	if ! kill -0 "$rec" 2>/dev/null; then
+		say "KMT-BENCH-ERROR $1 did not start"
+		cat /tmp/anchor.log
+		rec=
+	fi
 }
 
 # anchor_stop MODE: stop it, and say what it lost.
