@@ -40,7 +40,18 @@ struct kmemtrace_scope __kmemtrace_scope_enter(unsigned long caller,
 					       unsigned int flags);
 struct kmemtrace_scope __kmemtrace_scope_reset(void);
 void __kmemtrace_scope_exit(struct kmemtrace_scope old);
-bool __kmemtrace_scope_unnamed(void);
+
+/*
+ * The scope of a context at interrupt_context_level() @level: the task's,
+ * or this CPU's for softirq (1), hardirq (2) or NMI (3).
+ */
+static __always_inline struct kmemtrace_scope *
+kmemtrace_scope_of(unsigned int level)
+{
+	if (likely(!level))
+		return &current->kmemtrace_scope;
+	return this_cpu_ptr(&kmemtrace_irq_scope[level - 1]);
+}
 
 /**
  * kmemtrace_scope_current() - the scope of the running context
@@ -52,11 +63,7 @@ bool __kmemtrace_scope_unnamed(void);
  */
 static __always_inline struct kmemtrace_scope *kmemtrace_scope_current(void)
 {
-	unsigned int level = interrupt_context_level();
-
-	if (likely(!level))
-		return &current->kmemtrace_scope;
-	return this_cpu_ptr(&kmemtrace_irq_scope[level - 1]);
+	return kmemtrace_scope_of(interrupt_context_level());
 }
 
 /**

@@ -109,20 +109,6 @@ void kmemtrace_probes_detach(void);
 int kmemtrace_probes_on(void);
 #endif
 
-/* scope.c */
-
-/*
- * The scope of a context at interrupt_context_level() @level: the task's,
- * or this CPU's for softirq (1), hardirq (2) or NMI (3).
- */
-static __always_inline struct kmemtrace_scope *
-kmemtrace_scope_of(unsigned int level)
-{
-	if (likely(!level))
-		return &current->kmemtrace_scope;
-	return this_cpu_ptr(&kmemtrace_irq_scope[level - 1]);
-}
-
 /* relay.c */
 
 /**

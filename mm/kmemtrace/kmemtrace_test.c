@@ -1516,14 +1516,14 @@ static void test_named_scope_without_key(struct kunit *test)
 {
 	kmemtrace_disable();
 	KUNIT_ASSERT_FALSE(test, static_key_enabled(&kmemtrace_scope_key));
-	KUNIT_ASSERT_TRUE(test, __kmemtrace_scope_unnamed());
+	KUNIT_ASSERT_FALSE(test, kmemtrace_scope_current()->caller);
 	scoped_class(kmemtrace_named, kmt, 0x1234UL) {
-		KUNIT_EXPECT_FALSE(test, __kmemtrace_scope_unnamed());
+		KUNIT_EXPECT_TRUE(test, kmemtrace_scope_current()->caller);
 		KUNIT_EXPECT_EQ(test,
 				(unsigned long)kmemtrace_scope_current()->caller,
 				0x1234UL);
 	}
-	KUNIT_EXPECT_TRUE(test, __kmemtrace_scope_unnamed());
+	KUNIT_EXPECT_FALSE(test, kmemtrace_scope_current()->caller);
 	KUNIT_EXPECT_EQ(test, kmemtrace_enable(), 0);
 }
 

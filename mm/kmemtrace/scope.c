@@ -8,9 +8,11 @@
  * the tracepoint names the API's caller (kmalloc(), kfree(), the slab
  * cache API, ...), the probes use that, and the fast paths have nothing
  * of kmemtrace's.  The API entry points whose events come from deeper
- * down, or that call other APIs, open a scope (kmemtrace_api()) that
- * records the address of their caller, and the probes take the call site
- * from there.  The outermost scope wins: the caller of mempool_alloc() is
+ * down, or that call other APIs, open a scope that records the address
+ * of their caller, and the probes take the call site from there: the hot
+ * ones hand the call to an out-of-line copy of themselves that opens it
+ * (kmemtrace_api_unnamed(), kmemtrace_named()), the others keep it to
+ * their end (kmemtrace_api()).  The outermost scope wins: the caller of mempool_alloc() is
  * the caller of the kmalloc() that mempool_alloc() makes.
  *
  * Allocator internals add flags to the scope around their own calls:
@@ -31,8 +33,9 @@
  * migrate; softirq, hardirq and NMI contexts use a per-CPU scope each, so
  * an interrupt never inherits the scope of the code it interrupted.
  * Scopes are only opened while kmemtrace records (a static key):
- * kmemtrace_api_unnamed() costs one no-op while off, kmemtrace_api() a
- * static branch and the previous scope kept to the function's end.
+ * kmemtrace_api_unnamed() and kmemtrace_scope_lacks() cost one no-op
+ * while off, kmemtrace_api() a static branch and the previous scope kept
+ * to the function's end.
  *
  * See Documentation/trace/kmemtrace.rst.
  */
@@ -71,12 +74,6 @@ struct kmemtrace_scope __kmemtrace_scope_reset(void)
 	*s = (struct kmemtrace_scope){ };
 	old.flags |= KMEMTRACE_SCOPE_ENTERED;
 	return old;
-}
-
-/* For kmemtrace_api_unnamed(): true if no API call named a caller yet. */
-bool __kmemtrace_scope_unnamed(void)
-{
-	return !kmemtrace_scope_current()->caller;
 }
 
 void __kmemtrace_scope_exit(struct kmemtrace_scope old)
