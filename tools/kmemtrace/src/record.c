@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -29,6 +31,7 @@
 #include <unistd.h>
 
 #include "comms.h"
+#include "drain.h"
 #include "header.h"
 #include "kmemtrace.h"
 #include "trace.h"
@@ -46,10 +49,10 @@
 #define KMT_PROGRESS_MS		1000
 /* Longest -d, about 136 years: SECONDS * 1000 cannot overflow the deadline. */
 #define KMT_MAX_DURATION	UINT32_MAX
-/* Whole events per read(); relay read() returns whole events only. */
+/* Whole events per read() of kmemtrace.empty's discarding. */
 #define KMT_READ_SIZE		(819 * KMEMTRACE_EVENT_SIZE)
-/* Reads of one stream per loop round, so that no CPU starves the others. */
-#define KMT_READS_PER_ROUND	16
+/* Pids taken from a drain at a time. */
+#define KMT_PIDS		256
 
 struct record_params {
 	const char *outdir;
@@ -65,11 +68,15 @@ struct record_params {
 	char **cmd;
 };
 
-/* A debugfs cpuN stream and the file it is copied to. */
+/*
+ * A debugfs cpuN stream, the file it is copied to, and the drain that
+ * copies it (drain.h).  @bytes is the drain's count, as last taken.
+ */
 struct cpu_stream {
 	int cpu;
 	int in;
 	int out;
+	struct kmt_drain *drain;
 	uint64_t bytes;
 	uint64_t shown;
 };
@@ -118,6 +125,7 @@ struct recorder {
 	bool stop;
 	pid_t child;
 	int sigfd;
+	int pidfd;
 	sigset_t sigs;
 	struct kmt_comm_rec *comms;
 	struct progress progress;
@@ -363,6 +371,7 @@ static int open_stream(struct recorder *r, int cpu, const char *name)
 	in = path_join(r->p->debugfs, name);
 	out = path_join(r->p->outdir, name);
 	cs->cpu = cpu;
+	cs->drain = NULL;
 	cs->bytes = 0;
 	cs->shown = 0;
 	cs->in = open(in, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -459,79 +468,98 @@ static int open_streams(struct recorder *r)
 	return ret;
 }
 
-/*
- * Note the pids of the whole events of @n bytes read into r->buf, the
- * stream having given @done bytes before.  The events are in host byte
- * order: record runs on the traced machine.
- */
-static void note_pids(struct recorder *r, uint64_t done, size_t n)
+/* Read a stream until it is empty, discarding what it had (--empty). */
+static int discard_stream(struct recorder *r, struct cpu_stream *cs)
 {
-	size_t off = (KMEMTRACE_EVENT_SIZE - done % KMEMTRACE_EVENT_SIZE) %
-		     KMEMTRACE_EVENT_SIZE;
-	uint16_t magic;
-	uint32_t pid;
+	ssize_t n;
 
-	for (; off + KMEMTRACE_EVENT_SIZE <= n; off += KMEMTRACE_EVENT_SIZE) {
-		memcpy(&magic, r->buf + off + offsetof(struct kmemtrace_event, magic),
-		       sizeof(magic));
-		memcpy(&pid, r->buf + off + offsetof(struct kmemtrace_event, pid),
-		       sizeof(pid));
-		if (magic == KMEMTRACE_MAGIC)
-			kmt_comm_rec_pid(r->comms, pid);
-	}
-}
-
-/*
- * Read up to @max times from a stream, appending to its output unless
- * @discard.  Return the number of bytes read, or -1 on error.
- */
-static ssize_t copy_stream(struct recorder *r, struct cpu_stream *cs,
-			   int max, bool discard)
-{
-	ssize_t n, total = 0;
-	int ret;
-
-	while (max-- > 0) {
+	for (;;) {
 		n = read(cs->in, r->buf, sizeof(r->buf));
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && errno == EAGAIN)
-			break;
+		if (!n || (n < 0 && errno == EAGAIN))
+			return 0;
 		if (n < 0) {
 			kmt_err("%s/cpu%d: %s", r->p->debugfs, cs->cpu, strerror(errno));
 			return -1;
 		}
-		if (!n)
-			break;
-		total += n;
-		if (discard)
-			continue;
-		ret = write_all(cs->out, r->buf, n);
-		if (ret) {
-			kmt_err("%s/cpu%d: %s", r->p->outdir, cs->cpu, strerror(-ret));
-			return -1;
-		}
-		note_pids(r, cs->bytes, n);
-		cs->bytes += n;
 	}
-	return total;
 }
 
-/* Copy every stream until read() returns 0; return bytes read or -1. */
-static ssize_t drain_streams(struct recorder *r, bool discard)
+static int discard_streams(struct recorder *r)
 {
-	ssize_t n, total = 0;
+	size_t i;
+
+	for (i = 0; i < r->nr; i++)
+		if (discard_stream(r, &r->cpus[i]))
+			return -1;
+	return 0;
+}
+
+/* Start copying the streams that have no drain yet. */
+static int start_drains(struct recorder *r)
+{
+	struct cpu_stream *cs;
+	char name[PATH_MAX];
 	size_t i;
 
 	for (i = 0; i < r->nr; i++) {
-		do {
-			n = copy_stream(r, &r->cpus[i], KMT_READS_PER_ROUND, discard);
-			if (n < 0)
-				return -1;
-			total += n;
-		} while (n > 0);
+		cs = &r->cpus[i];
+		if (cs->drain)
+			continue;
+		snprintf(name, sizeof(name), "%s/cpu%d", r->p->debugfs, cs->cpu);
+		cs->drain = kmt_drain_start(cs->in, cs->out, name, r->pidfd);
+		if (!cs->drain)
+			return -1;
 	}
-	return total;
+	return 0;
+}
+
+/* Read the names of the tasks the drains saw for the first time. */
+static void take_pids(struct recorder *r)
+{
+	uint32_t pids[KMT_PIDS];
+	uint64_t count;
+	size_t i, j, n;
+
+	if (read(r->pidfd, &count, sizeof(count)) < 0 && errno != EAGAIN)
+		kmt_err("eventfd: %s", strerror(errno));
+	for (i = 0; i < r->nr; i++) {
+		if (!r->cpus[i].drain)
+			continue;
+		do {
+			n = kmt_drain_pids(r->cpus[i].drain, pids, KMT_PIDS);
+			for (j = 0; j < n; j++)
+				kmt_comm_rec_pid(r->comms, pids[j]);
+		} while (n == KMT_PIDS);
+	}
+}
+
+/* Take the drains' byte counts. */
+static void take_bytes(struct recorder *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr; i++)
+		if (r->cpus[i].drain)
+			r->cpus[i].bytes = kmt_drain_bytes(r->cpus[i].drain);
+}
+
+/*
+ * With kmemtrace disabled: copy what is left in every stream, and wait
+ * for the drains to end.
+ */
+static int finish_drains(struct recorder *r)
+{
+	int ret = 0;
+	size_t i;
+
+	for (i = 0; i < r->nr; i++)
+		if (r->cpus[i].drain && kmt_drain_finish(r->cpus[i].drain))
+			ret = -1;
+	take_pids(r);
+	take_bytes(r);
+	return ret;
 }
 
 static int set_enabled(struct recorder *r, bool on)
@@ -664,22 +692,6 @@ static int record_timeout(struct recorder *r, uint64_t deadline)
 	if (now >= deadline)
 		return -1;
 	return deadline - now < KMT_POLL_MS ? deadline - now : KMT_POLL_MS;
-}
-
-/* What to poll: the signalfd in pfd[0], then every stream. */
-static struct pollfd *poll_fds(struct recorder *r, struct pollfd *pfd)
-{
-	size_t i;
-
-	pfd = xrealloc(pfd, (r->nr + 1) * sizeof(*pfd));
-	memset(pfd, 0, (r->nr + 1) * sizeof(*pfd));
-	pfd[0].fd = r->sigfd;
-	pfd[0].events = POLLIN;
-	for (i = 0; i < r->nr; i++) {
-		pfd[i + 1].fd = r->cpus[i].in;
-		pfd[i + 1].events = POLLIN;
-	}
-	return pfd;
 }
 
 /* ------------------------------------------------------------- modules */
@@ -945,6 +957,7 @@ static void progress_show(struct recorder *r)
 
 	if (!pr->on || now - pr->shown_ms < KMT_PROGRESS_MS)
 		return;
+	take_bytes(r);
 	secs = (now - pr->shown_ms) / 1000.0;
 	for (i = 0; i < r->nr; i++) {
 		bytes += r->cpus[i].bytes;
@@ -997,56 +1010,39 @@ static void progress_end(struct recorder *r)
 }
 
 /*
- * Copy the streams while tracing runs.  Look for new cpuN files every
- * KMT_POLL_MS, for CPUs that come online while recording.
+ * Wait while the drains copy the streams: for signals, the end of CMD or
+ * of the duration, and the pids the drains saw.  Look for new cpuN files
+ * every KMT_POLL_MS, for CPUs that come online while recording.
  */
 static int record_loop(struct recorder *r)
 {
 	uint64_t deadline = now_ms() + r->p->duration * 1000;
 	uint64_t scanned = now_ms(), comms_scanned = now_ms();
-	struct pollfd *pfd = poll_fds(r, NULL);
-	size_t i, polled = r->nr;
-	int timeout, ready;
-	ssize_t n, total;
+	struct pollfd pfd[2] = {
+		{ .fd = r->sigfd, .events = POLLIN },
+		{ .fd = r->pidfd, .events = POLLIN },
+	};
+	int timeout;
 
 	while ((timeout = record_timeout(r, deadline)) >= 0) {
 		if (now_ms() - scanned >= KMT_POLL_MS) {
 			scanned = now_ms();
 			modules_poll(r);
-			if (open_new_streams(r))
-				goto fail;
-			if (r->nr != polled) {
-				pfd = poll_fds(r, pfd);
-				polled = r->nr;
+			if (open_new_streams(r) || start_drains(r)) {
+				progress_end(r);
+				return -1;
 			}
 		}
 		if (now_ms() - comms_scanned >= KMT_COMMS_MS) {
 			kmt_comm_rec_scan(r->comms);
 			comms_scanned = now_ms();
 		}
-		ready = poll(pfd, r->nr + 1, timeout);
-		if (ready > 0 && pfd[0].revents)
-			ready--;
-		total = 0;
-		/* relay only polls readable on full sub-buffers: try them all. */
-		for (i = 0; i < r->nr; i++) {
-			n = copy_stream(r, &r->cpus[i], KMT_READS_PER_ROUND, false);
-			if (n < 0)
-				goto fail;
-			total += n;
-		}
-		/* Plain files (tests) always poll readable, even at EOF. */
-		if (ready > 0 && !total)
-			usleep(KMT_POLL_MS * 1000);
+		poll(pfd, 2, timeout);
+		take_pids(r);
 		progress_show(r);
 	}
 	progress_end(r);
-	free(pfd);
 	return 0;
-fail:
-	progress_end(r);
-	free(pfd);
-	return -1;
 }
 
 static int record_run(struct recorder *r)
@@ -1147,6 +1143,7 @@ static int record_finish(struct recorder *r)
 	if (write_kallsyms(r))
 		kmt_err("warning: no kallsyms in %s, report will not symbolize",
 			r->p->outdir);
+	take_bytes(r);
 	for (i = 0; i < r->nr; i++)
 		bytes += r->cpus[i].bytes;
 	read_u64_file(dropped, &lost);
@@ -1167,6 +1164,7 @@ static void record_close(struct recorder *r)
 	size_t i;
 
 	for (i = 0; i < r->nr; i++) {
+		kmt_drain_free(r->cpus[i].drain);
 		if (r->cpus[i].in >= 0)
 			close(r->cpus[i].in);
 		if (r->cpus[i].out >= 0 && close(r->cpus[i].out))
@@ -1195,20 +1193,30 @@ int record_main(int argc, char **argv)
 	r->p = &p;
 	r->comms = kmt_comm_rec_new(KMT_PROC);
 	kmt_comm_rec_scan(r->comms);
-	modules_start(r);
-	ret = open_streams(r);
-	if (!ret && p.empty && drain_streams(r, true) < 0)
+	r->pidfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (r->pidfd < 0) {
+		kmt_err("eventfd: %s", strerror(errno));
 		ret = -1;
+	} else {
+		modules_start(r);
+		ret = open_streams(r);
+	}
+	if (!ret && p.empty && discard_streams(r))
+		ret = -1;
+	if (!ret)
+		ret = start_drains(r);
 	if (!ret)
 		ret = record_run(r);
 	/* A CPU may have come online just before recording stopped. */
-	if (!ret && open_new_streams(r))
+	if (!ret && (open_new_streams(r) || start_drains(r)))
 		ret = -1;
-	if (!ret && drain_streams(r, false) < 0)
+	if (finish_drains(r))
 		ret = -1;
 	if (!ret)
 		ret = record_finish(r);
 	record_close(r);
+	if (r->pidfd >= 0)
+		close(r->pidfd);
 	modules_free(&r->modules);
 	kmt_comm_rec_free(r->comms);
 	free(r);

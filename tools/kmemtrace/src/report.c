@@ -198,7 +198,6 @@ static void report_parse_args(int argc, char **argv, struct report_params *p)
 {
 	struct kmt_getopt g;
 	int c, i, ret;
-	size_t n;
 
 	memset(p, 0, sizeof(*p));
 	p->top = 10;

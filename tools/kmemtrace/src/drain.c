@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace - copying one CPU's stream to a file in a thread of its own
+ *
+ * See drain.h and Documentation/kmemtrace.rst (record).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "drain.h"
+#include "hash.h"
+#include "trace.h"
+#include "utils.h"
+
+/* Whole events per read(); the kernel's read() returns whole events only. */
+#define DRAIN_READ_SIZE		(2730 * KMEMTRACE_EVENT_SIZE)
+/*
+ * How long an empty stream is waited for before it is read again: the
+ * kernel wakes poll() only once a sub-buffer's worth is there.
+ */
+#define DRAIN_POLL_MS		100
+
+struct kmt_drain {
+	int in;
+	int out;
+	int notify;
+	int stop_fd;
+	char *name;
+	pthread_t thread;
+	bool started;
+	atomic_bool stopping;
+	atomic_uint_least64_t bytes;
+	bool failed;
+	/* The thread's own: the pids seen, and the last one. */
+	struct kmt_map seen;
+	uint32_t last_pid;
+	bool has_last;
+	/* Shared with kmt_drain_pids(): pids seen for the first time. */
+	pthread_mutex_t lock;
+	uint32_t *queue;
+	size_t queued;
+	size_t cap;
+	unsigned char *buf;
+};
+
+static bool queue_pid(struct kmt_drain *d, uint32_t pid)
+{
+	bool added;
+
+	d->last_pid = pid;
+	d->has_last = true;
+	kmt_map_insert(&d->seen, pid, 0, &added);
+	if (!added)
+		return false;
+	pthread_mutex_lock(&d->lock);
+	if (d->queued == d->cap) {
+		d->cap = d->cap ? 2 * d->cap : 64;
+		d->queue = xrealloc(d->queue, d->cap * sizeof(*d->queue));
+	}
+	d->queue[d->queued++] = pid;
+	pthread_mutex_unlock(&d->lock);
+	return true;
+}
+
+/*
+ * Note the pids of the whole events of @n bytes read into d->buf, the
+ * stream having given @done bytes before.  The events are in host byte
+ * order: record runs on the traced machine.  Consecutive events mostly
+ * come from one task: only a change of pid costs a lookup.
+ */
+static void note_pids(struct kmt_drain *d, uint64_t done, size_t n)
+{
+	size_t off = (KMEMTRACE_EVENT_SIZE - done % KMEMTRACE_EVENT_SIZE) %
+		     KMEMTRACE_EVENT_SIZE;
+	bool queued = false;
+	uint16_t magic;
+	uint32_t pid;
+
+	for (; off + KMEMTRACE_EVENT_SIZE <= n; off += KMEMTRACE_EVENT_SIZE) {
+		memcpy(&magic, d->buf + off + offsetof(struct kmemtrace_event, magic),
+		       sizeof(magic));
+		memcpy(&pid, d->buf + off + offsetof(struct kmemtrace_event, pid),
+		       sizeof(pid));
+		if (magic != KMEMTRACE_MAGIC || (d->has_last && pid == d->last_pid))
+			continue;
+		queued |= queue_pid(d, pid);
+	}
+	if (queued && d->notify >= 0) {
+		uint64_t one = 1;
+
+		if (write(d->notify, &one, sizeof(one)) < 0 && errno != EAGAIN)
+			kmt_err("eventfd: %s", strerror(errno));
+	}
+}
+
+/* Copy what the stream has; return bytes copied, 0 if empty, -1 on error. */
+static ssize_t drain_once(struct kmt_drain *d)
+{
+	uint64_t done = atomic_load_explicit(&d->bytes, memory_order_relaxed);
+	ssize_t n;
+	int ret;
+
+	do {
+		n = read(d->in, d->buf, DRAIN_READ_SIZE);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EAGAIN)
+		return 0;
+	if (n < 0) {
+		kmt_err("%s: %s", d->name, strerror(errno));
+		return -1;
+	}
+	if (!n)
+		return 0;
+	ret = write_all(d->out, d->buf, n);
+	if (ret) {
+		kmt_err("%s: output: %s", d->name, strerror(-ret));
+		return -1;
+	}
+	note_pids(d, done, n);
+	atomic_store_explicit(&d->bytes, done + n, memory_order_relaxed);
+	return n;
+}
+
+static void *drain_thread(void *arg)
+{
+	struct kmt_drain *d = arg;
+	struct pollfd pfd[2] = {
+		{ .fd = d->in, .events = POLLIN },
+		{ .fd = d->stop_fd, .events = POLLIN },
+	};
+	bool readable = false;
+	bool stop;
+	ssize_t n;
+
+	for (;;) {
+		/* Once stopping, a read that starts after it sees everything. */
+		stop = atomic_load(&d->stopping);
+		n = drain_once(d);
+		if (n < 0) {
+			d->failed = true;
+			break;
+		}
+		if (n > 0) {
+			readable = false;
+			continue;
+		}
+		if (stop)
+			break;
+		/*
+		 * Polled readable but empty: a plain file at its end (the
+		 * tests), or a released buffer.  Only wait to be stopped.
+		 */
+		if (readable) {
+			poll(&pfd[1], 1, DRAIN_POLL_MS);
+			readable = false;
+			continue;
+		}
+		if (poll(pfd, 2, DRAIN_POLL_MS) > 0 && pfd[0].revents)
+			readable = true;
+	}
+	return NULL;
+}
+
+struct kmt_drain *kmt_drain_start(int in, int out, const char *name,
+				  int notify)
+{
+	struct kmt_drain *d = xcalloc(1, sizeof(*d));
+	sigset_t all, old;
+	int err;
+
+	d->in = in;
+	d->out = out;
+	d->notify = notify;
+	d->name = xstrdup(name);
+	d->buf = xmalloc(DRAIN_READ_SIZE);
+	atomic_init(&d->stopping, false);
+	atomic_init(&d->bytes, 0);
+	pthread_mutex_init(&d->lock, NULL);
+	d->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (d->stop_fd < 0) {
+		kmt_err("eventfd: %s", strerror(errno));
+		kmt_drain_free(d);
+		return NULL;
+	}
+	/* Signals are record's: the thread starts with all of them blocked. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&d->thread, NULL, drain_thread, d);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		kmt_err("%s: cannot start a thread: %s", name, strerror(err));
+		kmt_drain_free(d);
+		return NULL;
+	}
+	d->started = true;
+	return d;
+}
+
+uint64_t kmt_drain_bytes(const struct kmt_drain *d)
+{
+	return atomic_load_explicit(&d->bytes, memory_order_relaxed);
+}
+
+size_t kmt_drain_pids(struct kmt_drain *d, uint32_t *pids, size_t max)
+{
+	size_t n;
+
+	pthread_mutex_lock(&d->lock);
+	n = d->queued < max ? d->queued : max;
+	memcpy(pids, d->queue, n * sizeof(*pids));
+	memmove(d->queue, d->queue + n, (d->queued - n) * sizeof(*pids));
+	d->queued -= n;
+	pthread_mutex_unlock(&d->lock);
+	return n;
+}
+
+int kmt_drain_finish(struct kmt_drain *d)
+{
+	uint64_t one = 1;
+
+	if (!d->started)
+		return d->failed ? -1 : 0;
+	atomic_store(&d->stopping, true);
+	if (write(d->stop_fd, &one, sizeof(one)) < 0)
+		kmt_err("eventfd: %s", strerror(errno));
+	pthread_join(d->thread, NULL);
+	d->started = false;
+	return d->failed ? -1 : 0;
+}
+
+void kmt_drain_free(struct kmt_drain *d)
+{
+	if (!d)
+		return;
+	if (d->started)
+		kmt_drain_finish(d);
+	if (d->stop_fd >= 0)
+		close(d->stop_fd);
+	pthread_mutex_destroy(&d->lock);
+	kmt_map_free(&d->seen);
+	free(d->queue);
+	free(d->buf);
+	free(d->name);
+	free(d);
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmemtrace - copying one CPU's stream to a file in a thread of its own
+ *
+ * record starts one drain per cpuN file: a thread that copies the stream
+ * to its output file as the kernel fills it, so that every CPU's buffer is
+ * emptied in parallel (as trace-cmd record runs one reader per CPU).  The
+ * drain also notes the pids its events name, for record's task names: a
+ * pid it has not seen before is queued for record's main thread, which
+ * reads the task's name while the task still exists.
+ */
+#ifndef __KMEMTRACE_DRAIN_H
+#define __KMEMTRACE_DRAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct kmt_drain;
+
+/**
+ * kmt_drain_start() - start copying a stream
+ * @in: the cpuN file, opened O_RDONLY | O_NONBLOCK
+ * @out: the output file
+ * @name: names the stream in messages, e.g. "/sys/kernel/debug/kmemtrace/cpu0"
+ * @notify: an eventfd the drain writes to when it queued new pids, or -1
+ *
+ * The drain owns neither file: the caller closes them after
+ * kmt_drain_finish().
+ *
+ * Return: the drain, or NULL with a message if its thread cannot start.
+ */
+struct kmt_drain *kmt_drain_start(int in, int out, const char *name,
+				  int notify);
+
+/**
+ * kmt_drain_bytes() - bytes copied so far
+ * @d: the drain
+ *
+ * Return: the bytes written to the output file; any thread may ask.
+ */
+uint64_t kmt_drain_bytes(const struct kmt_drain *d);
+
+/**
+ * kmt_drain_pids() - take the pids seen for the first time
+ * @d: the drain
+ * @pids: where to store them
+ * @max: room in @pids
+ *
+ * Return: the number stored; call again while it returns @max.
+ */
+size_t kmt_drain_pids(struct kmt_drain *d, uint32_t *pids, size_t max);
+
+/**
+ * kmt_drain_finish() - copy what is left and stop
+ * @d: the drain
+ *
+ * Called once nothing writes to the stream any more (kmemtrace disabled):
+ * the drain copies until the stream reads empty, then its thread ends.
+ * The drain's pids can still be taken.
+ *
+ * Return: 0, or -1 if the drain failed (it printed why).
+ */
+int kmt_drain_finish(struct kmt_drain *d);
+
+/**
+ * kmt_drain_free() - free a finished drain
+ * @d: the drain, or NULL
+ */
+void kmt_drain_free(struct kmt_drain *d);
+
+#endif /* __KMEMTRACE_DRAIN_H */
