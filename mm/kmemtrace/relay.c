@@ -37,6 +37,7 @@
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/poll.h>
 #include <linux/relay.h>
 #include <linux/uaccess.h>
@@ -70,6 +71,16 @@ static int cpu_file_release(struct inode *inode, struct file *file)
  * Read whole events.  A buffer released (core.c) while its file was open
  * reads as empty: its ring positions may belong to a new buffer already.
  */
+/* Hand @n bytes read out back to the writer. */
+static void ring_consume(struct kmemtrace_ring *ring, size_t n)
+{
+	ring->tail_pos += n;
+	if (ring->tail_pos >= kmemtrace_ring_size)
+		ring->tail_pos -= kmemtrace_ring_size;
+	/* Only once they are read out; pairs with the writer's READ_ONCE(). */
+	smp_store_release(&ring->tail, ring->tail + n);
+}
+
 static ssize_t cpu_file_read(struct file *file, char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
@@ -94,14 +105,82 @@ static ssize_t cpu_file_read(struct file *file, char __user *ubuf,
 			break;
 		}
 		done += n;
-		ring->tail_pos += n;
-		if (ring->tail_pos == size)
-			ring->tail_pos = 0;
-		/* Hand the room back only once it is read out. */
-		smp_store_release(&ring->tail, ring->tail + n);
+		ring_consume(ring, n);
 	}
 	inode_unlock(file_inode(file));
 	return done;
+}
+
+/* Where an mmap() reader is (uapi's struct kmemtrace_ring_pos). */
+static void cpu_file_pos(struct rchan_buf *buf, struct kmemtrace_ring_pos *pos)
+{
+	struct kmemtrace_ring *ring = buf_ring(buf);
+
+	/* Pairs with the writer's store-release, as in read(). */
+	pos->head = smp_load_acquire(&ring->head);
+	pos->tail = ring->tail;
+	pos->size = kmemtrace_ring_size;
+	pos->map_size = buf->chan->alloc_size;
+	/* Released: the positions may be a new buffer's already. */
+	if (READ_ONCE(buf->finalized))
+		pos->head = pos->tail;
+}
+
+/* Hand back @bytes an mmap() reader used: whole events it was given. */
+static int cpu_file_consume(struct rchan_buf *buf, u64 bytes)
+{
+	struct kmemtrace_ring *ring = buf_ring(buf);
+	u64 head;
+
+	if (READ_ONCE(buf->finalized))
+		return -ENODATA;
+	/* Pairs with the writer's store-release: no more than was written. */
+	head = smp_load_acquire(&ring->head);
+	if (bytes % KMEMTRACE_EVENT_SIZE || bytes > head - ring->tail)
+		return -EINVAL;
+	ring_consume(ring, bytes);
+	return 0;
+}
+
+static long cpu_file_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg)
+{
+	struct rchan_buf *buf = file->private_data;
+	struct kmemtrace_ring_pos pos;
+	long ret = 0;
+	u64 bytes;
+
+	switch (cmd) {
+	case KMEMTRACE_IOC_POS:
+		inode_lock(file_inode(file));
+		cpu_file_pos(buf, &pos);
+		inode_unlock(file_inode(file));
+		if (copy_to_user((void __user *)arg, &pos, sizeof(pos)))
+			ret = -EFAULT;
+		break;
+	case KMEMTRACE_IOC_CONSUME:
+		if (copy_from_user(&bytes, (void __user *)arg, sizeof(bytes)))
+			return -EFAULT;
+		inode_lock(file_inode(file));
+		ret = cpu_file_consume(buf, bytes);
+		inode_unlock(file_inode(file));
+		break;
+	default:
+		ret = -ENOTTY;
+	}
+	return ret;
+}
+
+/*
+ * The buffer whole, read-only: a reader must not write what the writer
+ * owns.  relay's mmap() maps its pages and checks the length.
+ */
+static int cpu_file_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	vm_flags_clear(vma, VM_MAYWRITE);
+	return relay_file_operations.mmap(file, vma);
 }
 
 /* Readable once a sub-buffer's worth is there, as relay's files are. */
@@ -125,6 +204,9 @@ static const struct file_operations cpu_file_fops = {
 	.open		= cpu_file_open,
 	.read		= cpu_file_read,
 	.poll		= cpu_file_poll,
+	.unlocked_ioctl	= cpu_file_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.mmap		= cpu_file_mmap,
 	.release	= cpu_file_release,
 };
 
@@ -135,8 +217,15 @@ static struct dentry *create_buf_file(const char *filename,
 	/* Asked at early boot, before debugfs: no file yet. */
 	if (!filename)
 		return NULL;
-	/* Events carry kernel addresses: root only, whatever relay asks. */
-	return debugfs_create_file(filename, 0400, parent, buf, &cpu_file_fops);
+	/*
+	 * Events carry kernel addresses: root only, whatever relay asks.
+	 * debugfs' full proxy has no mmap(): the file is created "unsafe",
+	 * which is safe here because its operations touch only the buffer,
+	 * which every open file holds a reference to (relay's open()), and
+	 * the built-in ring and channel state.
+	 */
+	return debugfs_create_file_unsafe(filename, 0400, parent, buf,
+					  &cpu_file_fops);
 }
 
 static int remove_buf_file(struct dentry *dentry)

@@ -16,6 +16,7 @@
 #ifndef _UAPI_LINUX_KMEMTRACE_H
 #define _UAPI_LINUX_KMEMTRACE_H
 
+#include <linux/ioctl.h>
 #include <linux/types.h>
 
 #define KMEMTRACE_ABI_VERSION	2
@@ -158,5 +159,30 @@ struct kmemtrace_event {
 } __attribute__((packed));
 
 #define KMEMTRACE_EVENT_SIZE	88
+
+/**
+ * struct kmemtrace_ring_pos - a cpuN buffer's positions, for mmap() readers
+ * @head: bytes of events written since the buffer was allocated
+ * @tail: bytes handed back by readers since then
+ * @size: bytes of the ring, a whole number of events: the byte at stream
+ *	offset X is at offset X % @size of the mapping
+ * @map_size: bytes of the buffer, the length to give mmap()
+ *
+ * An mmap() reader maps a cpuN file whole (read-only), then in a loop asks
+ * for the positions with KMEMTRACE_IOC_POS, uses the events between @tail
+ * and @head (whole events; they stay in place until handed back) and hands
+ * them back with KMEMTRACE_IOC_CONSUME, giving the number of bytes.  read()
+ * and the ioctls share @tail: one reader at a time.
+ */
+struct kmemtrace_ring_pos {
+	__u64	head;
+	__u64	tail;
+	__u64	size;
+	__u64	map_size;
+};
+
+#define KMEMTRACE_IOC_MAGIC	0xb9
+#define KMEMTRACE_IOC_POS	_IOR(KMEMTRACE_IOC_MAGIC, 1, struct kmemtrace_ring_pos)
+#define KMEMTRACE_IOC_CONSUME	_IOW(KMEMTRACE_IOC_MAGIC, 2, __u64)
 
 #endif /* _UAPI_LINUX_KMEMTRACE_H */

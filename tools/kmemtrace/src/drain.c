@@ -7,12 +7,16 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "drain.h"
@@ -33,6 +37,7 @@ struct kmt_drain {
 	int out;
 	int notify;
 	int stop_fd;
+	int cpu;
 	char *name;
 	pthread_t thread;
 	bool started;
@@ -49,6 +54,10 @@ struct kmt_drain {
 	size_t queued;
 	size_t cap;
 	unsigned char *buf;
+	/* The kernel's buffer, mapped, and its ring size; NULL: read(). */
+	const unsigned char *map;
+	size_t map_size;
+	uint64_t ring_size;
 };
 
 static bool queue_pid(struct kmt_drain *d, uint32_t pid)
@@ -71,12 +80,13 @@ static bool queue_pid(struct kmt_drain *d, uint32_t pid)
 }
 
 /*
- * Note the pids of the whole events of @n bytes read into d->buf, the
- * stream having given @done bytes before.  The events are in host byte
+ * Note the pids of the whole events of the @n bytes at @p, the stream
+ * having given @done bytes before.  The events are in host byte
  * order: record runs on the traced machine.  Consecutive events mostly
  * come from one task: only a change of pid costs a lookup.
  */
-static void note_pids(struct kmt_drain *d, uint64_t done, size_t n)
+static void note_pids(struct kmt_drain *d, const unsigned char *p,
+		      uint64_t done, size_t n)
 {
 	size_t off = (KMEMTRACE_EVENT_SIZE - done % KMEMTRACE_EVENT_SIZE) %
 		     KMEMTRACE_EVENT_SIZE;
@@ -85,9 +95,9 @@ static void note_pids(struct kmt_drain *d, uint64_t done, size_t n)
 	uint32_t pid;
 
 	for (; off + KMEMTRACE_EVENT_SIZE <= n; off += KMEMTRACE_EVENT_SIZE) {
-		memcpy(&magic, d->buf + off + offsetof(struct kmemtrace_event, magic),
+		memcpy(&magic, p + off + offsetof(struct kmemtrace_event, magic),
 		       sizeof(magic));
-		memcpy(&pid, d->buf + off + offsetof(struct kmemtrace_event, pid),
+		memcpy(&pid, p + off + offsetof(struct kmemtrace_event, pid),
 		       sizeof(pid));
 		if (magic != KMEMTRACE_MAGIC || (d->has_last && pid == d->last_pid))
 			continue;
@@ -124,14 +134,86 @@ static ssize_t drain_once(struct kmt_drain *d)
 		kmt_err("%s: output: %s", d->name, strerror(-ret));
 		return -1;
 	}
-	note_pids(d, done, n);
+	note_pids(d, d->buf, done, n);
 	atomic_store_explicit(&d->bytes, done + n, memory_order_relaxed);
 	return n;
+}
+
+/* Write @n bytes of the mapping from ring offset @off, and note their pids. */
+static int write_mapped(struct kmt_drain *d, uint64_t off, size_t n,
+			uint64_t done)
+{
+	int ret = write_all(d->out, d->map + off, n);
+
+	if (ret) {
+		kmt_err("%s: output: %s", d->name, strerror(-ret));
+		return -1;
+	}
+	note_pids(d, d->map + off, done, n);
+	return 0;
+}
+
+/*
+ * drain_once() for a mapped buffer: the events are written to the output
+ * straight from the kernel's buffer, then handed back; nothing is copied
+ * to a buffer of ours first.
+ */
+static ssize_t drain_once_mapped(struct kmt_drain *d)
+{
+	uint64_t done = atomic_load_explicit(&d->bytes, memory_order_relaxed);
+	struct kmemtrace_ring_pos pos;
+	uint64_t n, off, first;
+
+	if (ioctl(d->in, KMEMTRACE_IOC_POS, &pos)) {
+		kmt_err("%s: %s", d->name, strerror(errno));
+		return -1;
+	}
+	n = pos.head - pos.tail;
+	if (!n)
+		return 0;
+	if (n > d->ring_size || n % KMEMTRACE_EVENT_SIZE) {
+		kmt_err("%s: bad ring positions: head %llu, tail %llu", d->name,
+			(unsigned long long)pos.head, (unsigned long long)pos.tail);
+		return -1;
+	}
+	off = pos.tail % d->ring_size;
+	first = n < d->ring_size - off ? n : d->ring_size - off;
+	if (write_mapped(d, off, first, done) ||
+	    (n > first && write_mapped(d, 0, n - first, done + first)))
+		return -1;
+	if (ioctl(d->in, KMEMTRACE_IOC_CONSUME, &n)) {
+		kmt_err("%s: %s", d->name, strerror(errno));
+		return -1;
+	}
+	atomic_store_explicit(&d->bytes, done + n, memory_order_relaxed);
+	return n;
+}
+
+/*
+ * Map the kernel's buffer if it lets us (kernels with KMEMTRACE_IOC_POS);
+ * plain files and older kernels are read().
+ */
+static void try_map(struct kmt_drain *d)
+{
+	struct kmemtrace_ring_pos pos;
+	void *map;
+
+	if (ioctl(d->in, KMEMTRACE_IOC_POS, &pos) || !pos.size ||
+	    pos.size % KMEMTRACE_EVENT_SIZE || pos.size > pos.map_size ||
+	    pos.map_size > SIZE_MAX)
+		return;
+	map = mmap(NULL, pos.map_size, PROT_READ, MAP_SHARED, d->in, 0);
+	if (map == MAP_FAILED)
+		return;
+	d->map = map;
+	d->map_size = pos.map_size;
+	d->ring_size = pos.size;
 }
 
 static void *drain_thread(void *arg)
 {
 	struct kmt_drain *d = arg;
+	cpu_set_t set;
 	struct pollfd pfd[2] = {
 		{ .fd = d->in, .events = POLLIN },
 		{ .fd = d->stop_fd, .events = POLLIN },
@@ -140,10 +222,21 @@ static void *drain_thread(void *arg)
 	bool stop;
 	ssize_t n;
 
+	/*
+	 * On the CPU whose buffer it empties, where the events are written:
+	 * the buffer is local, and each CPU pays for draining its own events.
+	 * A CPU record may not use (offline, or not in its affinity) leaves
+	 * the drain where the scheduler puts it.
+	 */
+	if (d->cpu >= 0 && d->cpu < CPU_SETSIZE) {
+		CPU_ZERO(&set);
+		CPU_SET(d->cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+	}
 	for (;;) {
 		/* Once stopping, a read that starts after it sees everything. */
 		stop = atomic_load(&d->stopping);
-		n = drain_once(d);
+		n = d->map ? drain_once_mapped(d) : drain_once(d);
 		if (n < 0) {
 			d->failed = true;
 			break;
@@ -169,8 +262,8 @@ static void *drain_thread(void *arg)
 	return NULL;
 }
 
-struct kmt_drain *kmt_drain_start(int in, int out, const char *name,
-				  int notify)
+struct kmt_drain *kmt_drain_start(int in, int out, int cpu, const char *name,
+				  int notify, bool map)
 {
 	struct kmt_drain *d = xcalloc(1, sizeof(*d));
 	sigset_t all, old;
@@ -178,12 +271,15 @@ struct kmt_drain *kmt_drain_start(int in, int out, const char *name,
 
 	d->in = in;
 	d->out = out;
+	d->cpu = cpu;
 	d->notify = notify;
 	d->name = xstrdup(name);
 	d->buf = xmalloc(DRAIN_READ_SIZE);
 	atomic_init(&d->stopping, false);
 	atomic_init(&d->bytes, 0);
 	pthread_mutex_init(&d->lock, NULL);
+	if (map)
+		try_map(d);
 	d->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (d->stop_fd < 0) {
 		kmt_err("eventfd: %s", strerror(errno));
@@ -244,6 +340,8 @@ void kmt_drain_free(struct kmt_drain *d)
 		kmt_drain_finish(d);
 	if (d->stop_fd >= 0)
 		close(d->stop_fd);
+	if (d->map)
+		munmap((void *)d->map, d->map_size);
 	pthread_mutex_destroy(&d->lock);
 	kmt_map_free(&d->seen);
 	free(d->queue);

@@ -8,6 +8,12 @@
  * drain also notes the pids its events name, for record's task names: a
  * pid it has not seen before is queued for record's main thread, which
  * reads the task's name while the task still exists.
+ *
+ * Where the kernel lets it (KMEMTRACE_IOC_POS), a drain maps the CPU's
+ * buffer and writes the events to the file straight from it, then hands
+ * them back (KMEMTRACE_IOC_CONSUME): one copy of each event, where read()
+ * and write() make two.  Other files (older kernels, the tests' plain
+ * files) are read().
  */
 #ifndef __KMEMTRACE_DRAIN_H
 #define __KMEMTRACE_DRAIN_H
@@ -22,16 +28,18 @@ struct kmt_drain;
  * kmt_drain_start() - start copying a stream
  * @in: the cpuN file, opened O_RDONLY | O_NONBLOCK
  * @out: the output file
+ * @cpu: the CPU the stream is of: the drain runs there if it can; -1: any
  * @name: names the stream in messages, e.g. "/sys/kernel/debug/kmemtrace/cpu0"
  * @notify: an eventfd the drain writes to when it queued new pids, or -1
+ * @map: map the kernel's buffer if it can be; false: always read()
  *
  * The drain owns neither file: the caller closes them after
  * kmt_drain_finish().
  *
  * Return: the drain, or NULL with a message if its thread cannot start.
  */
-struct kmt_drain *kmt_drain_start(int in, int out, const char *name,
-				  int notify);
+struct kmt_drain *kmt_drain_start(int in, int out, int cpu, const char *name,
+				  int notify, bool map);
 
 /**
  * kmt_drain_bytes() - bytes copied so far

@@ -65,6 +65,7 @@ struct record_params {
 	bool has_duration;
 	bool empty;
 	bool quiet;
+	bool read;
 	char **cmd;
 };
 
@@ -164,6 +165,8 @@ static void record_usage(int status)
 		"     --modules FILE          watch FILE instead of " KMT_MODULES "\n"
 		"     --notes FILE            read the kernel's build id from FILE\n"
 		"                             instead of " KMT_NOTES "\n"
+		"     --read                  copy the streams with read(), even where\n"
+		"                             the kernel lets record map its buffers\n"
 		"     -q/--quiet              no progress line (shown every second when\n"
 		"                             stderr is a terminal: events/s per CPU,\n"
 		"                             bytes written, events dropped so far)\n"
@@ -196,6 +199,7 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 		{ "notes",	required_argument,	NULL, 'N' },
 		{ "modules",	required_argument,	NULL, 'M' },
 		{ "quiet",	no_argument,		NULL, 'q' },
+		{ "read",	no_argument,		NULL, 'R' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 },
 	};
@@ -242,6 +246,9 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 			break;
 		case 'q':
 			p->quiet = true;
+			break;
+		case 'R':
+			p->read = true;
 			break;
 		case 'h':
 			record_usage(0);
@@ -508,7 +515,8 @@ static int start_drains(struct recorder *r)
 		if (cs->drain)
 			continue;
 		snprintf(name, sizeof(name), "%s/cpu%d", r->p->debugfs, cs->cpu);
-		cs->drain = kmt_drain_start(cs->in, cs->out, name, r->pidfd);
+		cs->drain = kmt_drain_start(cs->in, cs->out, cs->cpu, name,
+					    r->pidfd, !r->p->read);
 		if (!cs->drain)
 			return -1;
 	}

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Assemble the guest initramfs: static busybox, the guest init, the guest
-# tests, ftracetest with kmemtrace's tests, a static chrt (busybox has
-# none), the static kmemtrace tool and Debian's trace-cmd with its shared
-# libraries, as $KMT_CACHE/out/initramfs.cpio.
+# tests, ftracetest with kmemtrace's tests, static chrt (busybox has
+# none) and ringmap (guest/ringmap.c), the static kmemtrace tool and
+# Debian's trace-cmd with its shared libraries, as
+# $KMT_CACHE/out/initramfs.cpio.
 
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -29,6 +30,9 @@ cp "$GUEST/run-tests.sh" "$GUEST/demo.sh" "$GUEST/workload.sh" \
 # ftracetest, with kmemtrace's test.d/kmemtrace, from the prepared tree.
 cp -r "$(kmt_src)/tools/testing/selftests/ftrace" "$ROOT/kmt/ftrace"
 ${CC:-cc} -static -O2 -o "$ROOT/bin/chrt" "$GUEST/chrt.c"
+# ringmap reads a cpuN buffer through mmap(), with this tree's uapi header.
+${CC:-cc} -static -O2 -I"$KMT_REPO/include/uapi" -o "$ROOT/bin/ringmap" \
+	"$GUEST/ringmap.c"
 for d in "$GUEST"/*/; do
 	mode=$(basename "$d")
 	mkdir -p "$ROOT/kmt/$mode"
