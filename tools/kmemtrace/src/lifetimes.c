@@ -49,9 +49,11 @@ static void lifetimes_on_end(void *ctx, const struct replay_run *run,
 
 	(void)run;
 	(void)last_ts;
+	/* A site with no lifetime has no array: qsort() wants one. */
 	for (i = 0; i < lt->nr; i++)
-		qsort(lt->sites[i].v, lt->sites[i].nr, sizeof(*lt->sites[i].v),
-		      u64_cmp);
+		if (lt->sites[i].nr)
+			qsort(lt->sites[i].v, lt->sites[i].nr,
+			      sizeof(*lt->sites[i].v), u64_cmp);
 }
 
 const struct replay_consumer lifetimes_consumer = {
