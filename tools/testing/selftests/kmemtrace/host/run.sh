@@ -179,7 +179,7 @@ basic_trace() {
 t_cli_help_and_version() {
 	run --help
 	expect_rc 0 && expect_has out "usage: kmemtrace COMMAND" || return 1
-	for c in record report check dump plot pprof; do
+	for c in record report check dump plot pprof ctf; do
 		expect_has out "$c " || return 1
 	done
 	run --version
@@ -189,7 +189,7 @@ t_cli_help_and_version() {
 	reads event ABI 1 to 3
 	files: header v1, comms v1; report output v1
 	END
-	for c in record report check dump; do
+	for c in record report check dump ctf; do
 		run $c --help
 		expect_rc 0 && expect_has out "usage: kmemtrace $c" || return 1
 	done
@@ -2155,13 +2155,15 @@ t_record_without_stats_and_caches() {
 }
 
 # An earlier recording into the same directory, from a machine with more
-# CPUs and a kallsyms that cannot be copied now, leaves nothing behind.
+# CPUs and a kallsyms that cannot be copied now, leaves nothing behind,
+# not even the CTF link of a CPU (ctf/cpu7).
 t_record_replaces_earlier_recording() {
 	fake_debugfs fake || return 1
 	mkdir rec && mk rec/cpu0 "" "" "" && mk rec/cpu1 && mk rec/cpu7 seq=0 seq=1 &&
 		for f in kallsyms stats caches dropped abi_version; do
 			echo stale > "rec/$f" || return 1
-		done && echo mine > rec/notes && echo mine > rec/cpu0.txt || return 1
+		done && echo mine > rec/notes && echo mine > rec/cpu0.txt &&
+		mkdir rec/ctf && ln -s ../cpu7 rec/ctf/cpu7 || return 1
 	run record -D fake -o rec -K missing -- true
 	expect_rc 0 && expect_err <<-'END' || return 1
 	kmemtrace: rec: removed 8 files of an earlier recording
@@ -2169,7 +2171,8 @@ t_record_replaces_earlier_recording() {
 	kmemtrace: warning: no kallsyms in rec, report will not symbolize
 	kmemtrace: recorded 3 events (288 bytes) from 2 CPUs into rec, 7 dropped
 	END
-	ls rec > files
+	ls rec > files && ls -l rec/ctf | sed -n 's/.* \(cpu[0-9]* -> .*\)/\1/p' >> files &&
+		ls rec/ctf | grep -v '^cpu' >> files || return 1
 	expect_file files <<-'END' || return 1
 	abi_version
 	caches
@@ -2177,10 +2180,14 @@ t_record_replaces_earlier_recording() {
 	cpu0
 	cpu0.txt
 	cpu1
+	ctf
 	dropped
 	header
 	notes
 	stats
+	cpu0 -> ../cpu0
+	cpu1 -> ../cpu1
+	metadata
 	END
 	run check rec
 	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
@@ -2918,6 +2925,9 @@ fuzz_corpus
 layering
 pprof_go_reads_it
 pprof_sums_are_reports
+ctf_metadata
+ctf_errors
+ctf_babeltrace2_reads_as_dump
 "
 
 # The regression corpus of the fuzz targets (../fuzz) replayed under
@@ -2946,6 +2956,214 @@ t_layering() {
 	[ $? -eq 1 ] || fail "layering.sh accepts bad edges"
 	grep -q '^table.c: rule 2: includes report.h$' out || fail "rule 2 not seen"
 	grep -q '^plot.c: rule 4: ' out || fail "rule 4 not seen"
+}
+
+# ctf_trace DIR [-s]: an ABI 3 trace of every kind and type with every
+# field set, in the byte order of the host or with -s the other one, an
+# empty cpu2 (an idle CPU), and its header
+ctf_trace() {
+	mktrace "$1" || return 1
+	if [ "${2:-}" = -s ]; then
+		mkheader "$1" byte_order=$OTHER_ORDER || return 1
+	fi
+	mk ${2:+"$2"} "$1/cpu0" \
+		ts=1000,site=0xffffffff81000110,ptr=0xffff888000001000,req=100,alloc=128, \
+			gfp=0x400cc0,node=1,pid=4242,stack=0x1a0040,tag=0xffffffff82b1c3a0, \
+			period=524288,flags=stack_lost \
+		ts=3000,kind=realloc,type=vmalloc,ptr=0xffffc90000001000,req=9000,alloc=12288, \
+			site=0xffffffff81000220,pid=1,flags=irq \
+		ts=5000,kind=free,type=cache,cache=0x10203,ptr=0xffff888000003000, \
+			site=0xffffffff81000210,flags=irq,pid=4294967295 \
+		ts=123456789012345678,seq=0xfffffffffffffff0,kind=free,type=percpu, \
+			ptr=0x607000001000,flags=uncharged,node=-2147483648 &&
+	mk ${2:+"$2"} "$1/cpu1" \
+		ts=2000,seq=7,type=pages,order=3,mt=2,flags=backing,site=0xffffffffc0001010, \
+			ptr=0xffffea0000001000,req=32768,alloc=32768,node=0,gfp=0xcc0 \
+		ts=4000,kind=free,type=pages,flags=unpaired,ptr=0xffffea0000009000,req=4096, \
+			alloc=4096,node=3 \
+		ts=6000,type=percpu,ptr=0x607000002000,req=64,alloc=72,tag=0xffffffffa0002040, \
+			stack=0xfffffffe \
+		ts=7000,type=cache,cache=3,ptr=0xffff888000004000,req=192,alloc=192, \
+			site=0xffffffffffffffff,period=0xffffffff,pid=65536 &&
+	: > "$1/cpu2"
+}
+
+# ctf_canon < LINES: dump's lines, or babeltrace2 --clock-cycles's, in one
+# format: "ts=T KIND_TYPE" and every field as KEY=VALUE in one order, in
+# lowercase, the flags as a number, the fields dump leaves out as 0
+ctf_canon() {
+	awk '
+	function out() {
+		line = "ts=" f["ts"] " " name
+		n = split("cpu seq site ptr req alloc gfp node pid order cache_id " \
+			  "stack_id tag sample_period migratetype flags reserved1", k, " ")
+		for (i = 1; i <= n; i++)
+			line = line " " k[i] "=" (k[i] in f ? f[k[i]] : (k[i] == "flags" ? "0x0" : 0))
+		print tolower(line)
+		split("", f)
+	}
+	/^\[/ {		# babeltrace2: [TS] (+DELTA) NAME: { KEY = VALUE, ... }
+		ts = substr($1, 2, length($1) - 2)
+		sub(/^0+/, "", ts)
+		f["ts"] = ts == "" ? 0 : ts
+		name = $3
+		sub(/:$/, "", name)
+		body = $0
+		sub(/^[^{]*\{ /, "", body)
+		sub(/ \}$/, "", body)
+		n = split(body, kv, ", ")
+		for (i = 1; i <= n; i++) {
+			split(kv[i], p, " = ")
+			key = p[1]
+			if (key == "call_site") key = "site"
+			else if (key == "bytes_req") key = "req"
+			else if (key == "bytes_alloc") key = "alloc"
+			else if (key == "gfp_flags") key = "gfp"
+			f[key] = p[2]
+		}
+		out()
+		next
+	}
+	{		# dump: cpu=C seq=S ts=T KIND TYPE KEY=VALUE...
+		name = $4 "_" $5
+		for (i = 1; i <= NF; i++) {
+			if (i == 4 || i == 5)
+				continue
+			eq = index($i, "=")
+			key = substr($i, 1, eq - 1)
+			value = substr($i, eq + 1)
+			if (key == "flags") {
+				bits = 0
+				m = split(value, names, ",")
+				for (j = 1; j <= m; j++)
+					bits += names[j] == "irq" ? 1 : names[j] == "backing" ? 2 : \
+						names[j] == "unpaired" ? 4 : names[j] == "stack_lost" ? 8 : \
+						names[j] == "uncharged" ? 16 : 1000
+				value = sprintf("0x%x", bits)
+			}
+			f[key] = value
+		}
+		out()
+	}'
+}
+
+# kmemtrace ctf writes the CTF metadata of a recording in its byte order,
+# with the header's kernel in its environment, and links to its streams.
+t_ctf_metadata() {
+	ctf_trace t && ctf_trace swapped -s || return 1
+	run ctf t
+	expect_rc 0 && expect_out < /dev/null && expect_err < /dev/null || return 1
+	ls -l t/ctf | sed -n 's/.* \(cpu[0-9]* -> .*\)/\1/p' > links &&
+		ls t/ctf | grep -v '^cpu' >> links
+	expect_file links <<-'END' || return 1
+	cpu0 -> ../cpu0
+	cpu1 -> ../cpu1
+	cpu2 -> ../cpu2
+	metadata
+	END
+	sed -n '/^trace {/,/^};/p;/^env {/,/^};/p;/^clock {/,/^};/p' t/ctf/metadata |
+		tr -d '\t' > head
+	order=le
+	[ $HOST_ORDER = big ] && order=be
+	expect_file head <<-END || return 1
+	trace {
+		major = 1;
+		minor = 8;
+		byte_order = $order;
+	};
+	env {
+		tracer_name = "kmemtrace";
+		kmemtrace_abi_version = 3;
+		kernel_release = "6.12.0-kmt";
+		machine = "x86_64";
+		build_id = "$BUILD_ID";
+	};
+	clock {
+		name = trace_clock_local;
+		description = "trace_clock_local() of the traced kernel, in ns";
+		freq = 1000000000;
+		absolute = false;
+	};
+	END
+	# The id of an event is its kind and type, bytes 3 and 4 in its order:
+	# for free (2) kmalloc (1), 1 << 8 | 2 little-endian, 2 << 8 | 1 big.
+	grep -A2 'name = "free_kmalloc"' t/ctf/metadata | sed -n 's/.*id = //p' > id
+	if [ $HOST_ORDER = little ]; then echo '258;'; else echo '513;'; fi | expect_file id ||
+		return 1
+	[ "$(grep -c '^event {' t/ctf/metadata)" = 15 ] || fail "not 15 event classes" ||
+		return 1
+	run ctf swapped
+	expect_rc 0 && expect_err < /dev/null || return 1
+	other=be
+	[ $OTHER_ORDER = little ] && other=le
+	grep -q "byte_order = $other;" swapped/ctf/metadata ||
+		fail "swapped/ctf/metadata not $OTHER_ORDER-endian" || return 1
+	grep -A2 'name = "free_kmalloc"' swapped/ctf/metadata | sed -n 's/.*id = //p' > id
+	if [ $HOST_ORDER = little ]; then echo '513;'; else echo '258;'; fi | expect_file id ||
+		return 1
+	# Again, for a CPU less: its link goes, the others are made again.
+	rm t/cpu2 && run ctf t
+	expect_rc 0 && expect_err < /dev/null || return 1
+	ls t/ctf > files
+	expect_file files <<-'END'
+	cpu0
+	cpu1
+	metadata
+	END
+}
+
+# kmemtrace ctf describes ABI 3 only, one byte order per recording.
+t_ctf_errors() {
+	mktrace t && mkheader t abi_version=2 && mk -2 t/cpu0 "" && mk t/cpu1 "" ||
+		return 1
+	run ctf t
+	expect_rc 1 && expect_out < /dev/null && expect_err <<-'END' || return 1
+	kmemtrace: t/cpu0: events are ABI version 2: CTF describes ABI 3 events only \
+		(their time stamp is in the event header)
+	END
+	[ ! -e t/ctf ] || fail "t/ctf written for an ABI 2 recording" || return 1
+	mktrace m && mk m/cpu0 "" && mk -s m/cpu1 "" || return 1
+	run ctf m
+	expect_rc 1 && expect_err <<-END || return 1
+	kmemtrace: m/cpu1: events are $OTHER_ORDER-endian, but those of m/cpu0 are \\
+		$HOST_ORDER-endian
+	END
+	run ctf nodir
+	expect_rc 1 && expect_has err "nodir" || return 1
+	run ctf
+	expect_rc 2 && expect_has err "usage: kmemtrace ctf DIR" || return 1
+	run ctf --help
+	expect_rc 0 && expect_has out "usage: kmemtrace ctf DIR"
+}
+
+# babeltrace2 reads a recording as is, through DIR/ctf, in either byte
+# order: the same events, times and fields as kmemtrace dump prints.
+t_ctf_babeltrace2_reads_as_dump() {
+	command -v babeltrace2 > /dev/null ||
+		{ echo "# SKIP babeltrace2 not installed"; return 4; }
+	for o in "" -s; do
+		rm -rf t && ctf_trace t $o || return 1
+		run ctf t
+		expect_rc 0 && expect_err < /dev/null || return 1
+		run dump t
+		expect_rc 0 && expect_err < /dev/null || return 1
+		ctf_canon < out > dump.canon
+		babeltrace2 --clock-cycles t/ctf > bt 2> bt.err ||
+			fail "babeltrace2 failed: $(cat bt.err)" || return 1
+		ctf_canon < bt > bt.canon
+		[ "$(wc -l < bt.canon)" = 8 ] || fail "babeltrace2 printed no 8 events" ||
+			return 1
+		diff -u dump.canon bt.canon >&2 ||
+			fail "babeltrace2 and dump differ (${o:-native})" || return 1
+	done
+	# Its only complaints: the header fields that CTF gives no meaning.
+	sed -n 's/.*User field found in event header: ignoring: //p' bt.err > warn
+	expect_file warn <<-'END' || return 1
+	name="magic"
+	name="abi_version"
+	name="reserved0"
+	END
+	[ "$(grep -c . bt.err)" = 3 ] || fail "babeltrace2 warned more: $(cat bt.err)"
 }
 
 # ------------------------------------------------------------------- main
