@@ -45,14 +45,14 @@
 #include "kmemtrace.h"
 
 static_assert(sizeof(struct kmemtrace_event) == KMEMTRACE_EVENT_SIZE);
-static_assert(offsetof(struct kmemtrace_event, cpu) == 8);
-static_assert(offsetof(struct kmemtrace_event, migratetype) == 10);
-static_assert(offsetof(struct kmemtrace_event, pid) == 12);
-static_assert(offsetof(struct kmemtrace_event, cache_id) == 24);
-static_assert(offsetof(struct kmemtrace_event, stack_id) == 28);
-static_assert(offsetof(struct kmemtrace_event, seq) == 32);
-static_assert(offsetof(struct kmemtrace_event, bytes_alloc) == 72);
-static_assert(offsetof(struct kmemtrace_event, tag) == 80);
+/* ABI 3: the layout include/uapi/linux/kmemtrace.h documents. */
+static_assert(offsetof(struct kmemtrace_event, type) == 4);
+static_assert(offsetof(struct kmemtrace_event, timestamp) == 8);
+static_assert(offsetof(struct kmemtrace_event, flags) == 16);
+static_assert(offsetof(struct kmemtrace_event, pid) == 24);
+static_assert(offsetof(struct kmemtrace_event, sample_period) == 44);
+static_assert(offsetof(struct kmemtrace_event, seq) == 48);
+static_assert(offsetof(struct kmemtrace_event, tag) == 88);
 
 DEFINE_PER_CPU(struct kmemtrace_cpu, kmemtrace_cpu);
 

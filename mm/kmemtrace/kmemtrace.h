@@ -343,9 +343,11 @@ kmemtrace_fill(struct kmemtrace_slot *slot, u8 kind, u8 type,
 	ev->abi_version = KMEMTRACE_ABI_VERSION;
 	ev->kind = kind;
 	ev->type = type;
+	memset(ev->__reserved0, 0, sizeof(ev->__reserved0));
 	ev->flags = slot->flags;
-	ev->__reserved = 0;
+	ev->__reserved1 = 0;
 	ev->stack_id = 0;
+	ev->sample_period = 0;
 #ifdef CONFIG_MEM_ALLOC_PROFILING
 	/* The line alloc_hooks() made current: the allocation's codetag. */
 	ev->tag = kind == KMEMTRACE_KIND_FREE ? 0 :

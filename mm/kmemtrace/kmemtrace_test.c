@@ -154,7 +154,9 @@ static void expect_event(struct kunit *test, const struct kmemtrace_event *ev,
 	KUNIT_EXPECT_EQ(test, ev->node, want->node);
 	KUNIT_EXPECT_EQ(test, ev->cache_id, want->cache_id);
 	KUNIT_EXPECT_LT(test, ev->cpu, nr_cpu_ids);
-	KUNIT_EXPECT_EQ(test, ev->__reserved, 0);
+	KUNIT_EXPECT_EQ(test, ev->__reserved0[0] | ev->__reserved0[1] |
+			ev->__reserved0[2] | ev->__reserved1, 0);
+	KUNIT_EXPECT_EQ(test, ev->sample_period, 0);
 	/* Stacks are off but in the tests that switch them on. */
 	KUNIT_EXPECT_EQ(test, ev->stack_id, 0);
 	/* Every allocation API goes through alloc_hooks(): it has a tag. */

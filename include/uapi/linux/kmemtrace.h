@@ -19,7 +19,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define KMEMTRACE_ABI_VERSION	2
+#define KMEMTRACE_ABI_VERSION	3
 #define KMEMTRACE_MAGIC		0x4d4b	/* "KM" in a little-endian dump */
 #define KMEMTRACE_MAGIC_SWAPPED	0x4b4d
 
@@ -94,11 +94,15 @@ enum kmemtrace_type {
  * @abi_version: KMEMTRACE_ABI_VERSION of the kernel that wrote the event
  * @kind: enum kmemtrace_kind
  * @type: enum kmemtrace_type
- * @order: page order for KMEMTRACE_TYPE_PAGES, 0 otherwise
+ * @__reserved0: 0
+ * @timestamp: nanoseconds of trace_clock_local() (ftrace's trace_clock
+ *	"local"); while the kmemtrace ftrace tracer records the event too,
+ *	exactly the time stamp of its entry there
  * @flags: KMEMTRACE_FLAG_* bits
  * @cpu: CPU the event was recorded on
+ * @order: page order for KMEMTRACE_TYPE_PAGES, 0 otherwise
  * @migratetype: migrate type of a page allocation, 0 otherwise
- * @__reserved: 0
+ * @__reserved1: 0
  * @pid: pid of the current task (the interrupted one in interrupt context)
  * @node: NUMA node asked for, KMEMTRACE_NO_NODE when any; for pages,
  *	the node the pages are on
@@ -108,11 +112,12 @@ enum kmemtrace_type {
  * @stack_id: stack depot handle of the kernel stack that made the event,
  *	resolved in /sys/kernel/debug/kmemtrace/stacks; 0 if the event was
  *	not sampled for a stack (see kmemtrace.stack_sample)
+ * @sample_period: 0 when every event is recorded; for an event of a
+ *	sampled recording, the mean number of bytes allocated between two
+ *	samples the event was drawn with (an allocation of S bytes stands
+ *	for 1 / (1 - exp(-S / sample_period)) allocations like it)
  * @seq: per-CPU sequence number; every event the CPU tried to record
  *	takes one, so a gap in @seq means the events in the gap were dropped
- * @timestamp: nanoseconds of trace_clock_local() (ftrace's trace_clock
- *	"local"); while the kmemtrace ftrace tracer records the event too,
- *	exactly the time stamp of its entry there
  * @call_site: an address inside the function that called the allocator
  *	API (kmalloc(), alloc_pages(), vfree(), ...), even when the event
  *	comes from deep inside the allocator; 0 if no API call was seen,
@@ -131,26 +136,37 @@ enum kmemtrace_type {
  *	/proc/allocinfo counts it), resolved to file, line, function and
  *	module in /sys/kernel/debug/kmemtrace/tags; 0 otherwise and for frees
  *
- * Version 1 of the format (80 bytes) had no @stack_id and @tag, a 32-bit
- * @cpu and @migratetype after @cache_id.
+ * @magic, @abi_version, @kind and @type keep their offsets in every
+ * version: a reader finds the byte order and the layout from them.
+ *
+ * Version 3 (96 bytes) moved @timestamp up to directly after @kind and
+ * @type, so that a reader of the header alone (CTF's event header: id =
+ * @kind and @type as one 16-bit field, then the time) has the time, and
+ * added @sample_period.  Version 2 (88 bytes) had, after @type: @order,
+ * @flags, @cpu, @migratetype, a reserved byte, @pid, @node, @gfp_flags,
+ * @cache_id, @stack_id, @seq, @timestamp, @call_site, @ptr, @bytes_req,
+ * @bytes_alloc, @tag.  Version 1 (80 bytes) had no @stack_id and @tag, a
+ * 32-bit @cpu and @migratetype after @cache_id.
  */
 struct kmemtrace_event {
 	__u16	magic;
 	__u8	abi_version;
 	__u8	kind;
 	__u8	type;
-	__u8	order;
+	__u8	__reserved0[3];
+	__u64	timestamp;
 	__u16	flags;
 	__u16	cpu;
+	__u8	order;
 	__u8	migratetype;
-	__u8	__reserved;
+	__u16	__reserved1;
 	__u32	pid;
 	__s32	node;
 	__u32	gfp_flags;
 	__u32	cache_id;
 	__u32	stack_id;
+	__u32	sample_period;
 	__u64	seq;
-	__u64	timestamp;
 	__u64	call_site;
 	__u64	ptr;
 	__u64	bytes_req;
@@ -158,7 +174,7 @@ struct kmemtrace_event {
 	__u64	tag;
 } __attribute__((packed));
 
-#define KMEMTRACE_EVENT_SIZE	88
+#define KMEMTRACE_EVENT_SIZE	96
 
 /**
  * struct kmemtrace_ring_pos - a cpuN buffer's positions, for mmap() readers

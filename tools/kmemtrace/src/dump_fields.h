@@ -15,13 +15,15 @@
 
 /**
  * dump_fields() - write the fields of an event from its call site to its tag
- * @p: where to write, with room for eleven numbers (FMT_U64_MAX each) and
+ * @p: where to write, with room for twelve numbers (FMT_U64_MAX each) and
  *     their keys
  * @ev: the event
  *
  * Writes the call site's hexadecimal digits (its "site=0x" is the
  * caller's) and " ptr=0x... req=... alloc=... gfp=0x... node=... pid=...
- * order=... cache_id=... stack_id=0x... tag=0x...".
+ * order=... cache_id=... stack_id=0x... tag=0x...", then
+ * " sample_period=..." for an event of a sampled recording (ABI 3 only,
+ * so the lines of older recordings and of unsampled ones stay the same).
  *
  * Return: the end of what was written.
  */
@@ -47,7 +49,12 @@ static inline char *dump_fields(char *p, const struct kmemtrace_event *ev)
 	p = fmt_lit(p, " stack_id=0x");
 	p = fmt_x64(p, ev->stack_id);
 	p = fmt_lit(p, " tag=0x");
-	return fmt_x64(p, ev->tag);
+	p = fmt_x64(p, ev->tag);
+	if (ev->sample_period) {
+		p = fmt_lit(p, " sample_period=");
+		p = fmt_u64(p, ev->sample_period);
+	}
+	return p;
 }
 
 #endif /* __KMEMTRACE_DUMP_FIELDS_H */

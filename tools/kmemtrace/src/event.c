@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmemtrace - event decoding: names, byte order, ABI 1 events
+ * kmemtrace - event decoding: names, byte order, ABI 1 and 2 events
  *
  * Part of the stream layer (trace.h); see Documentation/kmemtrace.rst.
  */
@@ -23,7 +23,7 @@
 static_assert(sizeof(struct kmemtrace_event) == KMEMTRACE_EVENT_SIZE,
 	      "struct kmemtrace_event must be KMEMTRACE_EVENT_SIZE bytes");
 
-/* An ABI 1 event; from seq on, the fields are those of ABI 2. */
+/* An ABI 1 event. */
 struct kmt_event_v1 {
 	__u16	magic;
 	__u8	abi_version;
@@ -48,11 +48,36 @@ struct kmt_event_v1 {
 
 static_assert(sizeof(struct kmt_event_v1) == KMT_EVENT_SIZE_V1,
 	      "an ABI 1 event is KMT_EVENT_SIZE_V1 bytes");
-static_assert(offsetof(struct kmt_event_v1, seq) ==
-	      offsetof(struct kmemtrace_event, seq),
-	      "ABI 1 and 2 share the layout from seq on");
 
-/* How far into a stream its first event with a known magic is looked for. */
+/* An ABI 2 event. */
+struct kmt_event_v2 {
+	__u16	magic;
+	__u8	abi_version;
+	__u8	kind;
+	__u8	type;
+	__u8	order;
+	__u16	flags;
+	__u16	cpu;
+	__u8	migratetype;
+	__u8	__reserved;
+	__u32	pid;
+	__s32	node;
+	__u32	gfp_flags;
+	__u32	cache_id;
+	__u32	stack_id;
+	__u64	seq;
+	__u64	timestamp;
+	__u64	call_site;
+	__u64	ptr;
+	__u64	bytes_req;
+	__u64	bytes_alloc;
+	__u64	tag;
+} __packed;
+
+static_assert(sizeof(struct kmt_event_v2) == KMT_EVENT_SIZE_V2,
+	      "an ABI 2 event is KMT_EVENT_SIZE_V2 bytes");
+static_assert(offsetof(struct kmemtrace_event, timestamp) == 8,
+	      "the time stamp follows magic, abi_version, kind and type");
 
 static const char * const kind_names[] = {
 	[KMEMTRACE_KIND_ALLOC]	= "alloc",
@@ -137,16 +162,19 @@ int kmt_cpu_from_name(const char *path)
 void kmt_event_swab(struct kmemtrace_event *ev)
 {
 	ev->magic = bswap_16(ev->magic);
+	/* abi_version, kind, type and __reserved0 are bytes. */
+	ev->timestamp = bswap_64(ev->timestamp);
 	ev->flags = bswap_16(ev->flags);
 	ev->cpu = bswap_16(ev->cpu);
-	/* migratetype and __reserved are bytes. */
+	/* order and migratetype are bytes. */
+	ev->__reserved1 = bswap_16(ev->__reserved1);
 	ev->pid = bswap_32(ev->pid);
 	ev->node = (__s32)bswap_32((__u32)ev->node);
 	ev->gfp_flags = bswap_32(ev->gfp_flags);
 	ev->cache_id = bswap_32(ev->cache_id);
 	ev->stack_id = bswap_32(ev->stack_id);
+	ev->sample_period = bswap_32(ev->sample_period);
 	ev->seq = bswap_64(ev->seq);
-	ev->timestamp = bswap_64(ev->timestamp);
 	ev->call_site = bswap_64(ev->call_site);
 	ev->ptr = bswap_64(ev->ptr);
 	ev->bytes_req = bswap_64(ev->bytes_req);
@@ -154,33 +182,75 @@ void kmt_event_swab(struct kmemtrace_event *ev)
 	ev->tag = bswap_64(ev->tag);
 }
 
+/* Fill @ev from the ABI 2 event @v, in the byte order of @v. */
+static void event_from_v2(struct kmemtrace_event *ev,
+			  const struct kmt_event_v2 *v)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->magic = v->magic;
+	ev->abi_version = v->abi_version;
+	ev->kind = v->kind;
+	ev->type = v->type;
+	ev->timestamp = v->timestamp;
+	ev->flags = v->flags;
+	ev->cpu = v->cpu;
+	ev->order = v->order;
+	ev->migratetype = v->migratetype;
+	ev->pid = v->pid;
+	ev->node = v->node;
+	ev->gfp_flags = v->gfp_flags;
+	ev->cache_id = v->cache_id;
+	ev->stack_id = v->stack_id;
+	ev->seq = v->seq;
+	ev->call_site = v->call_site;
+	ev->ptr = v->ptr;
+	ev->bytes_req = v->bytes_req;
+	ev->bytes_alloc = v->bytes_alloc;
+	ev->tag = v->tag;
+}
+
+void kmt_event_from_v2(struct kmemtrace_event *ev, const unsigned char *raw)
+{
+	struct kmt_event_v2 v;
+
+	memcpy(&v, raw, sizeof(v));
+	event_from_v2(ev, &v);
+}
+
 void kmt_event_from_v1(struct kmemtrace_event *ev, const unsigned char *raw)
 {
-	struct kmt_event_v1 v;
+	struct kmt_event_v1 v1;
+	struct kmt_event_v2 v2;
 	bool swapped;
 	uint32_t cpu;
 
-	memcpy(&v, raw, sizeof(v));
+	memcpy(&v1, raw, sizeof(v1));
 	/* Every field keeps its size but cpu: only it needs the byte order. */
-	swapped = v.magic == KMEMTRACE_MAGIC_SWAPPED;
-	cpu = swapped ? bswap_32(v.cpu) : v.cpu;
-	memset(ev, 0, offsetof(struct kmemtrace_event, seq));
-	ev->magic = v.magic;
-	ev->abi_version = v.abi_version;
-	ev->kind = v.kind;
-	ev->type = v.type;
-	ev->order = v.order;
-	ev->flags = v.flags;
-	ev->cpu = cpu > UINT16_MAX ? UINT16_MAX : cpu;
-	ev->__reserved = cpu > UINT16_MAX;
+	swapped = v1.magic == KMEMTRACE_MAGIC_SWAPPED;
+	cpu = swapped ? bswap_32(v1.cpu) : v1.cpu;
+	memset(&v2, 0, sizeof(v2));
+	v2.magic = v1.magic;
+	v2.abi_version = v1.abi_version;
+	v2.kind = v1.kind;
+	v2.type = v1.type;
+	v2.order = v1.order;
+	v2.flags = v1.flags;
+	v2.cpu = cpu > UINT16_MAX ? UINT16_MAX : cpu;
 	if (swapped)
-		ev->cpu = bswap_16(ev->cpu);
-	ev->migratetype = v.migratetype;
-	ev->pid = v.pid;
-	ev->node = v.node;
-	ev->gfp_flags = v.gfp_flags;
-	ev->cache_id = v.cache_id;
-	memcpy(&ev->seq, raw + offsetof(struct kmt_event_v1, seq),
-	       KMT_EVENT_SIZE_V1 - offsetof(struct kmt_event_v1, seq));
-	ev->tag = 0;
+		v2.cpu = bswap_16(v2.cpu);
+	v2.migratetype = v1.migratetype;
+	v2.pid = v1.pid;
+	v2.node = v1.node;
+	v2.gfp_flags = v1.gfp_flags;
+	v2.cache_id = v1.cache_id;
+	v2.seq = v1.seq;
+	v2.timestamp = v1.timestamp;
+	v2.call_site = v1.call_site;
+	v2.ptr = v1.ptr;
+	v2.bytes_req = v1.bytes_req;
+	v2.bytes_alloc = v1.bytes_alloc;
+	event_from_v2(ev, &v2);
+	/* In the byte order of @raw, as every other field. */
+	if (cpu > UINT16_MAX)
+		ev->__reserved1 = swapped ? bswap_16(1) : 1;
 }

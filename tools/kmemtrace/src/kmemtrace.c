@@ -32,6 +32,7 @@ static const struct command commands[] = {
 	{ "dump",	dump_main,	"print every recorded event as one line of text" },
 	{ "plot",	plot_main,	"draw a recorded trace as an SVG picture" },
 	{ "pprof",	pprof_main,	"write a recorded trace as a pprof heap profile" },
+	{ "ctf",	ctf_main,	"make a recorded trace readable by CTF readers" },
 };
 
 static void kmemtrace_usage(int status)

@@ -62,4 +62,13 @@ int plot_main(int argc, char **argv);
  */
 int pprof_main(int argc, char **argv);
 
+/**
+ * ctf_main() - "kmemtrace ctf": make a recording readable as a CTF trace
+ * @argc: number of arguments, including "ctf"
+ * @argv: the arguments
+ *
+ * Return: the exit status of the command.
+ */
+int ctf_main(int argc, char **argv);
+
 #endif /* __KMEMTRACE_H */

@@ -49,6 +49,7 @@ static void lifetimes_on_end(void *ctx, const struct replay_run *run,
 
 	(void)run;
 	(void)last_ts;
+	/* A site with no lifetime has no array: qsort() wants one. */
 	for (i = 0; i < lt->nr; i++)
 		if (lt->sites[i].nr > 1)
 			qsort(lt->sites[i].v, lt->sites[i].nr,

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "comms.h"
+#include "ctf.h"
 #include "drain.h"
 #include "header.h"
 #include "kmemtrace.h"
@@ -147,7 +148,8 @@ static void record_usage(int status)
 		"  kmemtrace and write the cpuN streams, abi_version, dropped, stats,\n"
 		"  caches, kallsyms, comms (the names of the tasks) and, when the kernel\n"
 		"  has them, tags (the codetags of the events) and stacks (their stack\n"
-		"  traces) to DIR.  Needs root.\n"
+		"  traces) to DIR, and ctf/ (CTF metadata and links to the streams:\n"
+		"  babeltrace2 DIR/ctf reads them, see kmemtrace ctf).  Needs root.\n"
 		"\n"
 		"     -o/--output DIR         directory to write, created if needed; the\n"
 		"                             files of an earlier recording there are\n"
@@ -1150,6 +1152,10 @@ static int record_finish(struct recorder *r)
 	modules_poll(r);
 	if (write_kallsyms(r))
 		kmt_err("warning: no kallsyms in %s, report will not symbolize",
+			r->p->outdir);
+	/* record runs on the traced machine: the events are in its order. */
+	if (kmt_ctf_write(r->p->outdir, KMT_HOST_BIG_ENDIAN))
+		kmt_err("warning: no CTF metadata in %s, CTF readers will not read it",
 			r->p->outdir);
 	take_bytes(r);
 	for (i = 0; i < r->nr; i++)

@@ -23,27 +23,48 @@
 
 #define KMT_DETECT_BYTES	(1024 * 1024)
 
-/* Whether @p, at least 3 bytes, starts an event of a known magic and @abi. */
-static bool known_event(const unsigned char *p, bool v1)
+/* Bytes of an event of ABI version @abi in a stream. */
+static size_t abi_event_size(unsigned int abi)
+{
+	if (abi == KMT_ABI_V1)
+		return KMT_EVENT_SIZE_V1;
+	if (abi == KMT_ABI_V2)
+		return KMT_EVENT_SIZE_V2;
+	return KMEMTRACE_EVENT_SIZE;
+}
+
+/*
+ * Whether @p, at least 3 bytes, starts an event of a known magic and of
+ * ABI version @abi: KMT_ABI_V1, KMT_ABI_V2, or for KMEMTRACE_ABI_VERSION
+ * any other.
+ */
+static bool known_event(const unsigned char *p, unsigned int abi)
 {
 	uint16_t magic;
 
 	memcpy(&magic, p, sizeof(magic));
 	if (magic != KMEMTRACE_MAGIC && magic != KMEMTRACE_MAGIC_SWAPPED)
 		return false;
-	return (p[2] == KMT_ABI_V1) == v1;
+	if (abi == KMT_ABI_V1 || abi == KMT_ABI_V2)
+		return p[2] == abi;
+	return p[2] != KMT_ABI_V1 && p[2] != KMT_ABI_V2;
 }
 
 /*
  * The ABI version of a stream is that of its first event with a known
- * magic: one at an ABI 1 offset with abi_version 1, or one at a current
- * offset with any other abi_version, whichever comes first.  A stream
- * without one in its first KMT_DETECT_BYTES is of the current ABI.
+ * magic: the first index I with an event at I times the size of an
+ * event of ABI 1, 2 or 3 (in that order) of that abi_version, or of
+ * another one for ABI 3.  A stream without one in its first
+ * KMT_DETECT_BYTES is of the current ABI.
  */
 static void stream_detect_abi(struct kmt_stream *s)
 {
+	static const unsigned int abis[] = {
+		KMT_ABI_V1, KMT_ABI_V2, KMEMTRACE_ABI_VERSION,
+	};
 	unsigned char *buf = xmalloc(KMT_DETECT_BYTES);
-	size_t len = 0, i, off1, off2;
+	size_t len = 0, i, j, off;
+	bool found = false;
 	ssize_t n;
 
 	s->abi = KMEMTRACE_ABI_VERSION;
@@ -55,19 +76,17 @@ static void stream_detect_abi(struct kmt_stream *s)
 			break;
 		len += n;
 	}
-	for (i = 0; ; i++) {
-		off1 = i * KMT_EVENT_SIZE_V1;
-		off2 = i * KMEMTRACE_EVENT_SIZE;
-		if (off1 + 3 > len)
-			break;
-		if (known_event(buf + off1, true)) {
-			s->abi = KMT_ABI_V1;
-			break;
+	/* The smallest events, ABI 1's, are the last to run out. */
+	for (i = 0; !found && i * KMT_EVENT_SIZE_V1 + 3 <= len; i++) {
+		for (j = 0; !found && j < ARRAY_SIZE(abis); j++) {
+			off = i * abi_event_size(abis[j]);
+			if (off + 3 <= len && known_event(buf + off, abis[j])) {
+				s->abi = abis[j];
+				found = true;
+			}
 		}
-		if (off2 + 3 <= len && known_event(buf + off2, false))
-			break;
 	}
-	s->esize = s->abi == KMT_ABI_V1 ? KMT_EVENT_SIZE_V1 : KMEMTRACE_EVENT_SIZE;
+	s->esize = abi_event_size(s->abi);
 	free(buf);
 }
 
@@ -141,6 +160,12 @@ static void stream_problem(struct kmt_stream *s, struct kmt_stats *st,
 		   i * s->esize, what);
 }
 
+/* The flags an event of the ABI version of @s may have. */
+static unsigned int stream_known_flags(const struct kmt_stream *s)
+{
+	return s->abi == KMT_ABI_V1 ? KMT_KNOWN_FLAGS_V1 : KMT_KNOWN_FLAGS;
+}
+
 /* Return NULL for a well-formed event, else what is wrong with it in @buf. */
 static const char *event_problem(const struct kmt_stream *s,
 				 const struct kmemtrace_event *ev,
@@ -152,8 +177,8 @@ static const char *event_problem(const struct kmt_stream *s,
 	else if (ev->magic != KMEMTRACE_MAGIC)
 		snprintf(buf, len, "bad magic 0x%04x", ev->magic);
 	else if (ev->abi_version != s->abi &&
-		 (ev->abi_version == KMT_ABI_V1 ||
-		  ev->abi_version == KMEMTRACE_ABI_VERSION))
+		 ev->abi_version >= KMT_ABI_V1 &&
+		 ev->abi_version <= KMEMTRACE_ABI_VERSION)
 		snprintf(buf, len,
 			 "abi_version %u differs from the first event of the stream (%u)",
 			 ev->abi_version, s->abi);
@@ -164,10 +189,9 @@ static const char *event_problem(const struct kmt_stream *s,
 		snprintf(buf, len, "bad kind %u", ev->kind);
 	else if (ev->type < KMEMTRACE_TYPE_KMALLOC || ev->type > KMEMTRACE_TYPE_VMALLOC)
 		snprintf(buf, len, "bad type %u", ev->type);
-	else if (ev->flags & ~(s->abi == KMT_ABI_V1 ? KMT_KNOWN_FLAGS_V1 :
-			       KMT_KNOWN_FLAGS))
+	else if (ev->flags & ~stream_known_flags(s))
 		snprintf(buf, len, "bad flags 0x%x", ev->flags);
-	else if (s->abi == KMT_ABI_V1 && ev->__reserved)
+	else if (s->abi == KMT_ABI_V1 && ev->__reserved1)
 		snprintf(buf, len, "cpu field above 65535");
 	else if (s->cpu >= 0 && ev->cpu != (__u32)s->cpu)
 		snprintf(buf, len, "cpu field %u does not match file cpu%d",
@@ -209,8 +233,12 @@ static size_t stream_check_valid(struct kmt_stream *s, struct kmt_stats *st,
 	/* A stream not named cpuN may have events of any CPU. */
 	uint32_t cpu = s->cpu >= 0 ? s->cpu : 0;
 	uint32_t cpu_mask = s->cpu >= 0 ? UINT32_MAX : 0;
+	/* Only an ABI 1 event converted sets __reserved1, for its cpu. */
+	uint16_t reserved_mask = s->abi == KMT_ABI_V1 ? UINT16_MAX : 0;
+	unsigned int flags_mask = ~stream_known_flags(s);
 	const struct kmemtrace_event *ev;
 	uint64_t last = st->last_seq;
+	unsigned int abi = s->abi;
 	size_t first = i;
 	unsigned int bad;
 
@@ -218,12 +246,13 @@ static size_t stream_check_valid(struct kmt_stream *s, struct kmt_stats *st,
 		ev = (const struct kmemtrace_event *)(s->buf + i * KMEMTRACE_EVENT_SIZE);
 		/* event_problem() and stream_account_seq(), without branches */
 		bad = (ev->magic ^ KMEMTRACE_MAGIC) |
-		      (ev->abi_version ^ KMEMTRACE_ABI_VERSION) |
+		      (ev->abi_version ^ abi) |
 		      ((unsigned int)ev->kind - KMEMTRACE_KIND_ALLOC >
 		       KMEMTRACE_KIND_REALLOC - KMEMTRACE_KIND_ALLOC) |
 		      ((unsigned int)ev->type - KMEMTRACE_TYPE_KMALLOC >
 		       KMEMTRACE_TYPE_VMALLOC - KMEMTRACE_TYPE_KMALLOC) |
-		      (ev->flags & ~KMT_KNOWN_FLAGS) |
+		      (ev->flags & flags_mask) |
+		      (ev->__reserved1 & reserved_mask) |
 		      ((ev->cpu ^ cpu) & cpu_mask) | (ev->seq <= last);
 		if (bad)
 			break;
@@ -250,8 +279,7 @@ static void stream_check_chunk(struct kmt_stream *s, struct kmt_stats *st)
 	s->valid = 0;
 	for (i = 0; i < n; i++) {
 		/* Valid events stay where they are until one is not. */
-		if (s->valid == i && st->events && s->order == KMT_ORDER_HOST &&
-		    s->abi != KMT_ABI_V1) {
+		if (s->valid == i && st->events && s->order == KMT_ORDER_HOST) {
 			i = stream_check_valid(s, st, i, n);
 			if (i == n)
 				break;
@@ -336,13 +364,14 @@ static bool stream_read(struct kmt_stream *s, struct kmt_stats *st,
 }
 
 /*
- * kmt_stream_fill() of an ABI 1 stream: read its bytes into @s->raw and
- * convert the whole events into @s->buf.
+ * kmt_stream_fill() of an ABI 1 or 2 stream: read its bytes into @s->raw
+ * and convert the whole events into @s->buf.
  */
-static bool stream_fill_v1(struct kmt_stream *s, struct kmt_stats *st)
+static bool stream_fill_old(struct kmt_stream *s, struct kmt_stats *st)
 {
-	size_t cap = KMT_READ_EVENTS * KMT_EVENT_SIZE_V1;
+	size_t cap = KMT_READ_EVENTS * s->esize;
 	size_t keep = s->raw_len - s->raw_whole, i, n;
+	struct kmemtrace_event *ev;
 
 	if (!s->raw) {
 		s->raw = xmalloc(cap);
@@ -351,16 +380,19 @@ static bool stream_fill_v1(struct kmt_stream *s, struct kmt_stats *st)
 	memmove(s->raw, s->raw + s->raw_whole, keep);
 	s->raw_len = keep;
 	stream_read(s, st, s->raw, &s->raw_len, cap);
-	s->raw_whole = s->raw_len - s->raw_len % KMT_EVENT_SIZE_V1;
+	s->raw_whole = s->raw_len - s->raw_len % s->esize;
 	if (!s->raw_whole) {
 		stream_end(s, st, s->raw_len);
 		return false;
 	}
-	n = s->raw_whole / KMT_EVENT_SIZE_V1;
-	for (i = 0; i < n; i++)
-		kmt_event_from_v1((struct kmemtrace_event *)
-				  (s->buf + i * KMEMTRACE_EVENT_SIZE),
-				  s->raw + i * KMT_EVENT_SIZE_V1);
+	n = s->raw_whole / s->esize;
+	for (i = 0; i < n; i++) {
+		ev = (struct kmemtrace_event *)(s->buf + i * KMEMTRACE_EVENT_SIZE);
+		if (s->abi == KMT_ABI_V1)
+			kmt_event_from_v1(ev, s->raw + i * s->esize);
+		else
+			kmt_event_from_v2(ev, s->raw + i * s->esize);
+	}
 	s->whole = n * KMEMTRACE_EVENT_SIZE;
 	s->len = s->whole;
 	stream_check_chunk(s, st);
@@ -382,8 +414,8 @@ bool kmt_stream_fill(struct kmt_stream *s, struct kmt_stats *st)
 	s->valid = 0;
 	if (s->fd < 0)
 		return false;
-	if (s->abi == KMT_ABI_V1)
-		return stream_fill_v1(s, st);
+	if (s->abi == KMT_ABI_V1 || s->abi == KMT_ABI_V2)
+		return stream_fill_old(s, st);
 	if (!s->buf)
 		s->buf = xmalloc(cap);
 	memmove(s->buf, s->buf + s->whole, keep);

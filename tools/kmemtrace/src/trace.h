@@ -19,17 +19,22 @@
 #define KMT_KNOWN_FLAGS	(KMEMTRACE_FLAG_INTERRUPT | KMEMTRACE_FLAG_BACKING | \
 			 KMEMTRACE_FLAG_UNPAIRED | KMEMTRACE_FLAG_STACK_LOST | \
 			 KMEMTRACE_FLAG_UNCHARGED)
-/* Those ABI 1 had. */
+/* Those ABI 1 had; ABI 2 had them all. */
 #define KMT_KNOWN_FLAGS_V1	(KMEMTRACE_FLAG_INTERRUPT | KMEMTRACE_FLAG_BACKING | \
 				 KMEMTRACE_FLAG_UNPAIRED)
 
 /*
- * ABI 1 events (80 bytes: no stack_id and tag, a 32-bit cpu and the
- * migratetype after cache_id) are still read: each is converted to the
- * current layout as it is loaded, with stack_id and tag 0.
+ * Events of ABI 1 (80 bytes: no stack_id and tag, a 32-bit cpu and the
+ * migratetype after cache_id) and ABI 2 (88 bytes: the timestamp after
+ * seq, no sample_period) are still read: each is converted to the
+ * current layout (ABI 3, struct kmemtrace_event) as it is loaded, with
+ * the fields its version lacks 0.  The abi_version of a converted event
+ * stays that of the stream.
  */
 #define KMT_ABI_V1		1
 #define KMT_EVENT_SIZE_V1	80
+#define KMT_ABI_V2		2
+#define KMT_EVENT_SIZE_V2	88
 
 /* The byte order of a stream. */
 #define KMT_ORDER_UNKNOWN	0
@@ -44,10 +49,10 @@
  * @path: file the events are read from
  * @cpu: N of a file named "cpuN", -1 for any other name
  * @abi: ABI version of the stream, that of its first event with a known
- *	magic: KMT_ABI_V1, or KMEMTRACE_ABI_VERSION for any other
+ *	magic: KMT_ABI_V1, KMT_ABI_V2, or KMEMTRACE_ABI_VERSION for any other
  * @esize: bytes of an event in the file: KMT_EVENT_SIZE_V1 for ABI 1,
- *	else KMEMTRACE_EVENT_SIZE
- * @raw: for ABI 1, the bytes read, converted into @buf
+ *	KMT_EVENT_SIZE_V2 for ABI 2, else KMEMTRACE_EVENT_SIZE
+ * @raw: for ABI 1 and 2, the bytes read, converted into @buf
  * @raw_len: number of bytes in @raw
  * @raw_whole: number of bytes of the whole events in @raw
  * @fd: the open file, -1 once it is read to its end
@@ -245,11 +250,20 @@ void kmt_event_swab(struct kmemtrace_event *ev);
  * @ev: the event to fill, in the byte order of @raw
  * @raw: KMT_EVENT_SIZE_V1 bytes of an ABI 1 event
  *
- * stack_id and tag are 0.  A cpu above 65535, which the current layout
- * cannot hold, becomes 65535 with __reserved set to 1, which
- * kmt_stream_next() reports.
+ * stack_id, sample_period and tag are 0.  A cpu above 65535, which the
+ * current layout cannot hold, becomes 65535 with __reserved1 set to 1,
+ * which kmt_stream_next() reports.
  */
 void kmt_event_from_v1(struct kmemtrace_event *ev, const unsigned char *raw);
+
+/**
+ * kmt_event_from_v2() - convert an ABI 2 event to the current layout
+ * @ev: the event to fill, in the byte order of @raw
+ * @raw: KMT_EVENT_SIZE_V2 bytes of an ABI 2 event
+ *
+ * sample_period is 0; the reserved byte of ABI 2 is not kept.
+ */
+void kmt_event_from_v2(struct kmemtrace_event *ev, const unsigned char *raw);
 
 /**
  * kmt_stream_open() - open a stream file for reading
@@ -296,7 +310,7 @@ static inline struct kmemtrace_event *kmt_stream_head(struct kmt_stream *s,
  *
  * Reads the events in file order, a chunk at a time.  The stream is in
  * the byte order and the ABI version of its first event with a known
- * magic; ABI 1 events are converted to the current layout.  When that is
+ * magic; ABI 1 and 2 events are converted to the current layout.  When that is
  * not the host's, its events with a known magic are converted to host
  * byte order; other events are kept as read.  An event in another byte
  * order than the first one then has magic KMEMTRACE_MAGIC_SWAPPED, and is

@@ -11,7 +11,7 @@ set -eu
 PKGS="make gcc libc6-dev flex bison bc libelf-dev libdw-dev libssl-dev
 cpio xz-utils kmod perl python3 qemu-system-x86 busybox-static git
 ca-certificates libtraceevent-dev trace-cmd time sparse zlib1g-dev
-golang-go"
+golang-go babeltrace2"
 [ $# = 0 ] || PKGS="$*"
 
 missing=

@@ -2,26 +2,28 @@
 /*
  * mkstream - write crafted kmemtrace event streams for the host tests
  *
- * usage: mkstream [-1] [-s] [-t BYTES] FILE [EVENT...]
- *        mkstream [-1] -w EVENTS [-c CPUS] [-u] [-S SITES] DIR
+ * usage: mkstream [-1|-2] [-s] [-t BYTES] FILE [EVENT...]
+ *        mkstream [-1|-2] -w EVENTS [-c CPUS] [-u] [-S SITES] DIR
  *
  * Each EVENT is a comma-separated list of KEY=VALUE pairs; every key has a
  * default, so "" is a valid event.  Keys: kind (alloc, free, realloc or a
  * number), type (kmalloc, cache, pages, percpu, vmalloc or a number),
  * flags (irq, backing, unpaired, stack_lost or a number), cpu, seq, ts,
  * site, ptr, req, alloc, gfp, node, pid, order, cache, mt (migratetype),
- * stack (stack_id), tag, magic, abi, and swab=1 to write that event in the
- * other byte order.
+ * stack (stack_id), period (sample_period), tag, magic, abi, and swab=1
+ * to write that event in the other byte order.
  *
- * Defaults: magic KMEMTRACE_MAGIC, abi KMEMTRACE_ABI_VERSION (1 with -1),
- * kind alloc, type kmalloc, cpu N of a FILE named cpuN (else 0), seq one
- * above the previous event (0 first), ts 1000 above the previous event,
- * node -1.
+ * Defaults: magic KMEMTRACE_MAGIC, abi KMEMTRACE_ABI_VERSION (1 with -1,
+ * 2 with -2), kind alloc, type kmalloc, cpu N of a FILE named cpuN (else
+ * 0), seq one above the previous event (0 first), ts 1000 above the
+ * previous event, node -1.
  *
- * Events are written in the current layout (ABI 2, 88 bytes), or with -1
- * in that of ABI 1 (80 bytes: no stack_id and tag, a 32-bit cpu).  -s
- * writes the events in the other byte order; -t BYTES keeps only the
- * first BYTES bytes of the last event, to make a truncated stream.
+ * Events are written in the current layout (ABI 3, 96 bytes), with -2 in
+ * that of ABI 2 (88 bytes: the timestamp after seq, no sample_period) or
+ * with -1 in that of ABI 1 (80 bytes: no stack_id and tag either, a
+ * 32-bit cpu); a field the layout lacks is not written.  -s writes the
+ * events in the other byte order; -t BYTES keeps only the first BYTES
+ * bytes of the last event, to make a truncated stream.
  *
  * -w writes a synthetic workload of EVENTS events over CPUS CPUs (2 by
  * default) into DIR, for benchmarks: DIR/cpuN, kallsyms, caches and
@@ -68,7 +70,7 @@ static const struct name_value names[] = {
 	{ "vmalloc",	KMEMTRACE_TYPE_VMALLOC },
 };
 
-/* An ABI 1 event, as tools/kmemtrace/src/trace.c reads it. */
+/* An ABI 1 event, as tools/kmemtrace/src/event.c reads it. */
 struct event_v1 {
 	__u16	magic;
 	__u8	abi_version;
@@ -91,8 +93,33 @@ struct event_v1 {
 	__u64	bytes_alloc;
 } __packed;
 
-/* Write ABI 1 events. */
-static int v1;
+/* An ABI 2 event. */
+struct event_v2 {
+	__u16	magic;
+	__u8	abi_version;
+	__u8	kind;
+	__u8	type;
+	__u8	order;
+	__u16	flags;
+	__u16	cpu;
+	__u8	migratetype;
+	__u8	__reserved;
+	__u32	pid;
+	__s32	node;
+	__u32	gfp_flags;
+	__u32	cache_id;
+	__u32	stack_id;
+	__u64	seq;
+	__u64	timestamp;
+	__u64	call_site;
+	__u64	ptr;
+	__u64	bytes_req;
+	__u64	bytes_alloc;
+	__u64	tag;
+} __packed;
+
+/* The ABI version of the layout written: 1, 2 or KMEMTRACE_ABI_VERSION. */
+static int abi = KMEMTRACE_ABI_VERSION;
 /* The cpu of the event being parsed, 32 bits in ABI 1. */
 static unsigned long long cpu_v1;
 
@@ -159,6 +186,8 @@ static void set_field(struct kmemtrace_event *ev, const char *key,
 		ev->migratetype = v;
 	else if (!strcmp(key, "stack"))
 		ev->stack_id = v;
+	else if (!strcmp(key, "period"))
+		ev->sample_period = v;
 	else if (!strcmp(key, "tag"))
 		ev->tag = v;
 	else if (!strcmp(key, "flags"))
@@ -194,21 +223,111 @@ static int parse_event(struct kmemtrace_event *ev, char *spec)
 static void swap_event(struct kmemtrace_event *ev)
 {
 	ev->magic = bswap_16(ev->magic);
+	ev->timestamp = bswap_64(ev->timestamp);
 	ev->flags = bswap_16(ev->flags);
 	ev->cpu = bswap_16(ev->cpu);
-	/* migratetype and __reserved are bytes. */
+	ev->__reserved1 = bswap_16(ev->__reserved1);
 	ev->pid = bswap_32(ev->pid);
 	ev->node = (__s32)bswap_32((__u32)ev->node);
 	ev->gfp_flags = bswap_32(ev->gfp_flags);
 	ev->cache_id = bswap_32(ev->cache_id);
 	ev->stack_id = bswap_32(ev->stack_id);
+	ev->sample_period = bswap_32(ev->sample_period);
 	ev->seq = bswap_64(ev->seq);
-	ev->timestamp = bswap_64(ev->timestamp);
 	ev->call_site = bswap_64(ev->call_site);
 	ev->ptr = bswap_64(ev->ptr);
 	ev->bytes_req = bswap_64(ev->bytes_req);
 	ev->bytes_alloc = bswap_64(ev->bytes_alloc);
 	ev->tag = bswap_64(ev->tag);
+}
+
+/* @o, an ABI 1 event, in the other byte order. */
+static void swap_v1(struct event_v1 *o)
+{
+	o->magic = bswap_16(o->magic);
+	o->flags = bswap_16(o->flags);
+	o->cpu = bswap_32(o->cpu);
+	o->pid = bswap_32(o->pid);
+	o->node = (__s32)bswap_32((__u32)o->node);
+	o->gfp_flags = bswap_32(o->gfp_flags);
+	o->cache_id = bswap_32(o->cache_id);
+	o->seq = bswap_64(o->seq);
+	o->timestamp = bswap_64(o->timestamp);
+	o->call_site = bswap_64(o->call_site);
+	o->ptr = bswap_64(o->ptr);
+	o->bytes_req = bswap_64(o->bytes_req);
+	o->bytes_alloc = bswap_64(o->bytes_alloc);
+}
+
+/* @o, an ABI 2 event, in the other byte order. */
+static void swap_v2(struct event_v2 *o)
+{
+	o->magic = bswap_16(o->magic);
+	o->flags = bswap_16(o->flags);
+	o->cpu = bswap_16(o->cpu);
+	o->pid = bswap_32(o->pid);
+	o->node = (__s32)bswap_32((__u32)o->node);
+	o->gfp_flags = bswap_32(o->gfp_flags);
+	o->cache_id = bswap_32(o->cache_id);
+	o->stack_id = bswap_32(o->stack_id);
+	o->seq = bswap_64(o->seq);
+	o->timestamp = bswap_64(o->timestamp);
+	o->call_site = bswap_64(o->call_site);
+	o->ptr = bswap_64(o->ptr);
+	o->bytes_req = bswap_64(o->bytes_req);
+	o->bytes_alloc = bswap_64(o->bytes_alloc);
+	o->tag = bswap_64(o->tag);
+}
+
+/* The ABI 2 event of @e, but its sample_period. */
+static void to_v2(struct event_v2 *o, const struct kmemtrace_event *e)
+{
+	memset(o, 0, sizeof(*o));
+	o->magic = e->magic;
+	o->abi_version = e->abi_version;
+	o->kind = e->kind;
+	o->type = e->type;
+	o->order = e->order;
+	o->flags = e->flags;
+	o->cpu = e->cpu;
+	o->migratetype = e->migratetype;
+	o->pid = e->pid;
+	o->node = e->node;
+	o->gfp_flags = e->gfp_flags;
+	o->cache_id = e->cache_id;
+	o->stack_id = e->stack_id;
+	o->seq = e->seq;
+	o->timestamp = e->timestamp;
+	o->call_site = e->call_site;
+	o->ptr = e->ptr;
+	o->bytes_req = e->bytes_req;
+	o->bytes_alloc = e->bytes_alloc;
+	o->tag = e->tag;
+}
+
+/* The ABI 1 event of @e, of CPU @cpu, but its stack_id and tag. */
+static void to_v1(struct event_v1 *o, const struct kmemtrace_event *e,
+		  unsigned long long cpu)
+{
+	memset(o, 0, sizeof(*o));
+	o->magic = e->magic;
+	o->abi_version = e->abi_version;
+	o->kind = e->kind;
+	o->type = e->type;
+	o->order = e->order;
+	o->flags = e->flags;
+	o->cpu = cpu;
+	o->pid = e->pid;
+	o->node = e->node;
+	o->gfp_flags = e->gfp_flags;
+	o->cache_id = e->cache_id;
+	o->migratetype = e->migratetype;
+	o->seq = e->seq;
+	o->timestamp = e->timestamp;
+	o->call_site = e->call_site;
+	o->ptr = e->ptr;
+	o->bytes_req = e->bytes_req;
+	o->bytes_alloc = e->bytes_alloc;
 }
 
 /*
@@ -220,45 +339,23 @@ static void write_event(FILE *f, const struct kmemtrace_event *ev,
 			const char *path)
 {
 	struct kmemtrace_event e = *ev;
-	struct event_v1 o;
+	struct event_v1 o1;
+	struct event_v2 o2;
 	const void *p = &e;
 	size_t size = sizeof(e);
 
-	if (v1) {
-		memset(&o, 0, sizeof(o));
-		o.magic = e.magic;
-		o.abi_version = e.abi_version;
-		o.kind = e.kind;
-		o.type = e.type;
-		o.order = e.order;
-		o.flags = e.flags;
-		o.cpu = cpu;
-		o.pid = e.pid;
-		o.node = e.node;
-		o.gfp_flags = e.gfp_flags;
-		o.cache_id = e.cache_id;
-		o.migratetype = e.migratetype;
-		memcpy(&o.seq, &e.seq, sizeof(o) - offsetof(struct event_v1, seq));
-		if (swab) {
-			/* From seq on, the layouts agree: swap as ABI 2. */
-			e.seq = o.seq;
-			e.timestamp = o.timestamp;
-			e.call_site = o.call_site;
-			e.ptr = o.ptr;
-			e.bytes_req = o.bytes_req;
-			e.bytes_alloc = o.bytes_alloc;
-			swap_event(&e);
-			memcpy(&o.seq, &e.seq, sizeof(o) - offsetof(struct event_v1, seq));
-			o.magic = bswap_16(o.magic);
-			o.flags = bswap_16(o.flags);
-			o.cpu = bswap_32(o.cpu);
-			o.pid = bswap_32(o.pid);
-			o.node = (__s32)bswap_32((__u32)o.node);
-			o.gfp_flags = bswap_32(o.gfp_flags);
-			o.cache_id = bswap_32(o.cache_id);
-		}
-		p = &o;
-		size = sizeof(o);
+	if (abi == 1) {
+		to_v1(&o1, &e, cpu);
+		if (swab)
+			swap_v1(&o1);
+		p = &o1;
+		size = sizeof(o1);
+	} else if (abi == 2) {
+		to_v2(&o2, &e);
+		if (swab)
+			swap_v2(&o2);
+		p = &o2;
+		size = sizeof(o2);
 	} else if (swab) {
 		swap_event(&e);
 	}
@@ -284,7 +381,7 @@ static void init_event(struct kmemtrace_event *ev,
 {
 	memset(ev, 0, sizeof(*ev));
 	ev->magic = KMEMTRACE_MAGIC;
-	ev->abi_version = v1 ? 1 : KMEMTRACE_ABI_VERSION;
+	ev->abi_version = abi;
 	ev->kind = KMEMTRACE_KIND_ALLOC;
 	ev->type = KMEMTRACE_TYPE_KMALLOC;
 	set_cpu(ev, cpu);
@@ -370,7 +467,7 @@ static void w_emit(struct w_cpu *cpus, unsigned int cpu, struct kmemtrace_event 
 		   uint64_t ts)
 {
 	ev->magic = KMEMTRACE_MAGIC;
-	ev->abi_version = v1 ? 1 : KMEMTRACE_ABI_VERSION;
+	ev->abi_version = abi;
 	ev->cpu = cpu;
 	ev->seq = cpus[cpu].seq++;
 	ev->timestamp = ts;
@@ -538,9 +635,9 @@ int main(int argc, char **argv)
 	size_t len;
 	FILE *f;
 
-	while ((c = getopt(argc, argv, "1st:w:c:uS:")) != -1) {
-		if (c == '1')
-			v1 = 1;
+	while ((c = getopt(argc, argv, "12st:w:c:uS:")) != -1) {
+		if (c == '1' || c == '2')
+			abi = c - '0';
 		else if (c == 's')
 			swapped = 1;
 		else if (c == 't')
@@ -554,10 +651,10 @@ int main(int argc, char **argv)
 		else if (c == 'S')
 			w_sites = parse_value(optarg);
 		else
-			die("usage", "mkstream [-1] [-s] [-t BYTES] FILE [EVENT...]");
+			die("usage", "mkstream [-1|-2] [-s] [-t BYTES] FILE [EVENT...]");
 	}
 	if (optind >= argc)
-		die("usage", "mkstream [-1] [-s] [-t BYTES] FILE [EVENT...]");
+		die("usage", "mkstream [-1|-2] [-s] [-t BYTES] FILE [EVENT...]");
 	if (work && (!w_sites || w_sites > W_SITES))
 		die("-S takes 1 to 4096", "-S");
 	if (work)

@@ -142,7 +142,7 @@ mkheader() {
 		echo '# kmemtrace header v1'
 		for kv in kernel_release=6.12.0-kmt machine=x86_64 build_id=$BUILD_ID \
 			text=0xffffffff81000000 clock=local cpus=2 page_size=4096 \
-			byte_order=$HOST_ORDER abi_version=2; do
+			byte_order=$HOST_ORDER abi_version=3; do
 			for o in "$@"; do
 				[ "${o%%=*}" = "${kv%%=*}" ] && kv=$o
 			done
@@ -170,7 +170,7 @@ basic_trace() {
 			req=192,alloc=192,gfp=0xcc0,pid=42,node=0 \
 		seq=8,ts=2500,kind=free,ptr=0xffff888000002000,site=0xffffffff81000210 &&
 	echo 3 > "$1/dropped" &&
-	echo 2 > "$1/abi_version" &&
+	echo 3 > "$1/abi_version" &&
 	echo "$KALLSYMS" > "$1/kallsyms"
 }
 
@@ -179,17 +179,17 @@ basic_trace() {
 t_cli_help_and_version() {
 	run --help
 	expect_rc 0 && expect_has out "usage: kmemtrace COMMAND" || return 1
-	for c in record report check dump plot pprof; do
+	for c in record report check dump plot pprof ctf; do
 		expect_has out "$c " || return 1
 	done
 	run --version
 	expect_rc 0 && grep -q '^kmemtrace version [0-9a-z]' out &&
 		! grep -q 'version unknown' out || fail "bad --version output" || return 1
 	sed 1d out > formats && expect_file formats <<-'END' || return 1
-	reads event ABI 1 to 2
+	reads event ABI 1 to 3
 	files: header v1, comms v1; report output v1
 	END
-	for c in record report check dump; do
+	for c in record report check dump ctf; do
 		run $c --help
 		expect_rc 0 && expect_has out "usage: kmemtrace $c" || return 1
 	done
@@ -373,7 +373,7 @@ t_report_dropped_unknown_and_invalid() {
 		expect_has out "invalid: 1 problems, events skipped (see kmemtrace check)" &&
 		expect_has out "dropped: unknown (no dropped file), 8 seen as seq gaps" &&
 		expect_err <<-'END'
-	kmemtrace: t/cpu0: event 2 (offset 176): bad magic 0x1234
+	kmemtrace: t/cpu0: event 2 (offset 192): bad magic 0x1234
 	END
 }
 
@@ -384,9 +384,9 @@ t_all_events_invalid() {
 		run $cmd t
 		expect_rc 1 && expect_out < /dev/null && expect_err <<-'END' || return 1
 		kmemtrace: t/cpu0: event 0 (offset 0): bad magic 0x1234
-		kmemtrace: t/cpu0: event 1 (offset 88): unsupported abi_version 9 (expected 2)
+		kmemtrace: t/cpu0: event 1 (offset 96): unsupported abi_version 9 (expected 3)
 		kmemtrace: t/cpu1: truncated event at offset 0 (40 bytes, file size not a multiple \
-			of 88)
+			of 96)
 		kmemtrace: t: no valid event, 3 problems (see kmemtrace check)
 		END
 	done
@@ -1252,7 +1252,7 @@ t_check_detects_bad_magic() {
 	mk t/cpu0 "" "" && mk t/cpu1 "" "" magic=0x1234 "" || return 1
 	run check t
 	expect_rc 1 && expect_has out "result: 1 problems" && expect_err <<-'END'
-	kmemtrace: t/cpu1: event 2 (offset 176): bad magic 0x1234
+	kmemtrace: t/cpu1: event 2 (offset 192): bad magic 0x1234
 	END
 }
 
@@ -1297,9 +1297,9 @@ t_check_detects_mixed_byte_orders() {
 	result: 2 problems
 	END
 	expect_err <<-'END'
-	kmemtrace: t/cpu0: event 2 (offset 176): byte order differs from the first event of the \
+	kmemtrace: t/cpu0: event 2 (offset 192): byte order differs from the first event of the \
 		stream (mixed byte orders)
-	kmemtrace: t/cpu1: event 1 (offset 88): byte order differs from the first event of the \
+	kmemtrace: t/cpu1: event 1 (offset 96): byte order differs from the first event of the \
 		stream (mixed byte orders)
 	END
 }
@@ -1310,7 +1310,7 @@ t_check_detects_truncated_file() {
 	run check t
 	expect_rc 1 && expect_has out "cpu0: events 2, first seq 0, last seq 1, gaps 0" &&
 		expect_err <<-'END'
-	kmemtrace: t/cpu0: truncated event at offset 176 (40 bytes, file size not a multiple of 88)
+	kmemtrace: t/cpu0: truncated event at offset 192 (40 bytes, file size not a multiple of 96)
 	END
 }
 
@@ -1320,28 +1320,30 @@ t_check_detects_seq_backwards() {
 	run check t
 	expect_rc 1 && expect_has out "cpu3: events 3, first seq 7, last seq 9, gaps 0" &&
 		expect_err <<-'END'
-	kmemtrace: t/cpu3: event 2 (offset 176): seq 4 not above previous seq 8
-	kmemtrace: t/cpu3: event 3 (offset 264): seq 8 not above previous seq 8
+	kmemtrace: t/cpu3: event 2 (offset 192): seq 4 not above previous seq 8
+	kmemtrace: t/cpu3: event 3 (offset 288): seq 8 not above previous seq 8
 	END
 }
 
 t_check_detects_bad_fields() {
-	mktrace t && echo 3 > t/abi_version || return 1
-	mk t/cpu1 kind=0 kind=4 type=0 type=6 flags=32 flags=0xff03 abi=3 cpu=0 \
-		kind=realloc,flags=3 abi=1 || return 1
+	mktrace t && echo 4 > t/abi_version || return 1
+	mk t/cpu1 kind=0 kind=4 type=0 type=6 flags=32 flags=0xff03 abi=4 cpu=0 \
+		kind=realloc,flags=3 abi=1 abi=2 || return 1
 	run check t
-	expect_rc 1 && expect_has out "result: 10 problems" && expect_err <<-'END'
-	kmemtrace: t/abi_version: ABI version 3, this kmemtrace reads 1 to 2
+	expect_rc 1 && expect_has out "result: 11 problems" && expect_err <<-'END'
+	kmemtrace: t/abi_version: ABI version 4, this kmemtrace reads 1 to 3
 	kmemtrace: t/cpu1: event 0 (offset 0): bad kind 0
-	kmemtrace: t/cpu1: event 1 (offset 88): bad kind 4
-	kmemtrace: t/cpu1: event 2 (offset 176): bad type 0
-	kmemtrace: t/cpu1: event 3 (offset 264): bad type 6
-	kmemtrace: t/cpu1: event 4 (offset 352): bad flags 0x20
-	kmemtrace: t/cpu1: event 5 (offset 440): bad flags 0xff03
-	kmemtrace: t/cpu1: event 6 (offset 528): unsupported abi_version 3 (expected 2)
-	kmemtrace: t/cpu1: event 7 (offset 616): cpu field 0 does not match file cpu1
-	kmemtrace: t/cpu1: event 9 (offset 792): abi_version 1 differs from the first event of the \
-		stream (2)
+	kmemtrace: t/cpu1: event 1 (offset 96): bad kind 4
+	kmemtrace: t/cpu1: event 2 (offset 192): bad type 0
+	kmemtrace: t/cpu1: event 3 (offset 288): bad type 6
+	kmemtrace: t/cpu1: event 4 (offset 384): bad flags 0x20
+	kmemtrace: t/cpu1: event 5 (offset 480): bad flags 0xff03
+	kmemtrace: t/cpu1: event 6 (offset 576): unsupported abi_version 4 (expected 3)
+	kmemtrace: t/cpu1: event 7 (offset 672): cpu field 0 does not match file cpu1
+	kmemtrace: t/cpu1: event 9 (offset 864): abi_version 1 differs from the first event of the \
+		stream (3)
+	kmemtrace: t/cpu1: event 10 (offset 960): abi_version 2 differs from the first event of the \
+		stream (3)
 	END
 }
 
@@ -1553,46 +1555,161 @@ t_swapped_endian_new_fields() {
 	done
 }
 
-# An ABI 1 trace (80-byte events) reads as the same trace in ABI 2, in
-# either byte order: every command prints the same, stack_id and tag 0.
-t_abi1_trace_reads_as_abi2() {
-	basic_trace v2 || return 1
-	for order in native swapped; do
+# ABI 1 (80-byte events) and ABI 2 (88-byte events) traces read as the
+# same trace in ABI 3, in either byte order: every command prints the
+# same, with the fields the version lacks 0.
+t_old_abi_traces_read_as_abi3() {
+	basic_trace v3 || return 1
+	for t in 1-native 1-swapped 2-native 2-swapped; do
+		abi=${t%-*}
 		s=
-		[ $order = swapped ] && s=-s
-		mkdir $order && cp v2/kallsyms v2/dropped $order/ &&
-			echo 1 > $order/abi_version || return 1
-		if [ $order = swapped ]; then
-			mkheader $order abi_version=1 byte_order=$OTHER_ORDER
+		[ ${t#*-} = swapped ] && s=-s
+		mkdir $t && cp v3/kallsyms v3/dropped $t/ &&
+			echo $abi > $t/abi_version || return 1
+		if [ -n "$s" ]; then
+			mkheader $t abi_version=$abi byte_order=$OTHER_ORDER
 		else
-			mkheader $order abi_version=1
+			mkheader $t abi_version=$abi
 		fi || return 1
-		mk -1 $s $order/cpu0 \
+		mk -$abi $s $t/cpu0 \
 			site=0xffffffff81000110,ptr=0xffff888000001000,req=100,alloc=128 \
 			site=0xffffffff81000110,ptr=0xffff888000002000,req=50,alloc=64 \
 			kind=free,site=0xffffffff81000210,ptr=0xffff888000001000 \
 			type=pages,order=1,mt=2,site=0xffffffffc0001010,ptr=0xffffea0000001000, \
 				req=8192,alloc=8192 &&
-		mk -1 $s $order/cpu1 \
+		mk -$abi $s $t/cpu1 \
 			seq=5,ts=1500,type=cache,cache=3,site=0xffffffff81000220, \
 				ptr=0xffff888000003000,req=192,alloc=192,gfp=0xcc0,pid=42,node=0 \
 			seq=8,ts=2500,kind=free,ptr=0xffff888000002000,site=0xffffffff81000210 ||
 			return 1
-		[ "$(wc -c < $order/cpu0)" -eq 320 ] ||
-			fail "$order/cpu0 is not 4 events of 80 bytes" || return 1
+		size=$((abi == 1 ? 80 : 88))
+		[ "$(wc -c < $t/cpu0)" -eq $((4 * size)) ] ||
+			fail "$t/cpu0 is not 4 events of $size bytes" || return 1
 		for cmd in report check dump; do
-			run $cmd v2 && expect_rc 0 && mv out v2.out &&
-				run $cmd $order && expect_rc 0 &&
+			run $cmd v3 && expect_rc 0 && mv out v3.out &&
+				run $cmd $t && expect_rc 0 &&
 				expect_err < /dev/null || return 1
-			diff -u v2.out out >&2 ||
-				fail "$cmd of the $order ABI 1 trace differs" || return 1
+			diff -u v3.out out >&2 ||
+				fail "$cmd of the $t ABI $abi trace differs" || return 1
 		done
 	done
 }
 
+# all_fields DIR [OPTION]...: DIR/cpu1, events of mkstream OPTIONs with
+# every field ABI 2 has set to a value of its own
+all_fields() {
+	all_fields_dir=$1
+	shift
+	mk "$@" "$all_fields_dir/cpu1" \
+		kind=realloc,type=kmalloc,flags=irq,seq=7,ts=123456789,site=0xffffffff81000110, \
+			ptr=0xffff888000001000,req=100,alloc=128,gfp=0x400cc0,node=1,pid=4242, \
+			stack=0x1a0040,tag=0xffffffff82b1c3a0 \
+		type=pages,order=3,mt=2,flags=backing,site=0xffffffffc0001010,ptr=0xffffea0000001000, \
+			req=32768,alloc=32768,node=0,pid=65537 \
+		kind=free,type=cache,cache=0x10203,flags=stack_lost,ts=0x123456789abcdef, \
+			site=0xffffffff81000210,ptr=0xffff888000003000 \
+		type=percpu,flags=uncharged,site=0xffffffff81000220,ptr=0x607000001000,req=64, \
+			alloc=72,stack=0xfffffffe,tag=0xffffffffa0002040 \
+		kind=free,type=vmalloc,flags=3,seq=0xfffffffffffffff0, \
+			ptr=0xffffc90000001000
+}
+
+# An ABI 2 stream with every field set checks and dumps as the same stream
+# in ABI 3, in either byte order, with no sample_period.
+t_abi2_all_fields() {
+	for o in "" -s; do
+		rm -rf v2 v3 && mktrace v2 && mktrace v3 &&
+			all_fields v2 -2 $o && all_fields v3 $o || return 1
+		if [ -n "$o" ]; then
+			mkheader v2 abi_version=2 byte_order=$OTHER_ORDER &&
+				mkheader v3 byte_order=$OTHER_ORDER
+		else
+			mkheader v2 abi_version=2
+		fi || return 1
+		[ "$(wc -c < v2/cpu1)" -eq 440 ] && [ "$(wc -c < v3/cpu1)" -eq 480 ] ||
+			fail "not 5 events of 88 and 96 bytes" || return 1
+		for cmd in check dump; do
+			run $cmd v3 && expect_rc 0 && mv out v3.out && run $cmd v2 &&
+				expect_rc 0 && expect_err < /dev/null || return 1
+			diff -u v3.out out >&2 || fail "$cmd of ABI 2 differs ($o)" || return 1
+		done
+	done
+	expect_file out <<-'END'
+	cpu=1 seq=7 ts=123456789 realloc kmalloc site=0xffffffff81000110 ptr=0xffff888000001000 \
+		req=100 alloc=128 gfp=0x400cc0 node=1 pid=4242 order=0 cache_id=0 stack_id=0x1a0040 \
+		tag=0xffffffff82b1c3a0 flags=irq
+	cpu=1 seq=8 ts=123457789 alloc pages site=0xffffffffc0001010 ptr=0xffffea0000001000 \
+		req=32768 alloc=32768 gfp=0x0 node=0 pid=65537 order=3 cache_id=0 stack_id=0x0 \
+		tag=0x0 migratetype=2 flags=backing
+	cpu=1 seq=9 ts=81985529216486895 free cache site=0xffffffff81000210 ptr=0xffff888000003000 \
+		req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=66051 stack_id=0x0 tag=0x0 \
+		flags=stack_lost
+	cpu=1 seq=10 ts=81985529216487895 alloc percpu site=0xffffffff81000220 \
+		ptr=0x607000001000 req=64 alloc=72 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 \
+		stack_id=0xfffffffe tag=0xffffffffa0002040 flags=uncharged
+	cpu=1 seq=18446744073709551600 ts=81985529216488895 free vmalloc site=0x0 \
+		ptr=0xffffc90000001000 req=0 alloc=0 gfp=0x0 node=-1 pid=0 order=0 cache_id=0 \
+		stack_id=0x0 tag=0x0 flags=irq,backing
+	END
+}
+
+# Problems of an ABI 2 stream are at its offsets, and an ABI 3 event in it
+# is one; its first event with a known magic sets its ABI.
+t_abi2_stream_problems() {
+	mktrace t && mkheader t abi_version=2 || return 1
+	mk -2 -t 40 t/cpu0 magic=0x1234 "" "" abi=3 flags=0x20 "" "" || return 1
+	run check t
+	expect_rc 1 && expect_out <<-'END' && expect_err <<-'END'
+	cpu0: events 3, first seq 1, last seq 5, gaps 2
+	total: events 3, gaps 2, dropped unknown
+	result: 4 problems
+	END
+	kmemtrace: t/cpu0: event 0 (offset 0): bad magic 0x1234
+	kmemtrace: t/cpu0: event 3 (offset 264): abi_version 3 differs from the first event of the \
+		stream (2)
+	kmemtrace: t/cpu0: event 4 (offset 352): bad flags 0x20
+	kmemtrace: t/cpu0: truncated event at offset 528 (40 bytes, file size not a multiple of 88)
+	END
+}
+
+# An ABI 3 stream whose first event has no known magic is found by the
+# second one, at offset 96; an ABI 2 event in it is a problem.
+t_abi3_stream_detected_late() {
+	mktrace t || return 1
+	mk t/cpu0 magic=0x1234 "" abi=2 "" || return 1
+	run check t
+	expect_rc 1 && expect_has out "cpu0: events 2, first seq 1, last seq 3, gaps 1" &&
+		expect_err <<-'END'
+	kmemtrace: t/cpu0: event 0 (offset 0): bad magic 0x1234
+	kmemtrace: t/cpu0: event 2 (offset 192): abi_version 2 differs from the first event of the \
+		stream (3)
+	END
+}
+
+# dump shows the sample_period of an event of a sampled recording (ABI 3),
+# in either byte order.
+t_dump_sample_period() {
+	for o in "" -s; do
+		mktrace t && mk $o t/cpu0 period=4096,req=8,alloc=8 period=0xffffffff,flags=irq \
+			"" || return 1
+		[ -z "$o" ] || mkheader t byte_order=$OTHER_ORDER || return 1
+		run dump t
+		expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
+		cpu=0 seq=0 ts=1000 alloc kmalloc site=0x0 ptr=0x0 req=8 alloc=8 gfp=0x0 node=-1 pid=0 \
+			order=0 cache_id=0 stack_id=0x0 tag=0x0 sample_period=4096
+		cpu=0 seq=1 ts=2000 alloc kmalloc site=0x0 ptr=0x0 req=0 alloc=0 gfp=0x0 node=-1 pid=0 \
+			order=0 cache_id=0 stack_id=0x0 tag=0x0 sample_period=4294967295 flags=irq
+		cpu=0 seq=2 ts=3000 alloc kmalloc site=0x0 ptr=0x0 req=0 alloc=0 gfp=0x0 node=-1 pid=0 \
+			order=0 cache_id=0 stack_id=0x0 tag=0x0
+		END
+		run check t
+		expect_rc 0 && expect_err < /dev/null || return 1
+	done
+}
+
 # Problems of an ABI 1 stream are at its offsets; what ABI 1 lacked is
-# invalid there (flag 8), and so is what ABI 2 cannot hold (a cpu above
-# 65535) and an ABI 2 event.
+# invalid there (flag 8), and so is what ABI 2 and 3 cannot hold (a cpu
+# above 65535) and an ABI 2 event.
 t_abi1_stream_problems() {
 	mktrace t && mkheader t abi_version=1 || return 1
 	mk -1 -t 40 t/cpu0 "" cpu=70000 flags=8 abi=2 "" "" || return 1
@@ -1610,7 +1727,7 @@ t_abi1_stream_problems() {
 	END
 }
 
-# dump shows the stack depot handle and the codetag of ABI 2 events, and
+# dump shows the stack depot handle and the codetag of ABI 2 and 3 events, and
 # the flag stack_lost.
 t_dump_stack_id_and_tag() {
 	mktrace t &&
@@ -1926,7 +2043,7 @@ t_report_stacks_malformed() {
 # fake_debugfs DIR: plain files standing in for /sys/kernel/debug/kmemtrace;
 # cpu1 dropped 7 events, and an earlier reader took 2 before seq 9
 fake_debugfs() {
-	mkdir -p "$1" && echo 0 > "$1/enabled" && echo 2 > "$1/abi_version" &&
+	mkdir -p "$1" && echo 0 > "$1/enabled" && echo 3 > "$1/abi_version" &&
 		echo 7 > "$1/dropped" && echo "$KALLSYMS" > kallsyms &&
 		printf '%s\n' '# kmemtrace stats v1' '# cpu events dropped next_seq' \
 			'0 2 0 2' '1 3 7 10' > "$1/stats" &&
@@ -1939,7 +2056,7 @@ t_record_fake_debugfs() {
 	fake_debugfs fake || return 1
 	run record -D fake -o rec -K kallsyms -- sh -c 'cat fake/enabled > seen'
 	expect_rc 0 && expect_out < /dev/null && expect_err <<-'END' || return 1
-	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (288 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	expect_file seen <<-'END' || return 1
 	1
@@ -1967,7 +2084,7 @@ t_record_copies_tags() {
 		return 1
 	run record -D fake -o rec -K kallsyms -- true
 	expect_rc 0 && expect_err <<-'END' || return 1
-	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (288 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	cmp fake/tags rec/tags || fail "rec/tags differs from fake/tags" || return 1
 	cmp fake/stacks rec/stacks || fail "rec/stacks differs from fake/stacks" ||
@@ -1976,7 +2093,7 @@ t_record_copies_tags() {
 	run record -D fake -o rec -K kallsyms -- true
 	expect_rc 0 && expect_err <<-'END' || return 1
 	kmemtrace: rec: removed 11 files of an earlier recording
-	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (288 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	[ ! -e rec/tags ] && [ ! -e rec/stacks ] ||
 		fail "stale rec/tags or rec/stacks left"
@@ -1998,7 +2115,7 @@ t_record_modules_change() {
 		grep -v "^m2 " modules > modules.new && mv modules.new modules
 		sleep 0.3'
 	expect_rc 0 && expect_err <<-'END' || return 1
-	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (288 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	{ cat kallsyms; printf 'ffffffffc0002000 t m2_fn\t[m2]\n'; } > expected
 	diff -u expected rec/kallsyms >&2 || fail "m2 lost from rec/kallsyms" || return 1
@@ -2024,7 +2141,7 @@ t_record_without_stats_and_caches() {
 		events per CPU
 	kmemtrace: warning: fake/caches: not found (older kernel?), report will show cache ids \
 		without names
-	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (288 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	[ ! -e rec/stats ] && [ ! -e rec/caches ] ||
 		fail "stale rec/stats or rec/caches left" || return 1
@@ -2038,21 +2155,24 @@ t_record_without_stats_and_caches() {
 }
 
 # An earlier recording into the same directory, from a machine with more
-# CPUs and a kallsyms that cannot be copied now, leaves nothing behind.
+# CPUs and a kallsyms that cannot be copied now, leaves nothing behind,
+# not even the CTF link of a CPU (ctf/cpu7).
 t_record_replaces_earlier_recording() {
 	fake_debugfs fake || return 1
 	mkdir rec && mk rec/cpu0 "" "" "" && mk rec/cpu1 && mk rec/cpu7 seq=0 seq=1 &&
 		for f in kallsyms stats caches dropped abi_version; do
 			echo stale > "rec/$f" || return 1
-		done && echo mine > rec/notes && echo mine > rec/cpu0.txt || return 1
+		done && echo mine > rec/notes && echo mine > rec/cpu0.txt &&
+		mkdir rec/ctf && ln -s ../cpu7 rec/ctf/cpu7 || return 1
 	run record -D fake -o rec -K missing -- true
 	expect_rc 0 && expect_err <<-'END' || return 1
 	kmemtrace: rec: removed 8 files of an earlier recording
 	kmemtrace: missing: No such file or directory
 	kmemtrace: warning: no kallsyms in rec, report will not symbolize
-	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (288 bytes) from 2 CPUs into rec, 7 dropped
 	END
-	ls rec > files
+	ls rec > files && ls -l rec/ctf | sed -n 's/.* \(cpu[0-9]* -> .*\)/\1/p' >> files &&
+		ls rec/ctf | grep -v '^cpu' >> files || return 1
 	expect_file files <<-'END' || return 1
 	abi_version
 	caches
@@ -2060,10 +2180,14 @@ t_record_replaces_earlier_recording() {
 	cpu0
 	cpu0.txt
 	cpu1
+	ctf
 	dropped
 	header
 	notes
 	stats
+	cpu0 -> ../cpu0
+	cpu1 -> ../cpu1
+	metadata
 	END
 	run check rec
 	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
@@ -2099,7 +2223,7 @@ t_record_writes_header() {
 	run record -D fake -o rec -K kallsyms --notes notes -- sh -c ': "$@"' x \
 		"it's" "$(printf 'a\tb')" '' '$HOME'
 	expect_rc 0 && expect_err <<-'END' || return 1
-	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (288 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	grep -Eq '^start_time=[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$' \
 		rec/header || fail "no start_time in rec/header" || return 1
@@ -2117,7 +2241,7 @@ t_record_writes_header() {
 	cpus_online=$(getconf _NPROCESSORS_ONLN)
 	page_size=$(getconf PAGESIZE)
 	byte_order=$HOST_ORDER
-	abi_version=2
+	abi_version=3
 	command=kmemtrace record -D fake -o rec -K kallsyms --notes notes -- sh -c ': "\$@"' x \\
 		'it'\''s' \$'a\x09b' '' '\$HOME'
 	END
@@ -2132,7 +2256,7 @@ t_record_writes_header() {
 	kmemtrace: rec: removed 9 files of an earlier recording
 	kmemtrace: warning: notes: no GNU build id note, the header has no build_id
 	kmemtrace: warning: kallsyms: no _text address (kptr_restrict?), the header has no text
-	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (288 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	! grep -q '^build_id=\|^text=' rec/header || fail "build_id or text written" ||
 		return 1
@@ -2164,7 +2288,7 @@ t_record_saves_comms() {
 		sleep 0.5
 		kill $alive' sh "$MKSTREAM"
 	expect_rc 0 && expect_err <<-'END' || return 1
-	kmemtrace: recorded 5 events (440 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 5 events (480 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	read -r alive gone < pids || return 1
 	head -n 1 rec/comms > first
@@ -2249,12 +2373,12 @@ t_record_progress_on_terminal() {
 	esc=$(printf '\033')
 	cr=$(printf '\r')
 	tr '\r' '\n' < tty | sed "s/$esc\\[K//g" | grep -v '^$' > lines
-	re='^kmemtrace: 1s, [0-9]+ events/s, 264 B written, 2 dropped \|'
+	re='^kmemtrace: 1s, [0-9]+ events/s, 288 B written, 2 dropped \|'
 	re="$re"' cpu0 [0-9]+ cpu1 [0-9]+ cpu2 0( cpu[0-9]+ 0)* \.\.\.$'
 	grep -Eq "$re" lines || fail "no progress line after 1 s" || return 1
 	! awk 'length > 79' lines | grep -q . || fail "progress line too long" ||
 		return 1
-	msg="kmemtrace: recorded 3 events (264 bytes) from 12 CPUs into rec, 9 dropped"
+	msg="kmemtrace: recorded 3 events (288 bytes) from 12 CPUs into rec, 9 dropped"
 	grep -Fq "${esc}[K${cr}${esc}[K$msg" tty ||
 		fail "progress line not erased before the last message" || return 1
 	echo 7 > fake/dropped || return 1
@@ -2263,7 +2387,7 @@ t_record_progress_on_terminal() {
 	tr -d '\r' < tty > lines
 	expect_file lines <<-'END'
 	kmemtrace: rec: removed 19 files of an earlier recording
-	kmemtrace: recorded 3 events (264 bytes) from 12 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (288 bytes) from 12 CPUs into rec, 7 dropped
 	END
 }
 
@@ -2274,7 +2398,7 @@ t_record_cpu_appears() {
 	run record -D fake -o rec -K kallsyms -- \
 		sh -c 'sleep 0.3; cp cpu1.later fake/cpu1; sleep 0.3'
 	expect_rc 0 && expect_err <<-'END' || return 1
-	kmemtrace: recorded 3 events (264 bytes) from 2 CPUs into rec, 7 dropped
+	kmemtrace: recorded 3 events (288 bytes) from 2 CPUs into rec, 7 dropped
 	END
 	cmp -s cpu1.later rec/cpu1 || fail "rec/cpu1 is not the cpu1 that appeared" ||
 		return 1
@@ -2310,7 +2434,7 @@ t_record_duration_limit() {
 	kill -TERM $pid
 	wait $pid
 	rc=$?
-	expect_rc 0 && expect_has err "recorded 3 events (264 bytes) from 2 CPUs into rec"
+	expect_rc 0 && expect_has err "recorded 3 events (288 bytes) from 2 CPUs into rec"
 }
 
 t_record_errors() {
@@ -2318,12 +2442,15 @@ t_record_errors() {
 	expect_rc 1 && expect_err <<-'END' || return 1
 	kmemtrace: nodir: No such file or directory (is debugfs mounted and CONFIG_KMEMTRACE on?)
 	END
-	fake_debugfs fake && echo 1 > fake/abi_version || return 1
-	run record -D fake -o rec -- true
-	expect_rc 1 && expect_err <<-'END' || return 1
-	kmemtrace: fake/abi_version: ABI version 1, this kmemtrace records version 2 only
-	END
-	echo 2 > fake/abi_version || return 1
+	fake_debugfs fake || return 1
+	for abi in 1 2; do
+		echo $abi > fake/abi_version || return 1
+		run record -D fake -o rec -- true
+		expect_rc 1 && expect_err <<-END || return 1
+		kmemtrace: fake/abi_version: ABI version $abi, this kmemtrace records version 3 only
+		END
+	done
+	echo 3 > fake/abi_version || return 1
 	run record -D fake -o rec -K kallsyms -- ./no-such-command
 	expect_rc 1 && expect_has err "kmemtrace: ./no-such-command: No such file or directory" &&
 		expect_file fake/enabled <<-'END'
@@ -2375,8 +2502,8 @@ t_header_missing_or_malformed() {
 	mkheader t byte_order=$OTHER_ORDER abi_version=1 || return 1
 	run check t
 	expect_rc 1 && expect_has out "result: 4 problems" && expect_err <<-END
-	kmemtrace: t/cpu0: events are ABI version 2, but t/header says 1
-	kmemtrace: t/cpu1: events are ABI version 2, but t/header says 1
+	kmemtrace: t/cpu0: events are ABI version 3, but t/header says 1
+	kmemtrace: t/cpu1: events are ABI version 3, but t/header says 1
 	kmemtrace: t/cpu0: events are $HOST_ORDER-endian, but t/header says $OTHER_ORDER
 	kmemtrace: t/cpu1: events are $HOST_ORDER-endian, but t/header says $OTHER_ORDER
 	END
@@ -2760,8 +2887,12 @@ check_detects_truncated_file
 check_detects_seq_backwards
 check_detects_bad_fields
 check_named_files_only
-abi1_trace_reads_as_abi2
+old_abi_traces_read_as_abi3
 abi1_stream_problems
+abi2_all_fields
+abi2_stream_problems
+abi3_stream_detected_late
+dump_sample_period
 dump_stack_id_and_tag
 check_stats_exact
 check_stats_mismatch
@@ -2794,6 +2925,9 @@ fuzz_corpus
 layering
 pprof_go_reads_it
 pprof_sums_are_reports
+ctf_metadata
+ctf_errors
+ctf_babeltrace2_reads_as_dump
 "
 
 # The regression corpus of the fuzz targets (../fuzz) replayed under
@@ -2822,6 +2956,214 @@ t_layering() {
 	[ $? -eq 1 ] || fail "layering.sh accepts bad edges"
 	grep -q '^table.c: rule 2: includes report.h$' out || fail "rule 2 not seen"
 	grep -q '^plot.c: rule 4: ' out || fail "rule 4 not seen"
+}
+
+# ctf_trace DIR [-s]: an ABI 3 trace of every kind and type with every
+# field set, in the byte order of the host or with -s the other one, an
+# empty cpu2 (an idle CPU), and its header
+ctf_trace() {
+	mktrace "$1" || return 1
+	if [ "${2:-}" = -s ]; then
+		mkheader "$1" byte_order=$OTHER_ORDER || return 1
+	fi
+	mk ${2:+"$2"} "$1/cpu0" \
+		ts=1000,site=0xffffffff81000110,ptr=0xffff888000001000,req=100,alloc=128, \
+			gfp=0x400cc0,node=1,pid=4242,stack=0x1a0040,tag=0xffffffff82b1c3a0, \
+			period=524288,flags=stack_lost \
+		ts=3000,kind=realloc,type=vmalloc,ptr=0xffffc90000001000,req=9000,alloc=12288, \
+			site=0xffffffff81000220,pid=1,flags=irq \
+		ts=5000,kind=free,type=cache,cache=0x10203,ptr=0xffff888000003000, \
+			site=0xffffffff81000210,flags=irq,pid=4294967295 \
+		ts=123456789012345678,seq=0xfffffffffffffff0,kind=free,type=percpu, \
+			ptr=0x607000001000,flags=uncharged,node=-2147483648 &&
+	mk ${2:+"$2"} "$1/cpu1" \
+		ts=2000,seq=7,type=pages,order=3,mt=2,flags=backing,site=0xffffffffc0001010, \
+			ptr=0xffffea0000001000,req=32768,alloc=32768,node=0,gfp=0xcc0 \
+		ts=4000,kind=free,type=pages,flags=unpaired,ptr=0xffffea0000009000,req=4096, \
+			alloc=4096,node=3 \
+		ts=6000,type=percpu,ptr=0x607000002000,req=64,alloc=72,tag=0xffffffffa0002040, \
+			stack=0xfffffffe \
+		ts=7000,type=cache,cache=3,ptr=0xffff888000004000,req=192,alloc=192, \
+			site=0xffffffffffffffff,period=0xffffffff,pid=65536 &&
+	: > "$1/cpu2"
+}
+
+# ctf_canon < LINES: dump's lines, or babeltrace2 --clock-cycles's, in one
+# format: "ts=T KIND_TYPE" and every field as KEY=VALUE in one order, in
+# lowercase, the flags as a number, the fields dump leaves out as 0
+ctf_canon() {
+	awk '
+	function out() {
+		line = "ts=" f["ts"] " " name
+		n = split("cpu seq site ptr req alloc gfp node pid order cache_id " \
+			  "stack_id tag sample_period migratetype flags reserved1", k, " ")
+		for (i = 1; i <= n; i++)
+			line = line " " k[i] "=" (k[i] in f ? f[k[i]] : (k[i] == "flags" ? "0x0" : 0))
+		print tolower(line)
+		split("", f)
+	}
+	/^\[/ {		# babeltrace2: [TS] (+DELTA) NAME: { KEY = VALUE, ... }
+		ts = substr($1, 2, length($1) - 2)
+		sub(/^0+/, "", ts)
+		f["ts"] = ts == "" ? 0 : ts
+		name = $3
+		sub(/:$/, "", name)
+		body = $0
+		sub(/^[^{]*\{ /, "", body)
+		sub(/ \}$/, "", body)
+		n = split(body, kv, ", ")
+		for (i = 1; i <= n; i++) {
+			split(kv[i], p, " = ")
+			key = p[1]
+			if (key == "call_site") key = "site"
+			else if (key == "bytes_req") key = "req"
+			else if (key == "bytes_alloc") key = "alloc"
+			else if (key == "gfp_flags") key = "gfp"
+			f[key] = p[2]
+		}
+		out()
+		next
+	}
+	{		# dump: cpu=C seq=S ts=T KIND TYPE KEY=VALUE...
+		name = $4 "_" $5
+		for (i = 1; i <= NF; i++) {
+			if (i == 4 || i == 5)
+				continue
+			eq = index($i, "=")
+			key = substr($i, 1, eq - 1)
+			value = substr($i, eq + 1)
+			if (key == "flags") {
+				bits = 0
+				m = split(value, names, ",")
+				for (j = 1; j <= m; j++)
+					bits += names[j] == "irq" ? 1 : names[j] == "backing" ? 2 : \
+						names[j] == "unpaired" ? 4 : names[j] == "stack_lost" ? 8 : \
+						names[j] == "uncharged" ? 16 : 1000
+				value = sprintf("0x%x", bits)
+			}
+			f[key] = value
+		}
+		out()
+	}'
+}
+
+# kmemtrace ctf writes the CTF metadata of a recording in its byte order,
+# with the header's kernel in its environment, and links to its streams.
+t_ctf_metadata() {
+	ctf_trace t && ctf_trace swapped -s || return 1
+	run ctf t
+	expect_rc 0 && expect_out < /dev/null && expect_err < /dev/null || return 1
+	ls -l t/ctf | sed -n 's/.* \(cpu[0-9]* -> .*\)/\1/p' > links &&
+		ls t/ctf | grep -v '^cpu' >> links
+	expect_file links <<-'END' || return 1
+	cpu0 -> ../cpu0
+	cpu1 -> ../cpu1
+	cpu2 -> ../cpu2
+	metadata
+	END
+	sed -n '/^trace {/,/^};/p;/^env {/,/^};/p;/^clock {/,/^};/p' t/ctf/metadata |
+		tr -d '\t' > head
+	order=le
+	[ $HOST_ORDER = big ] && order=be
+	expect_file head <<-END || return 1
+	trace {
+		major = 1;
+		minor = 8;
+		byte_order = $order;
+	};
+	env {
+		tracer_name = "kmemtrace";
+		kmemtrace_abi_version = 3;
+		kernel_release = "6.12.0-kmt";
+		machine = "x86_64";
+		build_id = "$BUILD_ID";
+	};
+	clock {
+		name = trace_clock_local;
+		description = "trace_clock_local() of the traced kernel, in ns";
+		freq = 1000000000;
+		absolute = false;
+	};
+	END
+	# The id of an event is its kind and type, bytes 3 and 4 in its order:
+	# for free (2) kmalloc (1), 1 << 8 | 2 little-endian, 2 << 8 | 1 big.
+	grep -A2 'name = "free_kmalloc"' t/ctf/metadata | sed -n 's/.*id = //p' > id
+	if [ $HOST_ORDER = little ]; then echo '258;'; else echo '513;'; fi | expect_file id ||
+		return 1
+	[ "$(grep -c '^event {' t/ctf/metadata)" = 15 ] || fail "not 15 event classes" ||
+		return 1
+	run ctf swapped
+	expect_rc 0 && expect_err < /dev/null || return 1
+	other=be
+	[ $OTHER_ORDER = little ] && other=le
+	grep -q "byte_order = $other;" swapped/ctf/metadata ||
+		fail "swapped/ctf/metadata not $OTHER_ORDER-endian" || return 1
+	grep -A2 'name = "free_kmalloc"' swapped/ctf/metadata | sed -n 's/.*id = //p' > id
+	if [ $HOST_ORDER = little ]; then echo '513;'; else echo '258;'; fi | expect_file id ||
+		return 1
+	# Again, for a CPU less: its link goes, the others are made again.
+	rm t/cpu2 && run ctf t
+	expect_rc 0 && expect_err < /dev/null || return 1
+	ls t/ctf > files
+	expect_file files <<-'END'
+	cpu0
+	cpu1
+	metadata
+	END
+}
+
+# kmemtrace ctf describes ABI 3 only, one byte order per recording.
+t_ctf_errors() {
+	mktrace t && mkheader t abi_version=2 && mk -2 t/cpu0 "" && mk t/cpu1 "" ||
+		return 1
+	run ctf t
+	expect_rc 1 && expect_out < /dev/null && expect_err <<-'END' || return 1
+	kmemtrace: t/cpu0: events are ABI version 2: CTF describes ABI 3 events only \
+		(their time stamp is in the event header)
+	END
+	[ ! -e t/ctf ] || fail "t/ctf written for an ABI 2 recording" || return 1
+	mktrace m && mk m/cpu0 "" && mk -s m/cpu1 "" || return 1
+	run ctf m
+	expect_rc 1 && expect_err <<-END || return 1
+	kmemtrace: m/cpu1: events are $OTHER_ORDER-endian, but those of m/cpu0 are \\
+		$HOST_ORDER-endian
+	END
+	run ctf nodir
+	expect_rc 1 && expect_has err "nodir" || return 1
+	run ctf
+	expect_rc 2 && expect_has err "usage: kmemtrace ctf DIR" || return 1
+	run ctf --help
+	expect_rc 0 && expect_has out "usage: kmemtrace ctf DIR"
+}
+
+# babeltrace2 reads a recording as is, through DIR/ctf, in either byte
+# order: the same events, times and fields as kmemtrace dump prints.
+t_ctf_babeltrace2_reads_as_dump() {
+	command -v babeltrace2 > /dev/null ||
+		{ echo "# SKIP babeltrace2 not installed"; return 4; }
+	for o in "" -s; do
+		rm -rf t && ctf_trace t $o || return 1
+		run ctf t
+		expect_rc 0 && expect_err < /dev/null || return 1
+		run dump t
+		expect_rc 0 && expect_err < /dev/null || return 1
+		ctf_canon < out > dump.canon
+		babeltrace2 --clock-cycles t/ctf > bt 2> bt.err ||
+			fail "babeltrace2 failed: $(cat bt.err)" || return 1
+		ctf_canon < bt > bt.canon
+		[ "$(wc -l < bt.canon)" = 8 ] || fail "babeltrace2 printed no 8 events" ||
+			return 1
+		diff -u dump.canon bt.canon >&2 ||
+			fail "babeltrace2 and dump differ (${o:-native})" || return 1
+	done
+	# Its only complaints: the header fields that CTF gives no meaning.
+	sed -n 's/.*User field found in event header: ignoring: //p' bt.err > warn
+	expect_file warn <<-'END' || return 1
+	name="magic"
+	name="abi_version"
+	name="reserved0"
+	END
+	[ "$(grep -c . bt.err)" = 3 ] || fail "babeltrace2 warned more: $(cat bt.err)"
 }
 
 # ------------------------------------------------------------------- main

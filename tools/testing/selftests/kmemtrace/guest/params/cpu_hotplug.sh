@@ -28,4 +28,4 @@ size=$(stat -c %s /tmp/cpu1)
 [ "$size" -gt 0 ] || fail "no events kept for offline cpu1"
 mkdir -p /tmp/hotplug && mv /tmp/cpu1 /tmp/hotplug/cpu1
 kmemtrace check /tmp/hotplug || fail "cpu1 stream corrupt"
-echo "ok: cpu1 file created on online, $((size / 88)) events kept offline"
+echo "ok: cpu1 file created on online, $((size / 96)) events kept offline"

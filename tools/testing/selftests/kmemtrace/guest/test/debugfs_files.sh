@@ -34,7 +34,7 @@ while [ $i -lt "$ncpu" ]; do
 done
 [ ! -e "$D/cpu$ncpu" ] || fail "cpu$ncpu exists with $ncpu CPUs"
 
-[ "$(cat $D/abi_version)" = 2 ] || fail "abi_version is $(cat $D/abi_version)"
+[ "$(cat $D/abi_version)" = 3 ] || fail "abi_version is $(cat $D/abi_version)"
 [ "$(cat $D/subbufs)" = 64 ] || fail "subbufs is $(cat $D/subbufs), want 64"
 [ "$(cat $D/subbuf_size)" = 65536 ] || fail "subbuf_size is $(cat $D/subbuf_size)"
 case $(cat $D/dropped) in

@@ -19,7 +19,7 @@ i=0
 while [ $i -lt "$ncpu" ]; do
 	size=$(stat -c %s $out/cpu$i) || fail "no cpu$i stream"
 	[ "$size" -gt 0 ] || fail "cpu$i stream is empty"
-	[ $((size % 88)) = 0 ] || fail "cpu$i stream is $size bytes"
+	[ $((size % 96)) = 0 ] || fail "cpu$i stream is $size bytes"
 	i=$((i + 1))
 done
 kmemtrace report $out | head -n 20
