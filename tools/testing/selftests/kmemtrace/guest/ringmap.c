@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 	unsigned char *map;
 	__u64 bytes, off;
 	long page = sysconf(_SC_PAGESIZE);
-	int fd;
+	int fd, rw;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: ringmap CPUFILE\n");
@@ -68,8 +68,16 @@ int main(int argc, char **argv)
 	}
 	expect_errno(ioctl(fd, _IO(KMEMTRACE_IOC_MAGIC, 9)), ENOTTY,
 		     "unknown ioctl");
+	/* Read-only opens are refused by the VFS, others by the file. */
 	expect_errno((long)mmap(NULL, pos.map_size, PROT_READ | PROT_WRITE,
-				MAP_SHARED, fd, 0), EPERM, "writable mmap");
+				MAP_SHARED, fd, 0), EACCES, "writable mmap");
+	rw = open(argv[1], O_RDWR);
+	if (rw < 0)
+		fail("open for writing (root may)");
+	expect_errno((long)mmap(NULL, pos.map_size, PROT_READ | PROT_WRITE,
+				MAP_SHARED, rw, 0), EPERM,
+		     "writable mmap of a read-write open");
+	close(rw);
 	expect_errno((long)mmap(NULL, pos.map_size - page, PROT_READ,
 				MAP_SHARED, fd, 0), EINVAL, "short mmap");
 	map = mmap(NULL, pos.map_size, PROT_READ, MAP_SHARED, fd, 0);

@@ -25,7 +25,7 @@ want_msg() {
 	dmesg | grep -qF "$1" || fail "no message '$1'"
 }
 want_msg "kmemtrace: invalid kmemtrace.subbufs=abc: want 2..4096, keeping 64"
-want_msg "kmemtrace: invalid kmemtrace.subbuf_size=100: want 176..536870912, keeping 65536"
+want_msg "kmemtrace: invalid kmemtrace.subbuf_size=100: want 192..536870912, keeping 65536"
 want_msg "kmemtrace: invalid kmemtrace.enable=maybe: want 0 or 1, keeping 0"
 # 2048 x 64 KiB fits the cap of 1 GiB per CPU; 2048 x 2 MiB does not.
 msg="kmemtrace: invalid kmemtrace.subbuf_size=2097152: buffers of 4096 MiB per CPU"
