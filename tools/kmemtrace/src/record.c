@@ -4,7 +4,8 @@
  *
  * Enables kmemtrace, runs a command (or waits for a signal or a duration),
  * disables kmemtrace and copies the per-CPU relay streams, abi_version,
- * dropped, stats, caches and kallsyms into the output directory.  The
+ * stats, caches and kallsyms into the output directory, with the events
+ * dropped while recording and the loss counters at the start.  The
  * streams are also drained while tracing runs so that the relay buffers do
  * not overflow.  A header describing the recording is written first, and
  * the names of the tasks seen (comms) last.
@@ -118,8 +119,22 @@ struct modules {
 	size_t nr;
 };
 
+/*
+ * The kernel's loss counters at the start of the recording, read with
+ * kmemtrace off (see counters_start()): @exact when they were, @dropped
+ * the "dropped" count then, @stats the "stats" file then (NULL for a
+ * kernel without it), of @stats_len bytes.
+ */
+struct start_counters {
+	bool exact;
+	uint64_t dropped;
+	char *stats;
+	size_t stats_len;
+};
+
 struct recorder {
 	const struct record_params *p;
+	struct start_counters start;
 	struct modules modules;
 	struct cpu_stream *cpus;
 	size_t nr;
@@ -150,6 +165,9 @@ static void record_usage(int status)
 		"  has them, tags (the codetags of the events) and stacks (their stack\n"
 		"  traces) to DIR, and ctf/ (CTF metadata and links to the streams:\n"
 		"  babeltrace2 DIR/ctf reads them, see kmemtrace ctf).  Needs root.\n"
+		"  dropped counts the events dropped while recording; the kernel's\n"
+		"  counters at the start are kept as dropped.start and stats.start, for\n"
+		"  check to hold each CPU to its drops.\n"
 		"\n"
 		"     -o/--output DIR         directory to write, created if needed; the\n"
 		"                             files of an earlier recording there are\n"
@@ -295,8 +313,8 @@ static int make_outdir(const char *dir)
 
 /* The files record writes into DIR besides the cpuN streams. */
 static const char * const record_files[] = {
-	"header", "abi_version", "dropped", "stats", "caches", "kallsyms",
-	"comms", "tags", "stacks",
+	"header", "abi_version", "dropped", "dropped.start", "stats",
+	"stats.start", "caches", "kallsyms", "comms", "tags", "stacks",
 };
 
 static bool is_record_file(const char *name)
@@ -1055,12 +1073,49 @@ static int record_loop(struct recorder *r)
 	return 0;
 }
 
+/*
+ * Read the loss counters before enabling, so that the recording can tell
+ * its own drops from those of earlier recordings: with kmemtrace off they
+ * do not move, and they do not again once it is disabled at the end.
+ * When kmemtrace was enabled already (by another reader), or the counters
+ * cannot be read, the recording's drops are not known apart: DIR/dropped
+ * then counts since boot, as the kernel's does.
+ */
+static void counters_start(struct recorder *r)
+{
+	struct start_counters *c = &r->start;
+	uint64_t on = 0;
+	char *path;
+	int ret;
+
+	path = path_join(r->p->debugfs, "enabled");
+	ret = read_u64_file(path, &on);
+	free(path);
+	if (!ret && on) {
+		kmt_err("warning: kmemtrace was enabled already, so dropped counts since boot");
+		return;
+	}
+	path = path_join(r->p->debugfs, "dropped");
+	ret = read_u64_file(path, &c->dropped);
+	free(path);
+	if (ret)
+		return;
+	path = path_join(r->p->debugfs, "stats");
+	ret = read_file(path, &c->stats, &c->stats_len);
+	if (ret && ret != -ENOENT)
+		kmt_err("warning: %s: %s, so dropped counts since boot", path,
+			strerror(-ret));
+	free(path);
+	c->exact = !ret || ret == -ENOENT;
+}
+
 static int record_run(struct recorder *r)
 {
 	int ret;
 
 	if (setup_signals(r))
 		return -1;
+	counters_start(r);
 	ret = set_enabled(r, true);
 	if (!ret && r->p->cmd)
 		ret = start_child(r);
@@ -1132,17 +1187,82 @@ static void write_comms(struct recorder *r)
 	free(path);
 }
 
+/* Write @len bytes of @buf to DIR/@name; on failure, leave no DIR/@name. */
+static int write_meta(struct recorder *r, const char *name, const char *buf,
+		      size_t len)
+{
+	char *dst = path_join(r->p->outdir, name);
+	int fd, ret;
+
+	fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+	} else {
+		ret = write_all(fd, buf, len);
+		if (close(fd) && !ret)
+			ret = -errno;
+	}
+	if (ret) {
+		kmt_err("%s: %s", dst, strerror(-ret));
+		unlink(dst);
+	}
+	free(dst);
+	return ret;
+}
+
+static int write_u64_meta(struct recorder *r, const char *name, uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu\n", (unsigned long long)v);
+	return write_meta(r, name, buf, strlen(buf));
+}
+
+/*
+ * Write DIR/dropped, the events the kernel dropped while recording, in
+ * @lost too: the kernel's count now less that at the start.  With it go
+ * DIR/dropped.start and DIR/stats.start, the counters at the start, which
+ * check needs to hold each CPU to its drops.  When the start is not
+ * known, DIR/dropped is the kernel's count since boot, without them.
+ * Called with kmemtrace disabled and the streams drained.
+ */
+static int write_dropped(struct recorder *r, uint64_t *lost)
+{
+	struct start_counters *c = &r->start;
+	char *src = path_join(r->p->debugfs, "dropped");
+	int ret;
+
+	ret = read_u64_file(src, lost);
+	if (ret)
+		kmt_err("%s: %s", src, ret == -EINVAL ? "not a number" : strerror(-ret));
+	free(src);
+	if (ret)
+		return ret;
+	if (c->exact && *lost < c->dropped) {
+		kmt_err("warning: the kernel's dropped count went down from %llu to %llu, so dropped counts since boot",
+			(unsigned long long)c->dropped, (unsigned long long)*lost);
+		c->exact = false;
+	}
+	if (c->exact)
+		*lost -= c->dropped;
+	ret = write_u64_meta(r, "dropped", *lost);
+	if (!ret && c->exact)
+		ret = write_u64_meta(r, "dropped.start", c->dropped);
+	if (!ret && c->exact && c->stats)
+		ret = write_meta(r, "stats.start", c->stats, c->stats_len);
+	return ret;
+}
+
 /* Called with kmemtrace disabled and the streams drained. */
 static int record_finish(struct recorder *r)
 {
 	char *abi = path_join(r->p->debugfs, "abi_version");
-	char *dropped = path_join(r->p->debugfs, "dropped");
 	uint64_t bytes = 0, lost = 0;
 	int ret;
 	size_t i;
 
 	ret = copy_meta(r, abi, "abi_version");
-	if (copy_meta(r, dropped, "dropped"))
+	if (write_dropped(r, &lost))
 		ret = -1;
 	copy_optional(r, "stats", "check cannot account for lost events per CPU");
 	copy_optional(r, "caches", "report will show cache ids without names");
@@ -1160,16 +1280,14 @@ static int record_finish(struct recorder *r)
 	take_bytes(r);
 	for (i = 0; i < r->nr; i++)
 		bytes += r->cpus[i].bytes;
-	read_u64_file(dropped, &lost);
-	kmt_err("recorded %llu events (%llu bytes) from %zu CPUs into %s, %llu dropped",
+	kmt_err("recorded %llu events (%llu bytes) from %zu CPUs into %s, %llu dropped%s",
 		(unsigned long long)(bytes / KMEMTRACE_EVENT_SIZE),
 		(unsigned long long)bytes, r->nr, r->p->outdir,
-		(unsigned long long)lost);
+		(unsigned long long)lost, r->start.exact ? "" : " since boot");
 	if (bytes % KMEMTRACE_EVENT_SIZE)
 		kmt_err("warning: %llu bytes are not a whole number of events",
 			(unsigned long long)bytes);
 	free(abi);
-	free(dropped);
 	return ret ? -1 : 0;
 }
 
@@ -1231,6 +1349,7 @@ int record_main(int argc, char **argv)
 	record_close(r);
 	if (r->pidfd >= 0)
 		close(r->pidfd);
+	free(r->start.stats);
 	modules_free(&r->modules);
 	kmt_comm_rec_free(r->comms);
 	free(r);

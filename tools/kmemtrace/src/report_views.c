@@ -247,8 +247,10 @@ static void summary_text(struct report *r, const struct kmt_trace *t,
 		gaps += st[i].gaps;
 	}
 	if (t->has_dropped)
-		printf("\ndropped: %llu (kernel counter), %llu seen as seq gaps\n",
-		       (unsigned long long)t->dropped, (unsigned long long)gaps);
+		printf("\ndropped: %llu (kernel counter, %s), %llu seen as seq gaps\n",
+		       (unsigned long long)t->dropped,
+		       t->has_dropped_start ? "while recording" : "since boot",
+		       (unsigned long long)gaps);
 	else
 		printf("\ndropped: unknown (no dropped file), %llu seen as seq gaps\n",
 		       (unsigned long long)gaps);
