@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "comms.h"
+#include "gfp.h"
 #include "kmemtrace.h"
 #include "trace.h"
 #include "utils.h"
@@ -39,9 +40,10 @@ static void check_usage(int status)
 		"  the recording), exactly within the recording's seq window: leading +\n"
 		"  gaps + trailing must equal the CPU's drops while recording, and DIR/dropped\n"
 		"  their sum; without it, DIR/dropped counts since boot and is only a bound.\n"
-		"  DIR/header and DIR/comms must be well formed, and the\n"
-		"  header (and DIR/abi_version) must give a supported ABI version (1, 2\n"
-		"  or 3), that of the streams, and the streams' byte order.\n"
+		"  DIR/header, DIR/comms and DIR/kmalloc_format (its table of gfp flags)\n"
+		"  must be well formed, and the header (and DIR/abi_version) must give a\n"
+		"  supported ABI version (1, 2 or 3), that of the streams, and the\n"
+		"  streams' byte order.\n"
 		"  Totals that overflow 64 bits print as \"overflow\".\n"
 		"  Exits 1 when a problem is found.\n"
 		"\n"
@@ -608,6 +610,7 @@ static size_t check_stats_total(const struct kmt_trace *t, bool whole)
 
 int check_main(int argc, char **argv)
 {
+	struct kmt_gfp_names gfp;
 	struct kmt_comms comms;
 	struct check_params p;
 	struct kmt_stats *st;
@@ -628,6 +631,8 @@ int check_main(int argc, char **argv)
 		errors += check_start_files(&t);
 		errors += kmt_comms_load(&comms, t.dir, false);
 		kmt_comms_free(&comms);
+		errors += kmt_gfp_names_load(&gfp, t.dir);
+		kmt_gfp_names_free(&gfp);
 	}
 	st = xcalloc(t.nr, sizeof(*st));
 	errors += kmt_trace_validate(&t, st);

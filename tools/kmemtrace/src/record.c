@@ -34,6 +34,7 @@
 #include "comms.h"
 #include "ctf.h"
 #include "drain.h"
+#include "gfp.h"
 #include "header.h"
 #include "kmemtrace.h"
 #include "trace.h"
@@ -43,6 +44,8 @@
 #define KMT_KALLSYMS		"/proc/kallsyms"
 #define KMT_MODULES		"/proc/modules"
 #define KMT_NOTES		"/sys/kernel/notes"
+#define KMT_TRACEFS		"/sys/kernel/tracing"
+#define KMT_KMALLOC_FORMAT	"events/kmem/kmalloc/format"
 #define KMT_PROC		"/proc"
 #define KMT_POLL_MS		100
 /* How often the names of all tasks are read again. */
@@ -63,6 +66,7 @@ struct record_params {
 	const char *modules;
 	bool has_modules;
 	const char *notes;
+	const char *tracefs;
 	uint64_t duration;
 	bool has_duration;
 	bool empty;
@@ -156,18 +160,19 @@ static void record_usage(int status)
 	fprintf(out,
 		"  usage: kmemtrace record -o DIR [-e] [-q] [-d SECONDS] [-D DEBUGFS_DIR]\n"
 		"                          [-K KALLSYMS] [--modules FILE] [--notes FILE]\n"
-		"                          [-- CMD [ARGS...]]\n"
+		"                          [--tracefs DIR] [-- CMD [ARGS...]]\n"
 		"\n"
 		"  Write DIR/header (the traced kernel and the recording), enable\n"
 		"  kmemtrace, run CMD (or wait for SIGINT/SIGTERM, or SECONDS), disable\n"
 		"  kmemtrace and write the cpuN streams, abi_version, dropped, stats,\n"
 		"  caches, kallsyms, comms (the names of the tasks) and, when the kernel\n"
-		"  has them, tags (the codetags of the events) and stacks (their stack\n"
-		"  traces) to DIR, and ctf/ (CTF metadata and links to the streams:\n"
-		"  babeltrace2 DIR/ctf reads them, see kmemtrace ctf).  Needs root.\n"
-		"  dropped counts the events dropped while recording; the kernel's\n"
-		"  counters at the start are kept as dropped.start and stats.start, for\n"
-		"  check to hold each CPU to its drops.\n"
+		"  has them, tags (the codetags of the events), stacks (their stack\n"
+		"  traces) and kmalloc_format (the kmalloc tracepoint's format, for the\n"
+		"  kernel's gfp flag names) to DIR, and ctf/ (CTF metadata and links to\n"
+		"  the streams: babeltrace2 DIR/ctf reads them, see kmemtrace ctf).\n"
+		"  Needs root.  dropped counts the events dropped while recording; the\n"
+		"  kernel's counters at the start are kept as dropped.start and\n"
+		"  stats.start, for check to hold each CPU to its drops.\n"
 		"\n"
 		"     -o/--output DIR         directory to write, created if needed; the\n"
 		"                             files of an earlier recording there are\n"
@@ -185,6 +190,10 @@ static void record_usage(int status)
 		"     --modules FILE          watch FILE instead of " KMT_MODULES "\n"
 		"     --notes FILE            read the kernel's build id from FILE\n"
 		"                             instead of " KMT_NOTES "\n"
+		"     --tracefs DIR           copy the kmalloc format from\n"
+		"                             DIR/" KMT_KMALLOC_FORMAT "\n"
+		"                             (default: the tracing directory beside the\n"
+		"                             debugfs one, else " KMT_TRACEFS ")\n"
 		"     --read                  copy the streams with read(), even where\n"
 		"                             the kernel lets record map its buffers\n"
 		"     -q/--quiet              no progress line (shown every second when\n"
@@ -218,6 +227,7 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 		{ "kallsyms",	required_argument,	NULL, 'K' },
 		{ "notes",	required_argument,	NULL, 'N' },
 		{ "modules",	required_argument,	NULL, 'M' },
+		{ "tracefs",	required_argument,	NULL, 'T' },
 		{ "quiet",	no_argument,		NULL, 'q' },
 		{ "read",	no_argument,		NULL, 'R' },
 		{ "help",	no_argument,		NULL, 'h' },
@@ -263,6 +273,9 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 		case 'M':
 			p->modules = optarg;
 			p->has_modules = true;
+			break;
+		case 'T':
+			p->tracefs = optarg;
 			break;
 		case 'q':
 			p->quiet = true;
@@ -315,6 +328,7 @@ static int make_outdir(const char *dir)
 static const char * const record_files[] = {
 	"header", "abi_version", "dropped", "dropped.start", "stats",
 	"stats.start", "caches", "kallsyms", "comms", "tags", "stacks",
+	KMT_GFP_FORMAT_FILE,
 };
 
 static bool is_record_file(const char *name)
@@ -1175,6 +1189,43 @@ static void copy_if_present(struct recorder *r, const char *name,
 	free(src);
 }
 
+/*
+ * Save the kmalloc tracepoint's format, whose table of gfp flags names
+ * them as the traced kernel does (perf kmem reads it too): from
+ * --tracefs, else from the tracing directory debugfs has beside the
+ * kmemtrace one, else, with the default debugfs, from KMT_TRACEFS.
+ * Without it, report names them as Linux 6.12 does; that is only worth
+ * a word when --tracefs named where it should be.
+ */
+static void copy_gfp_format(struct recorder *r)
+{
+	const char *without = "report will name gfp flags as Linux 6.12 does";
+	char *beside = path_join(r->p->debugfs, "../tracing");
+	const char *dirs[2] = { beside, NULL };
+	char *src = NULL;
+	size_t i;
+
+	if (r->p->tracefs)
+		dirs[0] = r->p->tracefs;
+	else if (!strcmp(r->p->debugfs, KMT_DEBUGFS))
+		dirs[1] = KMT_TRACEFS;
+	for (i = 0; i < ARRAY_SIZE(dirs) && dirs[i]; i++) {
+		free(src);
+		src = path_join(dirs[i], KMT_KMALLOC_FORMAT);
+		if (!access(src, F_OK) || errno != ENOENT)
+			break;
+	}
+	if (i < ARRAY_SIZE(dirs) && dirs[i]) {
+		if (copy_meta(r, src, KMT_GFP_FORMAT_FILE))
+			kmt_err("warning: %s not copied, %s", KMT_GFP_FORMAT_FILE,
+				without);
+	} else if (r->p->tracefs) {
+		kmt_err("warning: %s: %s, %s", src, strerror(ENOENT), without);
+	}
+	free(src);
+	free(beside);
+}
+
 /* Task names are a help: failing to write them only gets a warning. */
 static void write_comms(struct recorder *r)
 {
@@ -1268,6 +1319,7 @@ static int record_finish(struct recorder *r)
 	copy_optional(r, "caches", "report will show cache ids without names");
 	copy_if_present(r, "tags", "report will show codetags as addresses");
 	copy_if_present(r, "stacks", "report will show stacks as handles");
+	copy_gfp_format(r);
 	write_comms(r);
 	modules_poll(r);
 	if (write_kallsyms(r))

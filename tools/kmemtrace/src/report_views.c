@@ -1305,6 +1305,7 @@ static void view_keyed(struct report *r, const struct keysums *ks,
 {
 	bool gfp = v == VIEW_GFP;
 	enum report_key keys[REPORT_MAX_KEYS];
+	struct kmt_gfp_names names;
 	struct kmt_table tab;
 	union kmt_cell *row;
 	struct site *sites;
@@ -1314,6 +1315,9 @@ static void view_keyed(struct report *r, const struct keysums *ks,
 	view_sort(r, v, KEY_BYTES, keys);
 	sites = sort_sites(gfp ? &ks->gfps : &ks->nodes, keys, site_allocated, &n);
 	keys_title(keys, title, sizeof(title));
+	/* The names of the traced kernel, when record saved them. */
+	if (gfp)
+		kmt_gfp_names_load(&names, r->p->dir);
 	if (gfp)
 		kmt_table_init(&tab, "gfp", gfp_cols, ARRAY_SIZE(gfp_cols));
 	else
@@ -1327,7 +1331,8 @@ static void view_keyed(struct report *r, const struct keysums *ks,
 		row[1].u = sites[i].alloc;
 		if (gfp) {
 			row[2].u = sites[i].key;
-			kmt_gfp_format(sites[i].key, flags, sizeof(flags));
+			kmt_gfp_names_format(&names, sites[i].key, flags,
+					     sizeof(flags));
 			kmt_cell_str(&row[3], flags);
 		} else {
 			row[2].s = (int32_t)sites[i].key;
@@ -1336,6 +1341,8 @@ static void view_keyed(struct report *r, const struct keysums *ks,
 	kmt_out_table(o, &tab);
 	kmt_table_free(&tab);
 	free(sites);
+	if (gfp)
+		kmt_gfp_names_free(&names);
 }
 
 /* ------------------------------------------------------- allocinfo view */

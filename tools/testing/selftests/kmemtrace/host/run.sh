@@ -795,6 +795,90 @@ t_report_view_pages_gfp_nodes() {
 	END
 }
 
+# kmalloc_format FILE TABLE: write FILE as events/kmem/kmalloc/format of
+# Linux 6.12 is, with TABLE as the {MASK, "NAME"} entries of gfp_flags
+kmalloc_format() {
+	mkdir -p "$(dirname "$1")" || return 1
+	{
+		printf '%s\n' 'name: kmalloc' 'ID: 480' 'format:' \
+			'	field:unsigned short common_type;	offset:0;	size:2;	signed:0;' \
+			'	field:unsigned long gfp_flags;	offset:40;	size:8;	signed:0;' ''
+		printf 'print fmt: "call_site=%%pS ptr=%%p bytes_req=%%zu bytes_alloc=%%zu '
+		printf 'gfp_flags=%%s node=%%d accounted=%%s", (void *)REC->call_site, '
+		printf 'REC->ptr, REC->bytes_req, REC->bytes_alloc, (REC->gfp_flags) ? '
+		printf '__print_flags(REC->gfp_flags, "|", %s) : "none", REC->node, ' "$2"
+		printf '(0 && (REC->gfp_flags & (( gfp_t)(((1UL))) << (22)))) ? "true" : "false"\n'
+	} > "$1"
+}
+
+# GFP_KERNEL as the kernel spells it once it has put in the enum values.
+GFP_KERNEL_MASK='(unsigned long)(((((( gfp_t)(((1UL))) << (10))) | (( gfp_t)(((1UL))) << (11))))'
+GFP_KERNEL_MASK="$GFP_KERNEL_MASK"' | (( gfp_t)(((1UL))) << (6)) | (( gfp_t)(((1UL))) << (7)))'
+GFP_KERNEL_ENTRY="{$GFP_KERNEL_MASK, \"GFP_KERNEL\"}"
+
+# The gfp view names flags as the recorded kmalloc format does: here
+# __GFP_ZERO is renamed, bits 1 and 20 have a name of their own (with
+# & ~ to spell it) and bit 3 none.
+t_report_gfp_from_format() {
+	analysis_trace t || return 1
+	table="$GFP_KERNEL_ENTRY, {(unsigned long)((( gfp_t)(((1UL))) << (1))"
+	table="$table | (( gfp_t)0x8UL) | (( gfp_t)(((1UL))) << (20)))"
+	table="$table & ~(( gfp_t)(((1UL))) << (3)), \"HIGHMEM_HARDWALL\"}"
+	table="$table, {(unsigned long)(( gfp_t)(((1UL))) << (8)), \"__GFP_ZERO_RENAMED\"}"
+	table="$table, {(unsigned long)(( gfp_t)(((1UL))) << (18)), \"__GFP_COMP\"}"
+	kmalloc_format t/kmalloc_format "$table" || return 1
+	run report -v gfp t
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
+	kmemtrace report v1
+
+	allocations by gfp flags, by bytes allocated (top 10 of 4):
+	allocs bytes      gfp  flags
+	     2  8200      0x0  none
+	     1  8192 0x140cca  GFP_KERNEL|HIGHMEM_HARDWALL|__GFP_COMP|0x8
+	     2   320    0xcc0  GFP_KERNEL
+	     1    64    0xdc0  GFP_KERNEL|__GFP_ZERO_RENAMED
+	END
+	run check t
+	expect_rc 0 && expect_has out "result: ok"
+}
+
+# A kmalloc format whose table cannot be read: a warning, and the names
+# of Linux 6.12; check counts it as a problem.
+t_report_gfp_format_malformed() {
+	analysis_trace t || return 1
+	while IFS=@ read -r table why; do
+		kmalloc_format t/kmalloc_format "$GFP_KERNEL_ENTRY, $table" || return 1
+		run report -v gfp t
+		expect_rc 0 && expect_err <<-END || return 1
+		kmemtrace: t/kmalloc_format: $why, gfp flags named as in Linux 6.12
+		END
+		expect_has out " 0xdc0  GFP_KERNEL|__GFP_ZERO" || return 1
+		run check t
+		expect_rc 1 && expect_has out "result: 1 problems" || return 1
+	done <<-'END'
+	{(unsigned long)(( gfp_t)(((1UL))) << (___GFP_ZERO_BIT)), "__GFP_ZERO"}@a mask has a name where a number should be (an enum the kernel did not resolve?)
+	{(unsigned long)(( gfp_t)(((1UL))) << ___GFP_ZERO_BIT), "__GFP_ZERO"}@a mask has a name where a number should be (an enum the kernel did not resolve?)
+	{0x100 "__GFP_ZERO"}@a table entry is not {MASK, "NAME"}
+	{(1UL << 64), "X"}@a mask shifts by 64 bits or more
+	{(1UL << 40), "X"}@a mask is wider than the 32 bits of gfp flags
+	{((1UL), "X"}@a ')' is missing in a mask
+	{0x100, __GFP_ZERO}@a name is not a string
+	{0x100, "__GFP_ZERO"} : "none"@the table does not end with ')'
+	END
+	printf 'name: kmalloc\nformat:\n' > t/kmalloc_format || return 1
+	run report -v gfp t
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: t/kmalloc_format: no "print fmt:" line, gfp flags named as in Linux 6.12
+	END
+	printf 'print fmt: "gfp_flags=%%s", show_gfp_flags(REC->gfp_flags)\n' \
+		> t/kmalloc_format || return 1
+	run report -v gfp t
+	expect_rc 0 && expect_err <<-'END'
+	kmemtrace: t/kmalloc_format: no __print_flags(REC->gfp_flags, ...) in its print fmt, \
+		gfp flags named as in Linux 6.12
+	END
+}
+
 # report_filter ARGS... EXPECTED: the filter line and the call sites
 report_filter() {
 	expected=$(eval echo \${$#})
@@ -2582,6 +2666,31 @@ t_record_cpu_appears() {
 		fail "cpu1 appearing at the end was not read"
 }
 
+# record saves the kmalloc format, for the kernel's gfp flag names: from
+# the tracing directory beside the debugfs one, or --tracefs.
+t_record_saves_kmalloc_format() {
+	fake_debugfs fake &&
+		kmalloc_format tracing/events/kmem/kmalloc/format "$GFP_KERNEL_ENTRY" &&
+		kmalloc_format other/events/kmem/kmalloc/format '{0x100, "Z"}' || return 1
+	run record -D fake -o rec -K kallsyms -- true
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: recorded 3 events (288 bytes) from 2 CPUs into rec, 0 dropped
+	END
+	cmp tracing/events/kmem/kmalloc/format rec/kmalloc_format ||
+		fail "rec/kmalloc_format is not tracing's" || return 1
+	run record -D fake -o rec -K kallsyms --tracefs other -- true
+	expect_rc 0 && cmp other/events/kmem/kmalloc/format rec/kmalloc_format ||
+		fail "rec/kmalloc_format is not other's" || return 1
+	run record -D fake -o rec -K kallsyms --tracefs missing -- true
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: rec: removed 12 files of an earlier recording
+	kmemtrace: warning: missing/events/kmem/kmalloc/format: No such file or directory, report \
+		will name gfp flags as Linux 6.12 does
+	kmemtrace: recorded 3 events (288 bytes) from 2 CPUs into rec, 0 dropped
+	END
+	[ ! -e rec/kmalloc_format ] || fail "stale rec/kmalloc_format left"
+}
+
 t_record_empty_and_duration() {
 	fake_debugfs fake || return 1
 	run record -e -d 0 -D fake -o rec -K kallsyms
@@ -3043,6 +3152,8 @@ dump_tag_lines
 report_view_lifetimes
 report_view_frees
 report_view_pages_gfp_nodes
+report_gfp_from_format
+report_gfp_format_malformed
 report_filters
 report_json_csv
 report_json_invalid_utf8
@@ -3096,6 +3207,7 @@ record_progress_on_terminal
 comms_reader
 record_replaces_earlier_recording
 record_cpu_appears
+record_saves_kmalloc_format
 record_empty_and_duration
 record_duration_limit
 record_errors
