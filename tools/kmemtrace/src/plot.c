@@ -102,6 +102,10 @@ static const struct kmt_opt plot_opts[] = {
 	{ "symbols", 's', "SYMFILE",
 	  "use this kallsyms or System.map file instead of\n"
 	  "DIR/kallsyms" },
+	{ "jobs", 'j', "N",
+	  "replay with N threads, the events sharded by\n"
+	  "pointer (default: the CPUs available); the\n"
+	  "output is that of -j 1" },
 	{ "help", 'h', NULL, "print this help" },
 };
 
@@ -126,6 +130,7 @@ static void plot_usage(int status)
 static void plot_parse_args(int argc, char **argv, struct plot_params *pp,
 			    struct report_params *p)
 {
+	const char *jobs = NULL;
 	struct kmt_getopt g;
 	int c, i;
 
@@ -166,6 +171,9 @@ static void plot_parse_args(int argc, char **argv, struct plot_params *pp,
 		case 's':
 			p->symfile = optarg;
 			break;
+		case 'j':
+			jobs = optarg;
+			break;
 		case 'h':
 			plot_usage(0);
 			break;
@@ -179,6 +187,10 @@ static void plot_parse_args(int argc, char **argv, struct plot_params *pp,
 		plot_usage(KMT_EXIT_USAGE);
 	}
 	p->dir = argv[optind];
+	if (kmt_parse_jobs(jobs, &p->jobs)) {
+		kmt_err("plot: -j takes 1 to %d: '%s'", KMT_MAX_JOBS, jobs);
+		plot_usage(KMT_EXIT_USAGE);
+	}
 }
 
 /* ----------------------------------------------------------- the pass */
@@ -245,7 +257,21 @@ static void plot_halve(struct plot_state *ps)
 	ps->width *= 2;
 }
 
-static void plot_time(void *ctx, const struct kmemtrace_event *ev)
+/*
+ * Whether the next event ends an interval: the first starts the time,
+ * and a later one past the last snapshot takes the next (plot_mark()).
+ * With jobs, this context decides when, and each shard's takes the
+ * snapshots of its own live bytes, added up by plot_merge().
+ */
+static bool plot_time(void *ctx, const struct kmemtrace_event *ev)
+{
+	const struct plot_state *ps = ctx;
+
+	return !ps->started ||
+	       (ev->timestamp - ps->t0) / ps->width > ps->nr_snaps;
+}
+
+static void plot_mark(void *ctx, const struct kmemtrace_event *ev)
 {
 	struct plot_state *ps = ctx;
 	uint64_t ts = ev->timestamp;
@@ -317,17 +343,6 @@ static void plot_end(void *ctx, const struct replay_run *run, uint64_t last_ts)
 		plot_snapshot(ps, last_ts);
 }
 
-static const struct replay_consumer plot_consumer = {
-	.name	= "plot",
-	.needs	= REPLAY_ALLOC | REPLAY_FREE | REPLAY_RESIZE | REPLAY_TIME |
-		  REPLAY_END,
-	.alloc	= plot_alloc,
-	.free	= plot_free,
-	.resize	= plot_resize,
-	.time	= plot_time,
-	.end	= plot_end,
-};
-
 static void plot_state_free(struct plot_state *ps)
 {
 	size_t i;
@@ -343,6 +358,79 @@ static void plot_state_free(struct plot_state *ps)
 	free(ps->lives);
 	kmt_symcache_free(&ps->names);
 }
+
+/* A shard's context: empty, with the options. */
+static void *plot_fork(void *ctx)
+{
+	const struct plot_state *ps = ctx;
+	struct plot_state *sh = xcalloc(1, sizeof(*sh));
+
+	sh->p = ps->p;
+	return sh;
+}
+
+/* Add @n numbers of @s to those of @d, which grows to hold them. */
+static void add_u64s(uint64_t **d, size_t *nd, const uint64_t *s, size_t n)
+{
+	size_t i;
+
+	if (n > *nd) {
+		*d = xrealloc(*d, n * sizeof(**d));
+		memset(*d + *nd, 0, (n - *nd) * sizeof(**d));
+		*nd = n;
+	}
+	for (i = 0; i < n; i++)
+		(*d)[i] += s[i];
+}
+
+/*
+ * Add up a shard: it took the same snapshots, at the same times (the
+ * marks), of its part of the live bytes.
+ */
+static void plot_merge(void *ctx, void *shard)
+{
+	struct plot_state *ps = ctx, *sh = shard;
+	size_t i, k;
+
+	add_u64s(&ps->live, &ps->nr_live, sh->live, sh->nr_live);
+	ps->total += sh->total;
+	for (k = 0; k < ps->nr_snaps && k < sh->nr_snaps; k++) {
+		add_u64s(&ps->snaps[k], &ps->snap_len[k], sh->snaps[k],
+			 sh->snap_len[k]);
+		ps->snap_total[k] += sh->snap_total[k];
+	}
+	if (sh->nr_hist > ps->nr_hist) {
+		ps->sizes = xrealloc(ps->sizes, sh->nr_hist * sizeof(*ps->sizes));
+		ps->lives = xrealloc(ps->lives, sh->nr_hist * sizeof(*ps->lives));
+		memset(ps->sizes + ps->nr_hist, 0,
+		       (sh->nr_hist - ps->nr_hist) * sizeof(*ps->sizes));
+		memset(ps->lives + ps->nr_hist, 0,
+		       (sh->nr_hist - ps->nr_hist) * sizeof(*ps->lives));
+		ps->nr_hist = sh->nr_hist;
+	}
+	for (i = 0; i < sh->nr_hist; i++) {
+		for (k = 0; k < LOG2_BUCKETS; k++) {
+			ps->sizes[i][k] += sh->sizes[i][k];
+			ps->lives[i][k] += sh->lives[i][k];
+		}
+	}
+	plot_state_free(sh);
+	free(sh);
+}
+
+static const struct replay_consumer plot_consumer = {
+	.name	= "plot",
+	.needs	= REPLAY_ALLOC | REPLAY_FREE | REPLAY_RESIZE | REPLAY_TIME |
+		  REPLAY_END,
+	.alloc	= plot_alloc,
+	.free	= plot_free,
+	.resize	= plot_resize,
+	.time	= plot_time,
+	.mark	= plot_mark,
+	.end	= plot_end,
+	.fork	= plot_fork,
+	.merge	= plot_merge,
+};
 
 /* ---------------------------------------------------------------- SVG */
 

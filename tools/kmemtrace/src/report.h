@@ -72,6 +72,7 @@ struct report_params {
 	bool list;
 	uint64_t min_age;
 	enum kmt_format format;
+	unsigned int jobs;
 	struct kmt_filter filter;
 };
 

@@ -33,10 +33,35 @@ SRC=$HERE/../../../../kmemtrace/src
 
 # ---------------------------------------------------------------- helpers
 
-# run ARGS...: run kmemtrace; stdout to ./out, stderr to ./err, status in $rc
+# run ARGS...: run kmemtrace; stdout to ./out, stderr to ./err, status in $rc.
+# report and plot run with -j 1, then -j 2 and -j 3 (an odd number of
+# shards), which must print the same and exit the same, or the test fails:
+# $dir.jobs says how they differ.
 run() {
-	"$KMT" "$@" > out 2> err
-	rc=$?
+	case ${1:-} in
+	report|plot)
+		cmd=$1
+		shift
+		"$KMT" "$cmd" -j 1 "$@" > out 2> err
+		rc=$?
+		for j in 2 3; do
+			"$KMT" "$cmd" -j $j "$@" > out.j 2> err.j
+			rc_j=$?
+			if [ $rc_j -ne $rc ] || ! cmp -s out out.j || ! cmp -s err err.j; then
+				{
+					echo "$cmd -j $j $*: exit status $rc_j, output:"
+					diff -u out out.j
+					diff -u err err.j
+				} >> "$dir.jobs"
+			fi
+		done
+		rm -f out.j err.j
+		;;
+	*)
+		"$KMT" "$@" > out 2> err
+		rc=$?
+		;;
+	esac
 }
 
 # run_limited ARGS...: run(), but kill kmemtrace after 10 s (status 124)
@@ -217,7 +242,13 @@ t_cli_bad_args() {
 		expect_rc 2 && expect_has err "usage: kmemtrace $c" || return 1
 	done
 	run record -o x -d 1 -- true
-	expect_rc 2 && expect_has err "-d and CMD cannot be used together"
+	expect_rc 2 && expect_has err "-d and CMD cannot be used together" ||
+		return 1
+	run report -j 0 t
+	expect_rc 2 && expect_has err "kmemtrace: report: -j takes 1 to 64: '0'" ||
+		return 1
+	run plot -j 65 t
+	expect_rc 2 && expect_has err "kmemtrace: plot: -j takes 1 to 64: '65'"
 }
 
 t_report_counts_by_kind_type_cpu() {
@@ -1055,6 +1086,56 @@ t_plot_live() {
 	[ "$(tail -n 1 totals)" = 16 ] && [ "$(sort -n totals | tail -n 1)" = 24 ] &&
 		grep -q 'data-ts="0,.*,2000000000"' long.svg ||
 		fail "wrong totals: $(tr '\n' ' ' < totals)"
+}
+
+# Pointers in different shards with -j 2 and -j 3 (run() runs both):
+# 0x2000 in shard 0 of both, 0x4000 in shard 1 of both, 0x1000, 0x7000
+# and 0x8000 in others.  0x2000 is freed on another CPU stream than its
+# alloc; 0x1000 is reallocated on both CPUs, then freed; 0x8000, a
+# vmalloc area, is kfree()d (and stays live); 0x7000 is allocated twice.
+# foo_alloc's live bytes peak at 2048 (0x4000), not 3072, the sum of the
+# peaks of its two shards, as 0x2000 was freed before.
+t_jobs_shard_by_pointer() {
+	mktrace t && echo "$KALLSYMS" > t/kallsyms || return 1
+	mk t/cpu0 ts=1000,site=0xffffffff81000110,ptr=0x2000,req=1000,alloc=1024 \
+		ts=2000,site=0xffffffff81000210,ptr=0x1000,req=100,alloc=128 \
+		ts=3000,kind=realloc,site=0xffffffff81000210,ptr=0x1000,req=500,alloc=512 \
+		ts=6000,site=0xffffffff81000110,ptr=0x4000,req=2000,alloc=2048 \
+		ts=7000,type=vmalloc,site=0xffffffffc0001010,ptr=0x8000,req=8000,alloc=8192 &&
+	mk t/cpu1 ts=1500,site=0xffffffff81000210,ptr=0x7000,req=60,alloc=64 \
+		ts=3500,kind=free,site=0xffffffff81000220,ptr=0x2000 \
+		ts=4000,kind=realloc,site=0xffffffff81000210,ptr=0x1000,req=200,alloc=256 \
+		ts=5000,kind=realloc,site=0xffffffff81000210,ptr=0x1000,req=1000,alloc=1024 \
+		ts=6500,kind=free,site=0xffffffff81000220,ptr=0x1000 \
+		ts=7500,kind=free,site=0xffffffff81000220,ptr=0x8000 \
+		ts=8000,kind=free,site=0xffffffff81000220,ptr=0x9999000 \
+		ts=8500,site=0xffffffff81000210,ptr=0x7000,req=30,alloc=32 || return 1
+	run report -v sites,frees t
+	expect_rc 0 && sed -n '/^call sites by/,/^$/p; /^frees of the/,/^$/p' out > got &&
+		expect_file got <<-'END' || return 1
+	call sites by bytes allocated (top 10 of 3):
+	allocs bytes_req bytes_alloc waste frees xcpu live live_bytes lifetime mismatch\
+	            address  call_site
+	     1      8000        8192  2.3%     0    0    1       8192        -        1\
+	 0xffffffffc0001010  mod_fn+0x10 [mymod]
+	     2      3000        3072  2.3%     1    1    1       2048   2.50us        0\
+	 0xffffffff81000110  foo_alloc+0x10
+	     3       190         224 15.2%     1    1    1         32   4.50us        0\
+	 0xffffffff81000210  bar_create+0x10
+
+	frees of the allocations in the trace, and others:
+	frees xcpu  share mismatched without_alloc unpaired allocs_of_live
+	    2    2 100.0%          1             1        0              1
+
+	END
+	run plot -n 2 t
+	expect_rc 0 && svg_series out > series && expect_file series <<-'END'
+	data-name="mod_fn+0x10 [mymod]" data-values="0,0,0,0,0,0,0,8192,8192"
+	data-name="foo_alloc+0x10" data-values="0,1024,1024,0,0,0,2048,2048,2048"
+	data-name="other call sites" data-values="0,64,192,576,320,1088,64,64,32"
+	data-ts="0,1000,2000,3000,4000,5000,6000,7000,7500"
+	data-name="total" data-values="0,1088,1216,576,320,1088,2112,10304,10272"
+	END
 }
 
 # A corrupt trace: 2^64 - 1 bytes live, events 584 years apart.  The axes
@@ -3159,6 +3240,7 @@ report_json_csv
 report_json_invalid_utf8
 report_bad_options
 plot_live
+jobs_shard_by_pointer
 plot_sizes_lifetimes
 plot_huge_values
 cli_help_documented
@@ -3481,8 +3563,14 @@ for name in $TESTS; do
 	n=$((n + 1))
 	dir=$SCRATCH/$name
 	rm -rf "$dir" && mkdir -p "$dir" || exit 1
+	rm -f "$dir.jobs"
 	(cd "$dir" && "t_$name") > "$dir.log" 2>&1
 	status=$?
+	if [ -s "$dir.jobs" ]; then
+		echo "-j 1 and more threads differ:" >> "$dir.log"
+		cat "$dir.jobs" >> "$dir.log"
+		status=1
+	fi
 	sed 's/^/# /; s/^# # /# /' "$dir.log"
 	if [ $status -eq 0 ]; then
 		echo "ok $n $name"
