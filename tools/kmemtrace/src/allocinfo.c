@@ -212,15 +212,18 @@ static void *allocinfo_fork(void *ctx)
 
 /*
  * The counts of a shard's tags, by tag.  Its backing pages and its
- * allocations' tags are its own pointers', done with.
+ * allocations' tags (by the shard's origins) are its own pointers',
+ * done with.
  */
-static void allocinfo_merge(void *ctx, void *shard)
+static void allocinfo_merge(void *ctx, void *shard,
+			    const struct replay_remap *map)
 {
 	struct allocinfo *ai = ctx, *sh = shard;
 	struct ai_count *c;
 	uint32_t ti;
 	size_t i;
 
+	(void)map;
 	for (i = 1; i < sh->nr; i++) {
 		/* First the index: adding a tag may move the counters. */
 		ti = tag_index(ai, sh->tags[i]);

@@ -52,9 +52,11 @@ static void merge_table(struct keysums *ks, struct site_table *d,
 	}
 }
 
-static void keysums_merge(void *ctx, void *shard)
+static void keysums_merge(void *ctx, void *shard, const struct replay_remap *map)
 {
 	struct keysums *ks = ctx, *sh = shard;
+
+	(void)map;
 
 	merge_table(ks, &ks->gfps, &sh->gfps);
 	merge_table(ks, &ks->nodes, &sh->nodes);

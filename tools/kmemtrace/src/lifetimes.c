@@ -70,18 +70,19 @@ static void *lifetimes_fork(void *ctx)
 }
 
 /* Each site's lifetimes of a shard after its own: end sorts them. */
-static void lifetimes_merge(void *ctx, void *shard)
+static void lifetimes_merge(void *ctx, void *shard,
+			    const struct replay_remap *map)
 {
 	struct lifetimes *lt = ctx, *sh = shard;
 	struct u64_vec *d, *s;
 	size_t i, j;
 
-	for (i = 0; i < sh->nr; i++) {
+	for (i = 0; i < sh->nr && i < map->nr_sites; i++) {
 		s = &sh->sites[i];
 		if (!s->nr)
 			continue;
-		grow_sites(lt, i);
-		d = &lt->sites[i];
+		grow_sites(lt, map->site[i]);
+		d = &lt->sites[map->site[i]];
 		for (j = 0; j < s->nr; j++)
 			vec_push(d, s->v[j]);
 	}

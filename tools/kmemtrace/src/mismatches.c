@@ -50,14 +50,16 @@ static void *mismatches_fork(void *ctx)
 }
 
 /* A shard's after the others: the frees view sorts and adds them up. */
-static void mismatches_merge(void *ctx, void *shard)
+static void mismatches_merge(void *ctx, void *shard,
+			     const struct replay_remap *map)
 {
 	struct mismatches *ms = ctx, *sh = shard;
 	size_t i;
 
 	for (i = 0; i < sh->nr; i++) {
 		ms->v = kmt_grow(ms->v, ms->nr, &ms->size, sizeof(*ms->v), 16);
-		ms->v[ms->nr++] = sh->v[i];
+		ms->v[ms->nr] = sh->v[i];
+		ms->v[ms->nr++].alloc_site = map->site[sh->v[i].alloc_site];
 	}
 	mismatches_free(sh);
 	free(sh);

@@ -369,49 +369,46 @@ static void *plot_fork(void *ctx)
 	return sh;
 }
 
-/* Add @n numbers of @s to those of @d, which grows to hold them. */
-static void add_u64s(uint64_t **d, size_t *nd, const uint64_t *s, size_t n)
+/* Room for @n numbers in @*v, of @*nr, the new ones zero. */
+static void grow_u64s(uint64_t **v, size_t *nr, size_t n)
 {
-	size_t i;
-
-	if (n > *nd) {
-		*d = xrealloc(*d, n * sizeof(**d));
-		memset(*d + *nd, 0, (n - *nd) * sizeof(**d));
-		*nd = n;
-	}
-	for (i = 0; i < n; i++)
-		(*d)[i] += s[i];
+	if (n <= *nr)
+		return;
+	*v = xrealloc(*v, n * sizeof(**v));
+	memset(*v + *nr, 0, (n - *nr) * sizeof(**v));
+	*nr = n;
 }
 
 /*
  * Add up a shard: it took the same snapshots, at the same times (the
- * marks), of its part of the live bytes.
+ * marks), of its part of the live bytes, by its own site indexes.
  */
-static void plot_merge(void *ctx, void *shard)
+static void plot_merge(void *ctx, void *shard, const struct replay_remap *map)
 {
 	struct plot_state *ps = ctx, *sh = shard;
-	size_t i, k;
+	size_t i, k, b, si;
 
-	add_u64s(&ps->live, &ps->nr_live, sh->live, sh->nr_live);
 	ps->total += sh->total;
-	for (k = 0; k < ps->nr_snaps && k < sh->nr_snaps; k++) {
-		add_u64s(&ps->snaps[k], &ps->snap_len[k], sh->snaps[k],
-			 sh->snap_len[k]);
+	for (k = 0; k < ps->nr_snaps && k < sh->nr_snaps; k++)
 		ps->snap_total[k] += sh->snap_total[k];
-	}
-	if (sh->nr_hist > ps->nr_hist) {
-		ps->sizes = xrealloc(ps->sizes, sh->nr_hist * sizeof(*ps->sizes));
-		ps->lives = xrealloc(ps->lives, sh->nr_hist * sizeof(*ps->lives));
-		memset(ps->sizes + ps->nr_hist, 0,
-		       (sh->nr_hist - ps->nr_hist) * sizeof(*ps->sizes));
-		memset(ps->lives + ps->nr_hist, 0,
-		       (sh->nr_hist - ps->nr_hist) * sizeof(*ps->lives));
-		ps->nr_hist = sh->nr_hist;
-	}
-	for (i = 0; i < sh->nr_hist; i++) {
-		for (k = 0; k < LOG2_BUCKETS; k++) {
-			ps->sizes[i][k] += sh->sizes[i][k];
-			ps->lives[i][k] += sh->lives[i][k];
+	for (i = 0; i < map->nr_sites; i++) {
+		si = map->site[i];
+		if (i < sh->nr_live) {
+			grow_u64s(&ps->live, &ps->nr_live, si + 1);
+			ps->live[si] += sh->live[i];
+		}
+		for (k = 0; k < ps->nr_snaps && k < sh->nr_snaps; k++) {
+			if (i >= sh->snap_len[k] || !sh->snaps[k][i])
+				continue;
+			grow_u64s(&ps->snaps[k], &ps->snap_len[k], si + 1);
+			ps->snaps[k][si] += sh->snaps[k][i];
+		}
+		if (i >= sh->nr_hist)
+			continue;
+		plot_grow(ps, si);
+		for (b = 0; b < LOG2_BUCKETS; b++) {
+			ps->sizes[si][b] += sh->sizes[i][b];
+			ps->lives[si][b] += sh->lives[i][b];
 		}
 	}
 	plot_state_free(sh);

@@ -14,14 +14,15 @@
  * stackstat, keysums, pagesums, mismatches, allocinfo).
  *
  * The thread that merges the streams does what depends on the order of
- * all the events: the counts, the call sites and origins in the order
- * first seen, the filters, @time.  What happens to a pointer depends on
- * its own events only: a shard (struct replay_shard) replays those, with
- * its live table, its sums and its consumers' contexts.  With one job,
- * the one shard replays each batch in the merging thread; with more, the
- * events are sharded by a hash of their pointer, copied a block at a
- * time to each shard's thread, and the shards' results are added up by
- * key at the end.  See Documentation/kmemtrace.rst.
+ * all the events: the counts, the filters, @time.  What happens to a
+ * pointer depends on its own events only: a shard (struct replay_shard)
+ * replays those, with its live table, its call sites, origins and sums,
+ * and its consumers' contexts.  With one job, the one shard replays each
+ * batch in the merging thread, into the run's tables; with more, each
+ * event goes to the shard of a hash of its pointer, a pointer to it in a
+ * block at a time to the shard's thread, the chunks the merge read kept
+ * until the shards are done with them, and the shards' results are added
+ * up by key at the end.  See Documentation/kmemtrace.rst.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -36,6 +37,9 @@
 
 /* ------------------------------------------------------------- shards */
 
+/* What the merging thread writes apart from what a shard's thread does. */
+#define __cacheline_aligned	__kmt_attribute(aligned(64))
+
 /* The callbacks a shard calls: those of the allocations. */
 #define REPLAY_OBJ	(REPLAY_ALLOC | REPLAY_FREE | REPLAY_RESIZE | \
 			 REPLAY_STRAY | REPLAY_BACKING)
@@ -43,26 +47,24 @@
 /* What the merging thread tells a shard of an event, or a mark. */
 struct shard_ev {
 	const struct kmemtrace_event *ev;
-	uint32_t si;		/* an alloc: its site index */
-	uint32_t origin;	/* an alloc: its origin */
 	uint16_t sel;		/* the filters select it */
 	uint16_t marks;		/* a mark, not an event: bit per mark user */
 };
 
 /* Events a block carries to a shard's thread, and blocks in flight. */
-#define SHARD_BLOCK	1024
+#define SHARD_BLOCK	4096
 #define SHARD_BLOCKS	4
 
 struct shard_block {
 	size_t n;
 	struct shard_ev in[SHARD_BLOCK];
-	struct kmemtrace_event ev[SHARD_BLOCK];
 };
 
 /*
  * One shard of the pass: the events of the pointers it has.  With one
- * job, its tables are the run's own; with more, its own, added up into
- * the run's at the end (shards_merge()).
+ * job, its tables are the run's own; with more, its own, with call sites
+ * and origins of its own indexes, added up into the run's at the end
+ * (shard_merge()).
  */
 struct replay_shard {
 	bool filtering;
@@ -70,20 +72,24 @@ struct replay_shard {
 	bool overflow;
 	uint64_t selected;
 	uint64_t double_allocs;
+	uint64_t live_selected;
+	uint64_t live_selected_bytes;
 	struct live_table *live;
-	struct site_table *sites;	/* sums by the run's site index */
+	struct site_table *sites;
 	struct site_table *caches;
-	struct site_table *unknown;	/* frees of unknown memory, by call site */
+	struct origin_table *og;
 	struct live_table own_live;
-	struct site_table own_sites;	/* indexes only, no keys */
+	struct site_table own_sites;
 	struct site_table own_caches;
-	struct site_table own_unknown;
+	struct origin_table own_og;
 	struct replay_use uses[REPLAY_MAX_CONSUMERS];
 	size_t nr_uses;
 	struct replay_list on[7];	/* per enum replay_need bit */
 	const struct replay_use *marks[REPLAY_MAX_CONSUMERS];
+	/* The block the merging thread fills, in a cache line of its own. */
+	struct shard_block *cur __cacheline_aligned;
 	/* The blocks from the merging thread, with more than one job. */
-	pthread_t thread;
+	pthread_t thread __cacheline_aligned;
 	bool started;
 	pthread_mutex_t lock;
 	pthread_cond_t more;		/* a block was filled, or the end */
@@ -359,33 +365,33 @@ static bool event_selected(struct report *r, const struct kmemtrace_event *ev,
 
 /* --------------------------------------------------------------- origins */
 
-static uint32_t tag_index(struct report *r, uint64_t tag)
+static uint32_t tag_index(struct origin_table *t, uint64_t tag)
 {
 	uint32_t i;
 	bool added;
 
-	if (kmt_map_find(&r->tag_map, tag, &i))
+	if (kmt_map_find(&t->tag_map, tag, &i))
 		return i;
-	i = kmt_map_insert(&r->tag_map, tag, r->nr_tag_addrs, &added);
-	r->tag_addrs = kmt_grow(r->tag_addrs, r->nr_tag_addrs, &r->size_tag_addrs,
-				sizeof(*r->tag_addrs), 256);
-	r->tag_addrs[r->nr_tag_addrs++] = tag;
+	i = kmt_map_insert(&t->tag_map, tag, t->nr_tags, &added);
+	t->tags = kmt_grow(t->tags, t->nr_tags, &t->size_tags, sizeof(*t->tags),
+			   256);
+	t->tags[t->nr_tags++] = tag;
 	return i;
 }
 
-static uint32_t origin_add(struct report *r, uint64_t tag, uint32_t stack)
+static uint32_t origin_add(struct origin_table *t, uint64_t tag, uint32_t stack)
 {
-	uint32_t ti = tag_index(r, tag), i;
+	uint32_t ti = tag_index(t, tag), i;
 	uint64_t key = (uint64_t)ti << 32 | stack;
 	struct origin *o;
 	bool added;
 
-	if (kmt_map_find(&r->origin_map, key, &i))
+	if (kmt_map_find(&t->map, key, &i))
 		return i;
-	i = kmt_map_insert(&r->origin_map, key, r->nr_origins, &added);
-	r->origins = kmt_grow(r->origins, r->nr_origins, &r->size_origins,
-			      sizeof(*r->origins), 256);
-	o = &r->origins[r->nr_origins++];
+	i = kmt_map_insert(&t->map, key, t->nr, &added);
+	t->origins = kmt_grow(t->origins, t->nr, &t->size, sizeof(*t->origins),
+			      256);
+	o = &t->origins[t->nr++];
 	o->tag = tag;
 	o->stack = stack;
 	o->tag_index = ti;
@@ -393,29 +399,28 @@ static uint32_t origin_add(struct report *r, uint64_t tag, uint32_t stack)
 }
 
 /* The origin of an alloc: 0, without a tag and a stack, needs no lookup. */
-static inline uint32_t event_origin(struct report *r,
+static inline uint32_t event_origin(struct origin_table *t,
 				    const struct kmemtrace_event *ev)
 {
 	if (!(ev->tag | ev->stack_id))
 		return 0;
-	return origin_add(r, ev->tag, ev->stack_id);
+	return origin_add(t, ev->tag, ev->stack_id);
+}
+
+static void origin_table_free(struct origin_table *t)
+{
+	free(t->origins);
+	kmt_map_free(&t->map);
+	free(t->tags);
+	kmt_map_free(&t->tag_map);
+	memset(t, 0, sizeof(*t));
 }
 
 /* -------------------------------------------------------- a shard's pass */
 
-/* Room for the sums of site index @si, in a shard's own table. */
-static void shard_site_grow(struct site_table *tab, uint32_t si)
-{
-	while (tab->nr <= si) {
-		tab->sites = kmt_grow(tab->sites, tab->nr, &tab->size,
-				      sizeof(*tab->sites), 256);
-		memset(&tab->sites[tab->nr++], 0, sizeof(*tab->sites));
-	}
-}
-
-/* An allocation: @slot is the home slot of its memory. */
+/* An allocation: @slot is the home slot of its memory, @si its site. */
 static void account_alloc(struct replay_shard *sh, const struct shard_ev *in,
-			  size_t slot)
+			  size_t slot, uint32_t si)
 {
 	const struct kmemtrace_event *ev = in->ev;
 	unsigned int family = pair_type(ev->type);
@@ -435,11 +440,11 @@ static void account_alloc(struct replay_shard *sh, const struct shard_ev *in,
 	}
 	o->ts = ev->timestamp;
 	o->bytes = ev->bytes_alloc;
-	o->site = in->si;
+	o->site = si;
 	o->cpu = ev->cpu;
 	o->pid = ev->pid;
 	o->cache_id = ev->cache_id;
-	o->origin = in->origin;
+	o->origin = event_origin(sh->og, ev);
 	o->type = ev->type;
 	o->selected = in->sel;
 	o->uncharged = !!(ev->flags & KMEMTRACE_FLAG_UNCHARGED);
@@ -448,9 +453,7 @@ static void account_alloc(struct replay_shard *sh, const struct shard_ev *in,
 	if (ON(sh, REPLAY_ALLOC)->nr)
 		call_alloc(sh, ev, o);
 	sh->selected++;
-	if (in->si >= sh->sites->nr)
-		shard_site_grow(sh->sites, in->si);
-	site = &sh->sites->sites[in->si];
+	site = &sh->sites->sites[si];
 	site->allocs++;
 	sh->overflow |= add_u64_sat(&site->req, ev->bytes_req);
 	sh->overflow |= add_u64_sat(&site->alloc, ev->bytes_alloc);
@@ -493,7 +496,7 @@ static void account_unknown_free(struct replay_shard *sh,
 	}
 	if (ON(sh, REPLAY_STRAY)->nr)
 		call_stray(sh, ev, NULL);
-	site = site_get(sh->unknown, ev->call_site);
+	site = site_get(sh->sites, ev->call_site);
 	if (sh->filtering && !in->sel)
 		return;
 	site->unknown++;
@@ -584,6 +587,7 @@ static void shard_batch(struct replay_shard *sh, const struct shard_ev *in,
 	const unsigned int special = KMEMTRACE_FLAG_BACKING | KMEMTRACE_FLAG_UNPAIRED;
 	const struct replay_list *time = ON(sh, REPLAY_TIME);
 	size_t slot[KMT_MERGE_BATCH], mask;
+	uint32_t si[KMT_MERGE_BATCH];
 	const struct kmemtrace_event *e;
 	struct live_obj *slots;
 	size_t i;
@@ -599,8 +603,12 @@ static void shard_batch(struct replay_shard *sh, const struct shard_ev *in,
 		__builtin_prefetch(&slots[slot[i]], 1);
 		__builtin_prefetch((char *)&slots[slot[i]] + 63, 1);
 		__builtin_prefetch(&slots[(slot[i] + 1) & mask].pad, 1);
-		if (e->kind == KMEMTRACE_KIND_ALLOC && in[i].si < sh->sites->nr)
-			__builtin_prefetch(&sh->sites->sites[in[i].si], 1);
+		if (e->kind != KMEMTRACE_KIND_ALLOC || (e->flags & special) ||
+		    in[i].marks)
+			continue;
+		if (!kmt_map_find(&sh->sites->map, e->call_site, &si[i]))
+			si[i] = site_index(sh->sites, e->call_site);
+		__builtin_prefetch(&sh->sites->sites[si[i]], 1);
 	}
 	for (i = 0; i < n; i++) {
 		e = in[i].ev;
@@ -616,11 +624,39 @@ static void shard_batch(struct replay_shard *sh, const struct shard_ev *in,
 			continue;
 		}
 		if (e->kind == KMEMTRACE_KIND_ALLOC)
-			account_alloc(sh, &in[i], slot[i]);
+			account_alloc(sh, &in[i], slot[i], si[i]);
 		else if (e->kind == KMEMTRACE_KIND_FREE)
 			account_free(sh, &in[i], slot[i]);
 		else
 			account_realloc(sh, e, slot[i]);
+	}
+}
+
+/*
+ * What is live at the end: the selected allocations, in all, per site
+ * and per cache.
+ */
+static void shard_live_sums(struct replay_shard *sh)
+{
+	const struct live_table *lt = sh->live;
+	const struct live_obj *o;
+	struct site *s;
+	size_t i;
+
+	for (i = 0; lt->nr && i < (size_t)1 << lt->bits; i++) {
+		o = &lt->slots[i];
+		if (!o->family || !o->selected)
+			continue;
+		sh->live_selected++;
+		add_u64_sat(&sh->live_selected_bytes, o->bytes);
+		s = &sh->sites->sites[o->site];
+		s->live++;
+		sh->overflow |= add_u64_sat(&s->live_bytes, o->bytes);
+		if (o->type != KMEMTRACE_TYPE_CACHE)
+			continue;
+		s = site_get(sh->caches, o->cache_id);
+		s->live++;
+		sh->overflow |= add_u64_sat(&s->live_bytes, o->bytes);
 	}
 }
 
@@ -637,6 +673,7 @@ static void *shard_thread(void *arg)
 			pthread_cond_wait(&sh->more, &sh->lock);
 		if (sh->replayed == sh->filled) {
 			pthread_mutex_unlock(&sh->lock);
+			shard_live_sums(sh);
 			return NULL;
 		}
 		b = &sh->blocks[sh->replayed % SHARD_BLOCKS];
@@ -661,45 +698,110 @@ static void shard_send(struct replay_shard *sh)
 	while (sh->filled - sh->replayed == SHARD_BLOCKS)
 		pthread_cond_wait(&sh->room, &sh->lock);
 	pthread_mutex_unlock(&sh->lock);
-	sh->blocks[sh->filled % SHARD_BLOCKS].n = 0;
+	sh->cur = &sh->blocks[sh->filled % SHARD_BLOCKS];
+	sh->cur->n = 0;
 }
 
-/* Copy an entry, and its event, to the block a shard is given next. */
-static void shard_push(struct replay_shard *sh, const struct shard_ev *in)
+/*
+ * Add an entry to the block a shard is given next.  Its event stays in
+ * the chunk the merge read it into (pass_swap()).
+ */
+static inline void shard_push(struct replay_shard *sh, const struct shard_ev *in)
 {
-	struct shard_block *b = &sh->blocks[sh->filled % SHARD_BLOCKS];
-	size_t n = b->n;
+	struct shard_block *b = sh->cur;
 
-	b->ev[n] = *in->ev;
-	b->in[n] = *in;
-	b->in[n].ev = &b->ev[n];
+	b->in[b->n] = *in;
 	if (++b->n == SHARD_BLOCK)
 		shard_send(sh);
+}
+
+/* The number of blocks the thread of shard @sh replayed. */
+static size_t shard_replayed(struct replay_shard *sh)
+{
+	size_t n;
+
+	pthread_mutex_lock(&sh->lock);
+	n = sh->replayed;
+	pthread_mutex_unlock(&sh->lock);
+	return n;
 }
 
 /* ----------------------------------------------------------- the pass */
 
 /*
- * The pass: the merging thread's part, and the shards.  @free_sel holds
- * whether the filters select the call sites of frees, apart from the
- * call sites of the run, which only the shards add them to.
+ * The pass: the merging thread's part, and the shards.  @sel_sites holds
+ * whether the filters select call sites, apart from the call sites the
+ * shards add up.
  */
 struct replay_pass {
 	struct report *r;
 	struct replay_shard *shards;
 	unsigned int nr;
-	struct site_table free_sel;
+	struct site_table sel_sites;
 	struct shard_ev in[KMT_MERGE_BATCH];
+	struct kept_chunk *kept;
+	size_t nr_kept;
+	size_t size_kept;
 };
+
+/*
+ * A chunk of events the merge is done with, and the shards maybe not:
+ * free once each shard replayed @need[shard] blocks.  Past KEPT_MAX of
+ * them, the blocks being filled are sent as they are, so that a shard
+ * that gets few events does not keep the chunks they point into.
+ */
+#define KEPT_MAX	16
+
+struct kept_chunk {
+	unsigned char *buf;
+	size_t need[KMT_MAX_JOBS];
+};
+
+/*
+ * The merge is done with the chunk @buf, whose events went to blocks:
+ * keep @buf until the shards replayed those, and give the stream the
+ * oldest chunk they are done with, or a new one.
+ */
+static unsigned char *pass_swap(void *arg, unsigned char *buf)
+{
+	struct replay_pass *ps = arg;
+	size_t replayed[KMT_MAX_JOBS];
+	struct kept_chunk *kc;
+	unsigned char *free_buf = NULL;
+	unsigned int k;
+
+	ps->kept = kmt_grow(ps->kept, ps->nr_kept, &ps->size_kept,
+			    sizeof(*ps->kept), 16);
+	kc = &ps->kept[ps->nr_kept++];
+	kc->buf = buf;
+	for (k = 0; k < ps->nr; k++) {
+		if (ps->nr_kept > KEPT_MAX && ps->shards[k].cur->n)
+			shard_send(&ps->shards[k]);
+		kc->need[k] = ps->shards[k].filled + !!ps->shards[k].cur->n;
+		replayed[k] = shard_replayed(&ps->shards[k]);
+	}
+	kc = &ps->kept[0];
+	for (k = 0; k < ps->nr && kc->need[k] <= replayed[k]; k++)
+		;
+	if (k == ps->nr) {
+		free_buf = kc->buf;
+		memmove(kc, kc + 1, --ps->nr_kept * sizeof(*kc));
+	}
+	return free_buf ? free_buf :
+	       xmalloc(KMT_READ_EVENTS * KMEMTRACE_EVENT_SIZE);
+}
 
 /*
  * The shard of the events of a pointer, whatever their family: a stray
  * free finds another family's allocation of its pointer in its shard.
- * Other bits of the pointer than those of live_hash() pick it.
+ * Another hash than live_hash()'s picks it, scaled to @nr without a
+ * division.
  */
 static inline unsigned int shard_of(uint64_t ptr, unsigned int nr)
 {
-	return (uint32_t)((ptr * 0x9e3779b97f4a7c15ULL) >> 16) % nr;
+	uint64_t h = (ptr * 0x9e3779b97f4a7c15ULL) >> 32;
+
+	return (h * nr) >> 32;
 }
 
 /* Backing store events are only counted, unpaired frees skipped. */
@@ -717,11 +819,10 @@ static void account_backing(struct report *r, const struct kmemtrace_event *ev)
 
 /*
  * The merging thread's part of a batch of events, in order: the counts,
- * the call sites of the allocs (first, as the shards' pass fetches their
- * sums), their origins, what the filters select, @time; then the shards
- * replay the events.  With one job, the shard replays the batch now;
- * with more, each event, with the marks @time asked for before it, goes
- * to the block of its shard, and every mark to every shard.
+ * what the filters select, @time; then the shards replay the events.
+ * With one job, the shard replays the batch now; with more, each event,
+ * with the marks @time asked for before it, goes to the block of its
+ * shard, and every mark to every shard.
  */
 static void pass_batch(struct replay_pass *ps, const struct kmemtrace_event **ev,
 		       size_t n)
@@ -730,20 +831,11 @@ static void pass_batch(struct replay_pass *ps, const struct kmemtrace_event **ev
 	struct report *r = ps->r;
 	const struct replay_list *time = ON(r, REPLAY_TIME);
 	bool sharded = ps->nr > 1, backing = ON(r, REPLAY_BACKING)->nr;
-	uint32_t si[KMT_MERGE_BATCH];
 	const struct kmemtrace_event *e;
 	struct shard_ev *in, mark;
 	unsigned int k;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		e = ev[i];
-		if (e->kind != KMEMTRACE_KIND_ALLOC || (e->flags & special))
-			continue;
-		if (!kmt_map_find(&r->sites.map, e->call_site, &si[i]))
-			si[i] = site_index(&r->sites, e->call_site);
-		__builtin_prefetch(&r->sites.sites[si[i]], 1);
-	}
 	if (!r->events)
 		r->first_ts = ev[0]->timestamp;
 	r->events += n;
@@ -751,8 +843,9 @@ static void pass_batch(struct replay_pass *ps, const struct kmemtrace_event **ev
 	for (i = 0; i < n; i++) {
 		e = ev[i];
 		in = &ps->in[i];
-		memset(in, 0, sizeof(*in));
 		in->ev = e;
+		in->sel = 1;
+		in->marks = 0;
 		if (sharded && time->nr) {
 			mark = *in;
 			mark.marks = call_time(time, e);
@@ -762,19 +855,15 @@ static void pass_batch(struct replay_pass *ps, const struct kmemtrace_event **ev
 		r->count[e->kind][e->type]++;
 		if (e->flags & special) {
 			account_backing(r, e);
-			if (backing && e->kind == KMEMTRACE_KIND_ALLOC &&
+			/* Backing consumers learn whether a backing alloc is. */
+			if (r->filtering && backing &&
+			    e->kind == KMEMTRACE_KIND_ALLOC &&
 			    !kmt_event_is_unpaired(e))
-				in->sel = !r->filtering ||
-					  event_selected(r, e, site_get(&r->sites,
+				in->sel = event_selected(r, e, site_get(&ps->sel_sites,
 									e->call_site));
-		} else if (e->kind == KMEMTRACE_KIND_ALLOC) {
-			in->si = si[i];
-			in->origin = event_origin(r, e);
-			in->sel = !r->filtering ||
-				  event_selected(r, e, &r->sites.sites[si[i]]);
-		} else if (e->kind == KMEMTRACE_KIND_FREE && r->filtering &&
-			   !r->summary_only) {
-			in->sel = event_selected(r, e, site_get(&ps->free_sel,
+		} else if (r->filtering && e->kind != KMEMTRACE_KIND_REALLOC &&
+			   (e->kind == KMEMTRACE_KIND_ALLOC || !r->summary_only)) {
+			in->sel = event_selected(r, e, site_get(&ps->sel_sites,
 								e->call_site));
 		}
 		if (sharded)
@@ -833,7 +922,7 @@ static unsigned int pass_jobs(const struct report_params *p,
 static void shard_stop(struct replay_shard *sh)
 {
 	pthread_mutex_lock(&sh->lock);
-	if (sh->blocks[sh->filled % SHARD_BLOCKS].n)
+	if (sh->cur->n)
 		sh->filled++;
 	sh->done = true;
 	pthread_cond_signal(&sh->more);
@@ -852,29 +941,43 @@ static void sums_add(struct site *d, const struct site *s, bool *overflow)
 	d->mismatched += s->mismatched;
 	d->unknown += s->unknown;
 	d->unknown_types |= s->unknown_types;
+	d->live += s->live;
+	*overflow |= add_u64_sat(&d->live_bytes, s->live_bytes);
 }
 
 /*
  * Add up what shard @sh of a sharded pass counted, by key: the sums of
- * the call sites (by index) and caches, the allocations live, and each
- * consumer's context into the one registered.  Then release the shard.
+ * the call sites and caches, the origins, the allocations live (if
+ * @live: a view or a consumer looks at them), with the run's indexes,
+ * and each consumer's context into the one registered.  Then release
+ * the shard.
  */
 static void shard_merge(struct report *r, struct replay_shard *sh,
-			const struct replay_use *uses, size_t nr_uses)
+			const struct replay_use *uses, size_t nr_uses, bool live)
 {
+	uint32_t *site = xcalloc(sh->own_sites.nr + 1, sizeof(*site));
+	uint32_t *origin = xcalloc(sh->own_og.nr + 1, sizeof(*origin));
+	struct replay_remap map = { site, sh->own_sites.nr, origin };
+	const struct origin *og;
 	const struct live_obj *o;
 	struct live_obj *d;
 	size_t i, j = 0;
 
-	for (i = 0; i < sh->own_sites.nr; i++)
-		sums_add(&r->sites.sites[i], &sh->own_sites.sites[i], &r->overflow);
-	for (i = 0; i < sh->own_unknown.nr; i++)
-		sums_add(site_get(&r->sites, sh->own_unknown.sites[i].key),
-			 &sh->own_unknown.sites[i], &r->overflow);
+	for (i = 0; i < sh->own_sites.nr; i++) {
+		/* First the index: adding a key may move the entries. */
+		site[i] = site_index(&r->sites, sh->own_sites.sites[i].key);
+		sums_add(&r->sites.sites[site[i]], &sh->own_sites.sites[i],
+			 &r->overflow);
+	}
+	for (i = 0; i < sh->own_og.nr; i++) {
+		og = &sh->own_og.origins[i];
+		origin[i] = origin_add(&r->og, og->tag, og->stack);
+	}
 	for (i = 0; i < sh->own_caches.nr; i++)
 		sums_add(site_get(&r->caches, sh->own_caches.sites[i].key),
 			 &sh->own_caches.sites[i], &r->overflow);
-	for (i = 0; sh->own_live.nr && i < (size_t)1 << sh->own_live.bits; i++) {
+	for (i = 0; live && sh->own_live.nr && i < (size_t)1 << sh->own_live.bits;
+	     i++) {
 		o = &sh->own_live.slots[i];
 		if (!o->family)
 			continue;
@@ -882,15 +985,19 @@ static void shard_merge(struct report *r, struct replay_shard *sh,
 		d = live_probe(&r->live, live_hash(o->family, o->ptr, r->live.bits),
 			       o->family, o->ptr);
 		*d = *o;
+		d->site = site[o->site];
+		d->origin = origin[o->origin];
 		r->live.nr++;
 	}
 	for (i = 0; i < nr_uses; i++)
 		if (j < sh->nr_uses && sh->uses[j].c == uses[i].c)
-			uses[i].c->merge(uses[i].ctx, sh->uses[j++].ctx);
+			uses[i].c->merge(uses[i].ctx, sh->uses[j++].ctx, &map);
+	free(site);
+	free(origin);
 	live_free(&sh->own_live);
 	site_table_free(&sh->own_sites);
 	site_table_free(&sh->own_caches);
-	site_table_free(&sh->own_unknown);
+	origin_table_free(&sh->own_og);
 	free(sh->blocks);
 	pthread_mutex_destroy(&sh->lock);
 	pthread_cond_destroy(&sh->more);
@@ -912,7 +1019,13 @@ static int pass_start(struct replay_pass *ps, struct report *r,
 	memset(ps, 0, sizeof(*ps));
 	ps->r = r;
 	ps->nr = jobs;
-	ps->shards = xcalloc(jobs, sizeof(*ps->shards));
+	/* Aligned, for the cache lines of struct replay_shard. */
+	ps->shards = aligned_alloc(64, jobs * sizeof(*ps->shards));
+	if (!ps->shards) {
+		kmt_err("out of memory");
+		exit(1);
+	}
+	memset(ps->shards, 0, jobs * sizeof(*ps->shards));
 	for (k = 0; k < jobs; k++) {
 		sh = &ps->shards[k];
 		sh->filtering = r->filtering;
@@ -922,14 +1035,17 @@ static int pass_start(struct replay_pass *ps, struct report *r,
 			sh->live = &r->live;
 			sh->sites = &r->sites;
 			sh->caches = &r->caches;
-			sh->unknown = &r->sites;
+			sh->og = &r->og;
 			return 0;
 		}
 		sh->live = &sh->own_live;
 		sh->sites = &sh->own_sites;
 		sh->caches = &sh->own_caches;
-		sh->unknown = &sh->own_unknown;
+		sh->og = &sh->own_og;
+		/* Origin 0: none. */
+		origin_add(sh->og, 0, 0);
 		sh->blocks = xcalloc(SHARD_BLOCKS, sizeof(*sh->blocks));
+		sh->cur = sh->blocks;
 		pthread_mutex_init(&sh->lock, NULL);
 		pthread_cond_init(&sh->more, NULL);
 		pthread_cond_init(&sh->room, NULL);
@@ -950,65 +1066,52 @@ static void pass_end(struct replay_pass *ps, const struct replay_use *uses,
 		     size_t nr_uses)
 {
 	struct report *r = ps->r;
+	const struct replay_list *end = ON(r, REPLAY_END);
+	bool live = r->p->views & (1u << VIEW_LIVE);
 	struct replay_shard *sh;
-	size_t live = 0;
+	size_t nr_live = 0;
 	unsigned int k;
 
+	for (k = 0; k < end->nr; k++)
+		live |= !!end->u[k]->c->live;
 	for (k = 0; ps->nr > 1 && k < ps->nr; k++)
 		if (ps->shards[k].started)
 			shard_stop(&ps->shards[k]);
 	for (k = 0; ps->nr > 1 && k < ps->nr; k++) {
 		if (ps->shards[k].started)
 			pthread_join(ps->shards[k].thread, NULL);
-		live += ps->shards[k].own_live.nr;
+		nr_live += ps->shards[k].own_live.nr;
 	}
-	/* The first shard's live table becomes the run's, grown once. */
-	if (ps->nr > 1) {
-		r->live = ps->shards[0].own_live;
-		memset(&ps->shards[0].own_live, 0, sizeof(r->live));
-		live_reserve(&r->live, live - r->live.nr);
-	}
+	/* The live table the views and consumers look at grows once. */
+	if (live && nr_live)
+		live_reserve(&r->live, nr_live);
 	for (k = 0; k < ps->nr; k++) {
 		sh = &ps->shards[k];
 		if (ps->nr > 1)
-			shard_merge(r, sh, uses, nr_uses);
+			shard_merge(r, sh, uses, nr_uses, live);
+		else
+			shard_live_sums(sh);
 		r->selected += sh->selected;
 		r->double_allocs += sh->double_allocs;
+		r->live_selected += sh->live_selected;
+		add_u64_sat(&r->live_selected_bytes, sh->live_selected_bytes);
 		r->overflow |= sh->overflow;
 	}
-	site_table_free(&ps->free_sel);
+	site_table_free(&ps->sel_sites);
+	while (ps->nr_kept)
+		free(ps->kept[--ps->nr_kept].buf);
+	free(ps->kept);
 	free(ps->shards);
 }
 
-/*
- * Fill in what is live at the end, in all, per site and per cache, and
- * the events of each kind, of all types.
- */
-static void account_live(struct report *r)
+/* The events of each kind, of all types. */
+static void account_kinds(struct report *r)
 {
 	unsigned int kind, type;
-	struct live_obj *o;
-	struct site *s;
-	size_t i;
 
 	for (kind = KMEMTRACE_KIND_ALLOC; kind <= KMEMTRACE_KIND_REALLOC; kind++)
 		for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++)
 			r->count[kind][0] += r->count[kind][type];
-	for (i = 0; r->live.nr && i < (size_t)1 << r->live.bits; i++) {
-		o = &r->live.slots[i];
-		if (!o->family || !o->selected)
-			continue;
-		r->live_selected++;
-		add_u64_sat(&r->live_selected_bytes, o->bytes);
-		s = &r->sites.sites[o->site];
-		s->live++;
-		r->overflow |= add_u64_sat(&s->live_bytes, o->bytes);
-		if (o->type != KMEMTRACE_TYPE_CACHE)
-			continue;
-		s = site_get(&r->caches, o->cache_id);
-		s->live++;
-		r->overflow |= add_u64_sat(&s->live_bytes, o->bytes);
-	}
 }
 
 const char *report_cache_name(const struct report *r, uint64_t id, char *buf,
@@ -1030,10 +1133,7 @@ static void report_free(struct report *r)
 	kmt_symcache_free(&r->names);
 	kmt_map_free(&r->pid_selected);
 	kmt_map_free(&r->module_selected);
-	free(r->origins);
-	kmt_map_free(&r->origin_map);
-	free(r->tag_addrs);
-	kmt_map_free(&r->tag_map);
+	origin_table_free(&r->og);
 }
 
 int replay_run(struct replay_run *run, struct report_params *p,
@@ -1056,7 +1156,7 @@ int replay_run(struct replay_run *run, struct report_params *p,
 	r->p = p;
 	r->filtering = kmt_filter_selects_allocs(&p->filter);
 	/* Origin 0 and tag index 0: none. */
-	origin_add(r, 0, 0);
+	origin_add(&r->og, 0, 0);
 	/* Only the views that name tags and stacks need their files. */
 	kmt_tags_load(&run->tags, p->filter.modules.nr ||
 		      (p->views & (1u << VIEW_LIVE | 1u << VIEW_ALLOCINFO)) ?
@@ -1086,10 +1186,15 @@ int replay_run(struct replay_run *run, struct report_params *p,
 		return 1;
 	}
 	kmt_merge_start(&m, &run->t, run->st);
+	if (ps.nr > 1) {
+		/* The shards read the events where the merge read them. */
+		m.swap = pass_swap;
+		m.swap_arg = &ps;
+	}
 	account_events(&ps, &m);
 	run->errors = kmt_merge_end(&m);
 	pass_end(&ps, uses, nr_uses);
-	account_live(r);
+	account_kinds(r);
 	call_end(run);
 	if (!p->filter.caches.nr)
 		kmt_caches_load(&run->caches, run->t.dir);

@@ -32,7 +32,31 @@ struct replay_run;
 struct origin {
 	uint64_t tag;		/* the tag of the alloc, 0 for none */
 	uint32_t stack;		/* its stack_id, 0 for none */
-	uint32_t tag_index;	/* index of @tag in report.tag_addrs, 0 for none */
+	uint32_t tag_index;	/* index of @tag in origin_table.tags, 0 for none */
+};
+
+/* The origins by index and the tags seen, as first seen; 0 is none. */
+struct origin_table {
+	struct origin *origins;
+	size_t nr;
+	size_t size;
+	struct kmt_map map;
+	uint64_t *tags;
+	size_t nr_tags;
+	size_t size_tags;
+	struct kmt_map tag_map;
+};
+
+/**
+ * struct replay_remap - the run's indexes of those of a shard
+ * @site: the run's site index of each of the shard's (live_obj.site)
+ * @nr_sites: the number of the shard's site indexes
+ * @origin: the run's origin of each of the shard's (live_obj.origin)
+ */
+struct replay_remap {
+	const uint32_t *site;
+	size_t nr_sites;
+	const uint32_t *origin;
 };
 
 /* Allocations with one gfp_flags value, or on one node. */
@@ -98,7 +122,8 @@ enum replay_need {
  *	  empty, for the callbacks of the allocations (all but @time, @live
  *	  and @end); NULL when the consumer cannot be sharded
  * @merge: add what shard context @shard added up to @ctx, by key, and
- *	   release @shard
+ *	   release @shard; the site and origin indexes @shard saw are the
+ *	   shard's, @map gives the run's
  *
  * Each callback gets the context registered with the consumer, and the
  * run only through @end's @run, read only (replay_site_key(), ...).  A
@@ -134,7 +159,7 @@ struct replay_consumer {
 	void (*live)(void *ctx, const struct live_obj *o);
 	void (*end)(void *ctx, const struct replay_run *run, uint64_t last_ts);
 	void *(*fork)(void *ctx);
-	void (*merge)(void *ctx, void *shard);
+	void (*merge)(void *ctx, void *shard, const struct replay_remap *map);
 };
 
 /**
@@ -182,14 +207,7 @@ struct report {
 	const struct kmt_tags *tags;
 	struct kmt_map pid_selected;
 	struct kmt_map module_selected;
-	struct origin *origins;
-	size_t nr_origins;
-	size_t size_origins;
-	struct kmt_map origin_map;
-	uint64_t *tag_addrs;	/* the tags seen, by index; 0 first */
-	size_t nr_tag_addrs;
-	size_t size_tag_addrs;
-	struct kmt_map tag_map;
+	struct origin_table og;
 	const struct kmt_stacks *stacks;
 	struct replay_list on[7];	/* per enum replay_need bit */
 };
@@ -317,7 +335,7 @@ static inline uint64_t replay_site_key(const struct replay_run *run, uint32_t si
 static inline const struct origin *replay_origin(const struct replay_run *run,
 						 uint32_t origin)
 {
-	return &run->r.origins[origin];
+	return &run->r.og.origins[origin];
 }
 
 /**

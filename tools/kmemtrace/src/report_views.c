@@ -581,7 +581,7 @@ static bool site_line(struct report *r, uint64_t addr, char *buf, size_t len)
 static const struct kmt_tag *obj_tag(const struct report *r,
 				     const struct live_obj *o)
 {
-	return kmt_tags_find(r->tags, r->origins[o->origin].tag);
+	return kmt_tags_find(r->tags, r->og.origins[o->origin].tag);
 }
 
 /*
@@ -592,7 +592,7 @@ static const struct kmt_tag *obj_tag(const struct report *r,
  */
 static uint32_t *number_groups(struct report *r)
 {
-	size_t tags = r->p->by == BY_LINE ? r->nr_tag_addrs : 0;
+	size_t tags = r->p->by == BY_LINE ? r->og.nr_tags : 0;
 	struct site_key *keys = xcalloc(r->sites.nr + tags, sizeof(*keys));
 	uint32_t *group = xcalloc(r->sites.nr + tags, sizeof(*group));
 	size_t i, n = 0, lines = 0;
@@ -601,7 +601,7 @@ static uint32_t *number_groups(struct report *r)
 	char buf[512];
 
 	for (i = 1; i < tags; i++) {
-		t = kmt_tags_find(r->tags, r->tag_addrs[i]);
+		t = kmt_tags_find(r->tags, r->og.tags[i]);
 		if (!t)
 			continue;
 		keys[n].name = xstrdup(t->text);
@@ -645,7 +645,7 @@ static uint64_t live_group_key(const struct report *r, const uint32_t *group,
 		return group[o->site];
 	case BY_LINE:
 		if (obj_tag(r, o))
-			return group[r->sites.nr + r->origins[o->origin].tag_index];
+			return group[r->sites.nr + r->og.origins[o->origin].tag_index];
 		return group[o->site];
 	case BY_CACHE:
 		/* Not a cache: grouped by type, before the caches. */
@@ -656,7 +656,7 @@ static uint64_t live_group_key(const struct report *r, const uint32_t *group,
 	case BY_PID:
 		return o->pid;
 	case BY_STACK:
-		return r->origins[o->origin].stack;
+		return r->og.origins[o->origin].stack;
 	default:
 		return 0;
 	}
@@ -738,7 +738,7 @@ static const char *group_name(struct report *r, const struct live_group *g,
 			snprintf(buf, len, "%u", o->pid);
 		return buf;
 	case BY_STACK:
-		return stack_name(r, r->origins[o->origin].stack, buf, len);
+		return stack_name(r, r->og.origins[o->origin].stack, buf, len);
 	default:
 		return "?";
 	}
@@ -777,8 +777,8 @@ static void live_list(struct report *r, struct live_ref *refs, size_t n,
 								buf, sizeof(buf)));
 		row[8].u = r->sites.sites[obj->site].key;
 		kmt_cell_str(&row[9], site_name(r, row[8].u));
-		if (r->origins[obj->origin].stack) {
-			snprintf(buf, sizeof(buf), "%08x", r->origins[obj->origin].stack);
+		if (r->og.origins[obj->origin].stack) {
+			snprintf(buf, sizeof(buf), "%08x", r->og.origins[obj->origin].stack);
 			kmt_cell_str(&row[10], buf);
 		}
 		t = obj_tag(r, obj);
@@ -871,7 +871,7 @@ static void view_live(struct report *r, struct kmt_out *o)
 		refs[n].obj = obj;
 		refs[n].age = age;
 		refs[n++].group = live_group_key(r, group, obj);
-		if (r->p->by == BY_LINE && r->origins[obj->origin].tag &&
+		if (r->p->by == BY_LINE && r->og.origins[obj->origin].tag &&
 		    !obj_tag(r, obj))
 			untagged++;
 	}

@@ -55,7 +55,8 @@ static void *stackstat_fork(void *ctx)
 }
 
 /* By call site and stack; the stacks view sorts them. */
-static void stackstat_merge(void *ctx, void *shard)
+static void stackstat_merge(void *ctx, void *shard,
+			    const struct replay_remap *map)
 {
 	struct stackstat *ss = ctx, *sh = shard;
 	const struct stack_stat *s;
@@ -64,7 +65,7 @@ static void stackstat_merge(void *ctx, void *shard)
 
 	for (i = 0; i < sh->nr; i++) {
 		s = &sh->stats[i];
-		d = stat_get(ss, s->site, s->stack);
+		d = stat_get(ss, map->site[s->site], s->stack);
 		d->allocs += s->allocs;
 		ss->overflow |= add_u64_sat(&d->bytes, s->bytes);
 	}

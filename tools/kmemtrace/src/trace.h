@@ -483,6 +483,12 @@ size_t kmt_trace_validate(struct kmt_trace *t, struct kmt_stats *st);
  * @head: per stream, its next event
  * @nr: number of streams in @heap
  * @refill: the stream at the top of @heap used up its chunk
+ * @swap: if set, called with each chunk buffer (of KMT_READ_EVENTS
+ *	events) whose events were all returned, before the stream reads on:
+ *	the caller keeps it, so that its events stay valid, and returns
+ *	another buffer of that size, from malloc(), for the stream to read
+ *	into
+ * @swap_arg: for @swap
  */
 struct kmt_merge {
 	struct kmt_trace *t;
@@ -491,6 +497,8 @@ struct kmt_merge {
 	const struct kmemtrace_event **head;
 	size_t nr;
 	bool refill;
+	unsigned char *(*swap)(void *arg, unsigned char *buf);
+	void *swap_arg;
 };
 
 /**
@@ -503,7 +511,8 @@ struct kmt_merge {
  * Each stream is read in file order (each CPU's events stay in their
  * order) and the streams are merged by timestamp, then CPU, then seq,
  * then stream, so the order is the same on every run.  The problems
- * found are printed by kmt_merge_end(), stream after stream.
+ * found are printed by kmt_merge_end(), stream after stream.  The
+ * caller may set @m->swap after this call.
  */
 void kmt_merge_start(struct kmt_merge *m, struct kmt_trace *t,
 		     struct kmt_stats *st);

@@ -1089,18 +1089,18 @@ t_plot_live() {
 }
 
 # Pointers in different shards with -j 2 and -j 3 (run() runs both):
-# 0x2000 in shard 0 of both, 0x4000 in shard 1 of both, 0x1000, 0x7000
-# and 0x8000 in others.  0x2000 is freed on another CPU stream than its
-# alloc; 0x1000 is reallocated on both CPUs, then freed; 0x8000, a
+# 0x2000 in shard 1 of -j 2 and 2 of -j 3, 0x3000 in shards 0 and 1,
+# 0x7000 in shard 0 of both.  0x2000 is freed on another CPU stream than
+# its alloc; 0x1000 is reallocated on both CPUs, then freed; 0x8000, a
 # vmalloc area, is kfree()d (and stays live); 0x7000 is allocated twice.
-# foo_alloc's live bytes peak at 2048 (0x4000), not 3072, the sum of the
+# foo_alloc's live bytes peak at 2048 (0x3000), not 3072, the sum of the
 # peaks of its two shards, as 0x2000 was freed before.
 t_jobs_shard_by_pointer() {
 	mktrace t && echo "$KALLSYMS" > t/kallsyms || return 1
 	mk t/cpu0 ts=1000,site=0xffffffff81000110,ptr=0x2000,req=1000,alloc=1024 \
 		ts=2000,site=0xffffffff81000210,ptr=0x1000,req=100,alloc=128 \
 		ts=3000,kind=realloc,site=0xffffffff81000210,ptr=0x1000,req=500,alloc=512 \
-		ts=6000,site=0xffffffff81000110,ptr=0x4000,req=2000,alloc=2048 \
+		ts=6000,site=0xffffffff81000110,ptr=0x3000,req=2000,alloc=2048 \
 		ts=7000,type=vmalloc,site=0xffffffffc0001010,ptr=0x8000,req=8000,alloc=8192 &&
 	mk t/cpu1 ts=1500,site=0xffffffff81000210,ptr=0x7000,req=60,alloc=64 \
 		ts=3500,kind=free,site=0xffffffff81000220,ptr=0x2000 \
