@@ -103,9 +103,10 @@ static const struct kmt_opt plot_opts[] = {
 	  "use this kallsyms or System.map file instead of\n"
 	  "DIR/kallsyms" },
 	{ "jobs", 'j', "N",
-	  "replay with N threads, the events sharded by\n"
-	  "pointer (default: the CPUs available); the\n"
-	  "output is that of -j 1" },
+	  "replay with N threads (default: the CPUs\n"
+	  "available): one reads the streams, N - 1 replay\n"
+	  "the events sharded by pointer; the output is\n"
+	  "that of -j 1" },
 	{ "help", 'h', NULL, "print this help" },
 };
 

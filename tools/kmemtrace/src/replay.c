@@ -737,6 +737,7 @@ struct replay_pass {
 	struct report *r;
 	struct replay_shard *shards;
 	unsigned int nr;
+	bool threads;
 	struct site_table sel_sites;
 	struct shard_ev in[KMT_MERGE_BATCH];
 	struct kept_chunk *kept;
@@ -830,7 +831,7 @@ static void pass_batch(struct replay_pass *ps, const struct kmemtrace_event **ev
 	const unsigned int special = KMEMTRACE_FLAG_BACKING | KMEMTRACE_FLAG_UNPAIRED;
 	struct report *r = ps->r;
 	const struct replay_list *time = ON(r, REPLAY_TIME);
-	bool sharded = ps->nr > 1, backing = ON(r, REPLAY_BACKING)->nr;
+	bool sharded = ps->threads, backing = ON(r, REPLAY_BACKING)->nr;
 	const struct kmemtrace_event *e;
 	struct shard_ev *in, mark;
 	unsigned int k;
@@ -899,7 +900,7 @@ static void account_events(struct replay_pass *ps, struct kmt_merge *m)
 }
 
 /*
- * How many shards: one when a consumer of allocations cannot be sharded
+ * How many threads: one when a consumer of allocations cannot be sharded
  * (no @fork or @merge), or needs @time in its order (no @mark).
  */
 static unsigned int pass_jobs(const struct report_params *p,
@@ -1005,8 +1006,9 @@ static void shard_merge(struct report *r, struct replay_shard *sh,
 }
 
 /*
- * Set up the shards of @jobs and start their threads; with one job, the
- * shard replays into the run's own tables, in the merging thread.
+ * Set up the shards of @jobs threads and start them: the merging thread,
+ * and one per shard.  With one job, the one shard replays into the run's
+ * own tables, in the merging thread.
  */
 static int pass_start(struct replay_pass *ps, struct report *r,
 		      const struct replay_use *uses, size_t nr_uses,
@@ -1018,20 +1020,21 @@ static int pass_start(struct replay_pass *ps, struct report *r,
 
 	memset(ps, 0, sizeof(*ps));
 	ps->r = r;
-	ps->nr = jobs;
+	ps->threads = jobs > 1;
+	ps->nr = jobs > 1 ? jobs - 1 : 1;
 	/* Aligned, for the cache lines of struct replay_shard. */
-	ps->shards = aligned_alloc(64, jobs * sizeof(*ps->shards));
+	ps->shards = aligned_alloc(64, ps->nr * sizeof(*ps->shards));
 	if (!ps->shards) {
 		kmt_err("out of memory");
 		exit(1);
 	}
-	memset(ps->shards, 0, jobs * sizeof(*ps->shards));
-	for (k = 0; k < jobs; k++) {
+	memset(ps->shards, 0, ps->nr * sizeof(*ps->shards));
+	for (k = 0; k < ps->nr; k++) {
 		sh = &ps->shards[k];
 		sh->filtering = r->filtering;
 		sh->summary_only = r->summary_only;
-		shard_uses(sh, uses, nr_uses, jobs > 1);
-		if (jobs == 1) {
+		shard_uses(sh, uses, nr_uses, ps->threads);
+		if (!ps->threads) {
 			sh->live = &r->live;
 			sh->sites = &r->sites;
 			sh->caches = &r->caches;
@@ -1074,10 +1077,10 @@ static void pass_end(struct replay_pass *ps, const struct replay_use *uses,
 
 	for (k = 0; k < end->nr; k++)
 		live |= !!end->u[k]->c->live;
-	for (k = 0; ps->nr > 1 && k < ps->nr; k++)
+	for (k = 0; ps->threads && k < ps->nr; k++)
 		if (ps->shards[k].started)
 			shard_stop(&ps->shards[k]);
-	for (k = 0; ps->nr > 1 && k < ps->nr; k++) {
+	for (k = 0; ps->threads && k < ps->nr; k++) {
 		if (ps->shards[k].started)
 			pthread_join(ps->shards[k].thread, NULL);
 		nr_live += ps->shards[k].own_live.nr;
@@ -1087,7 +1090,7 @@ static void pass_end(struct replay_pass *ps, const struct replay_use *uses,
 		live_reserve(&r->live, nr_live);
 	for (k = 0; k < ps->nr; k++) {
 		sh = &ps->shards[k];
-		if (ps->nr > 1)
+		if (ps->threads)
 			shard_merge(r, sh, uses, nr_uses, live);
 		else
 			shard_live_sums(sh);
@@ -1186,7 +1189,7 @@ int replay_run(struct replay_run *run, struct report_params *p,
 		return 1;
 	}
 	kmt_merge_start(&m, &run->t, run->st);
-	if (ps.nr > 1) {
+	if (ps.threads) {
 		/* The shards read the events where the merge read them. */
 		m.swap = pass_swap;
 		m.swap_arg = &ps;

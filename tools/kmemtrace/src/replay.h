@@ -129,9 +129,9 @@ enum replay_need {
  * run only through @end's @run, read only (replay_site_key(), ...).  A
  * consumer never sees the state of another.
  *
- * With report_params.jobs above 1, the events are sharded by pointer:
- * every event of a pointer goes to one shard, whose thread replays them
- * in the order of the pass.  @time (and @mark on the context registered)
+ * With report_params.jobs N above 1, the events are sharded by pointer
+ * into N - 1 shards: every event of a pointer goes to one shard, whose
+ * thread replays them in the order of the pass.  @time (and @mark on the context registered)
  * runs in the thread that merges the streams, the allocation callbacks
  * and @mark on each shard's context in the shard's thread; @merge adds
  * the shards up, in their order, before @live and @end, which run once.

@@ -113,9 +113,10 @@ static const struct kmt_opt report_opts[] = {
 	{ "json", OPT_JSON, NULL, "print one JSON document" },
 	{ "csv", OPT_CSV, NULL, "print the tables as CSV" },
 	{ "jobs", 'j', "N",
-	  "replay with N threads, the events sharded by\n"
-	  "pointer (default: the CPUs available); the\n"
-	  "output is that of -j 1" },
+	  "replay with N threads (default: the CPUs\n"
+	  "available): one reads the streams, N - 1 replay\n"
+	  "the events sharded by pointer; the output is\n"
+	  "that of -j 1" },
 	{ "help", 'h', NULL, "print this help" },
 };
 
