@@ -18,13 +18,13 @@
  * pointer depends on its own events only: a shard (struct replay_shard)
  * replays those, with its live table, its call sites, origins and sums,
  * and its consumers' contexts.  With one job, the one shard replays each
- * batch in the merging thread, into the run's tables; with more, each
- * event goes to the shard of a hash of its pointer, a pointer to it in a
- * block at a time to the shard's thread, the chunks the merge read kept
- * until the shards are done with them, and the shards' results are added
- * up by key at the end.  See Documentation/kmemtrace.rst.
+ * batch in the merging thread, into the run's tables.  With N, N - 1
+ * shards have a thread each: an event goes to the shard of a hash of its
+ * pointer, as a pointer into the chunk the merge read it into, a block
+ * at a time; the chunks are kept until the shards are done with them,
+ * and the shards' results are added up by key at the end.  See
+ * Documentation/kmemtrace.rst.
  */
-#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
