@@ -201,6 +201,43 @@ static void allocinfo_on_backing(void *ctx, const struct kmemtrace_event *ev,
 		count_alloc(ai, ev, o, o->origin);
 }
 
+static void *allocinfo_fork(void *ctx)
+{
+	const struct allocinfo *ai = ctx;
+	struct allocinfo *sh = xcalloc(1, sizeof(*sh));
+
+	sh->filtering = ai->filtering;
+	return sh;
+}
+
+/*
+ * The counts of a shard's tags, by tag.  Its backing pages and its
+ * allocations' tags (by the shard's origins) are its own pointers',
+ * done with.
+ */
+static void allocinfo_merge(void *ctx, void *shard,
+			    const struct replay_remap *map)
+{
+	struct allocinfo *ai = ctx, *sh = shard;
+	struct ai_count *c;
+	uint32_t ti;
+	size_t i;
+
+	(void)map;
+	for (i = 1; i < sh->nr; i++) {
+		/* First the index: adding a tag may move the counters. */
+		ti = tag_index(ai, sh->tags[i]);
+		c = &ai->counts[ti];
+		c->bytes += sh->counts[i].bytes;
+		c->calls += sh->counts[i].calls;
+		c->touched |= sh->counts[i].touched;
+	}
+	ai->free_unknown += sh->free_unknown;
+	ai->realloc_unknown += sh->realloc_unknown;
+	allocinfo_free(sh);
+	free(sh);
+}
+
 const struct replay_consumer allocinfo_consumer = {
 	.name		= "allocinfo",
 	.needs		= REPLAY_ALLOC | REPLAY_FREE | REPLAY_RESIZE | REPLAY_STRAY |
@@ -210,6 +247,8 @@ const struct replay_consumer allocinfo_consumer = {
 	.resize		= allocinfo_on_resize,
 	.stray		= allocinfo_on_stray,
 	.backing	= allocinfo_on_backing,
+	.fork		= allocinfo_fork,
+	.merge		= allocinfo_merge,
 };
 
 void allocinfo_free(struct allocinfo *ai)

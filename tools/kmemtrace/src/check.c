@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "comms.h"
+#include "gfp.h"
 #include "kmemtrace.h"
 #include "trace.h"
 #include "utils.h"
@@ -33,11 +34,16 @@ static void check_usage(int status)
 		"  stream, ABI version, kind, type, flags, CPU and seq order.  Prints per\n"
 		"  stream the number of events, the first and last seq and the seq gaps,\n"
 		"  and compares the gaps with DIR/dropped.  With DIR/stats, also accounts\n"
-		"  exactly for the events of each CPU: leading (before the first event of\n"
-		"  the stream), gaps and trailing (after the last one), against the CPU's\n"
-		"  dropped count.  DIR/header and DIR/comms must be well formed, and the\n"
-		"  header (and DIR/abi_version) must give a supported ABI version (1, 2\n"
-		"  or 3), that of the streams, and the streams' byte order.\n"
+		"  for the events of each CPU: leading (before the first event of the\n"
+		"  stream), gaps and trailing (after the last one), against the CPU's\n"
+		"  dropped count.  With DIR/stats.start too (the counters at the start of\n"
+		"  the recording), exactly within the recording's seq window: leading +\n"
+		"  gaps + trailing must equal the CPU's drops while recording, and DIR/dropped\n"
+		"  their sum; without it, DIR/dropped counts since boot and is only a bound.\n"
+		"  DIR/header, DIR/comms and DIR/kmalloc_format (its table of gfp flags)\n"
+		"  must be well formed, and the header (and DIR/abi_version) must give a\n"
+		"  supported ABI version (1, 2 or 3), that of the streams, and the\n"
+		"  streams' byte order.\n"
 		"  Totals that overflow 64 bits print as \"overflow\".\n"
 		"  Exits 1 when a problem is found.\n"
 		"\n"
@@ -102,16 +108,23 @@ static int check_load(struct kmt_trace *t, const struct check_params *p)
 
 /**
  * struct loss - where the events a CPU took but the stream lacks went
- * @leading: seq numbers below the first event of the stream: events read
- *	by an earlier reader, or dropped
+ * @leading: seq numbers below the first event of the stream (of the
+ *	recording's window, with stats.start): events read by an earlier
+ *	reader, or dropped (only dropped, in the window)
  * @missing: seq numbers missing between events (gaps) and after the last
  *	one (trailing), that is events that can only have been dropped
  * @trailing: the part of @missing after the last event
+ * @gaps: the part of @missing between events: the stream's gaps, or
+ *	those inside the recording's window
+ * @earlier: events of the stream below the recording's window: left in
+ *	the buffers before the recording started
  */
 struct loss {
 	uint64_t leading;
 	uint64_t missing;
 	uint64_t trailing;
+	uint64_t gaps;
+	uint64_t earlier;
 };
 
 /*
@@ -122,6 +135,9 @@ static size_t check_loss(const struct kmt_stream *s, const struct kmt_stats *st,
 			 const struct kmt_cpu_stat *cs, struct loss *l)
 {
 	memset(l, 0, sizeof(*l));
+	l->gaps = st->gaps;
+	if (st->events)
+		printf(", gaps %llu", (unsigned long long)st->gaps);
 	if (st->events && st->last_seq >= cs->next_seq) {
 		printf(", next seq %llu\n", (unsigned long long)cs->next_seq);
 		kmt_err("cpu%d: last seq %llu but stats give next seq %llu",
@@ -162,6 +178,150 @@ static size_t check_loss(const struct kmt_stream *s, const struct kmt_stats *st,
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * The events of a stream in the seq window of the recording, [@start,
+ * @end): the seq numbers its CPU took between the stats.start and the
+ * stats of the trace.  @earlier events of the stream come before it
+ * (left in the buffers by an earlier session), then @events events from
+ * seq @first to @last, with @gaps seq numbers missing between them.
+ */
+struct window {
+	uint64_t start;
+	uint64_t end;
+	uint64_t earlier;
+	uint64_t events;
+	uint64_t first;
+	uint64_t last;
+	uint64_t gaps;
+};
+
+/*
+ * Find the window's events of a stream that has events below it: read
+ * the stream again, which only happens when a recording copied events an
+ * earlier session left (record without -e).  Its problems were reported
+ * by the first reading.
+ */
+static int window_rescan(const struct kmt_stream *s, struct window *w)
+{
+	const struct kmemtrace_event *ev;
+	struct kmt_stream again;
+	struct kmt_stats st = { 0 };
+
+	if (kmt_stream_open(&again, s->path))
+		return -1;
+	again.defer = true;
+	while ((ev = kmt_stream_next(&again, &st))) {
+		if (ev->seq < w->start) {
+			w->earlier++;
+			continue;
+		}
+		if (w->events)
+			w->gaps += ev->seq - w->last - 1;
+		else
+			w->first = ev->seq;
+		w->last = ev->seq;
+		w->events++;
+	}
+	kmt_stream_free(&again);
+	return 0;
+}
+
+/*
+ * Account exactly for the events of a stream in the recording's window,
+ * between the stats.start line @cs0 and the stats line @cs of its CPU:
+ * the seq numbers the window lacks must be the CPU's drops in it.  Print
+ * what was found and return the number of problems.
+ */
+static size_t check_window(const struct kmt_stream *s, const struct kmt_stats *st,
+			   const struct kmt_cpu_stat *cs0,
+			   const struct kmt_cpu_stat *cs, struct loss *l)
+{
+	struct window w = { .start = cs0->next_seq, .end = cs->next_seq };
+	uint64_t dropped;
+
+	memset(l, 0, sizeof(*l));
+	if (cs0->next_seq > cs->next_seq || cs0->dropped > cs->dropped) {
+		printf("\n");
+		kmt_err("cpu%d: stats.start (next seq %llu, dropped %llu) is not before stats (next seq %llu, dropped %llu)",
+			s->cpu, (unsigned long long)cs0->next_seq,
+			(unsigned long long)cs0->dropped,
+			(unsigned long long)cs->next_seq,
+			(unsigned long long)cs->dropped);
+		return 1;
+	}
+	dropped = cs->dropped - cs0->dropped;
+	if (!st->events || st->first_seq >= w.start) {
+		w.events = st->events;
+		w.first = st->first_seq;
+		w.last = st->last_seq;
+		w.gaps = st->gaps;
+	} else if (window_rescan(s, &w)) {
+		printf("\n");
+		return 1;
+	}
+	l->gaps = w.gaps;
+	l->earlier = w.earlier;
+	if (st->events)
+		printf(", gaps %llu", (unsigned long long)w.gaps);
+	printf(", start seq %llu, end seq %llu", (unsigned long long)w.start,
+	       (unsigned long long)w.end);
+	if (w.earlier)
+		printf(", earlier %llu", (unsigned long long)w.earlier);
+	if (w.events && w.last >= w.end) {
+		printf("\n");
+		kmt_err("cpu%d: last seq %llu but stats give next seq %llu",
+			s->cpu, (unsigned long long)w.last,
+			(unsigned long long)w.end);
+		return 1;
+	}
+	if (w.events) {
+		l->leading = w.first - w.start;
+		l->trailing = w.end - 1 - w.last;
+	} else {
+		l->trailing = w.end - w.start;
+	}
+	l->missing = l->leading + w.gaps + l->trailing;
+	printf(", leading %llu, trailing %llu, dropped %llu\n",
+	       (unsigned long long)l->leading, (unsigned long long)l->trailing,
+	       (unsigned long long)dropped);
+	/* Every seq number of the window is an event of the stream or a drop. */
+	if (l->missing == dropped)
+		return 0;
+	kmt_err("cpu%d: %llu events of seq %llu to %llu missing from the stream but %llu dropped while recording",
+		s->cpu, (unsigned long long)l->missing,
+		(unsigned long long)w.start, (unsigned long long)w.end - 1,
+		(unsigned long long)dropped);
+	return 1;
+}
+
+/*
+ * A recording by this record has dropped.start and, when the kernel has
+ * stats, stats.start: say what is missing of one without the others.
+ */
+static size_t check_start_files(const struct kmt_trace *t)
+{
+	size_t errors = 0;
+
+	if (t->has_dropped_start && !t->has_dropped) {
+		kmt_err("%s: dropped.start but no dropped", t->dir);
+		errors++;
+	}
+	if (t->has_stats_start && !t->has_dropped_start) {
+		kmt_err("%s: stats.start but no dropped.start", t->dir);
+		errors++;
+	}
+	if (t->has_dropped_start && t->has_stats && !t->has_stats_start) {
+		kmt_err("%s: dropped.start and stats but no stats.start", t->dir);
+		errors++;
+	}
+	if (t->has_stats_start && !t->has_stats) {
+		kmt_err("%s: stats.start but no stats, drops cannot be accounted per CPU",
+			t->dir);
+		errors++;
+	}
+	return errors;
 }
 
 /*
@@ -257,6 +417,7 @@ struct totals {
 	uint64_t gaps;
 	uint64_t leading;
 	uint64_t trailing;
+	uint64_t earlier;
 	bool gaps_overflow;
 	bool leading_overflow;
 	bool trailing_overflow;
@@ -282,11 +443,49 @@ static size_t check_overflow(const char *name, bool overflow)
 	return 1;
 }
 
+/*
+ * Whether the drops are accounted for per CPU within the recording's
+ * window (stats.start), rather than since boot.
+ */
+static bool check_in_window(const struct kmt_trace *t)
+{
+	return t->has_stats && t->has_stats_start;
+}
+
+/* Account for the events of stream @s, its line started; return problems. */
+static size_t check_stream_loss(const struct kmt_trace *t,
+				const struct kmt_stream *s,
+				const struct kmt_stats *st, struct loss *l,
+				bool *accounted)
+{
+	const struct kmt_cpu_stat *cs = kmt_trace_cpu_stat(t, s->cpu);
+	const struct kmt_cpu_stat *cs0;
+
+	*accounted = false;
+	memset(l, 0, sizeof(*l));
+	l->gaps = st->gaps;
+	if (!cs) {
+		if (st->events)
+			printf(", gaps %llu", (unsigned long long)st->gaps);
+		printf("\n");
+		return 0;
+	}
+	*accounted = true;
+	if (!check_in_window(t))
+		return check_loss(s, st, cs, l);
+	cs0 = kmt_trace_cpu_stat_start(t, s->cpu);
+	if (cs0)
+		return check_window(s, st, cs0, cs, l);
+	printf("\n");
+	kmt_err("cpu%d: in stats but not in stats.start", s->cpu);
+	return 1;
+}
+
 static void check_print(const struct kmt_trace *t, const struct kmt_stats *st,
 			struct totals *tot)
 {
-	const struct kmt_cpu_stat *cs;
 	const struct kmt_stream *s;
+	bool accounted;
 	struct loss l;
 	size_t i;
 
@@ -295,24 +494,23 @@ static void check_print(const struct kmt_trace *t, const struct kmt_stats *st,
 		s = &t->streams[i];
 		printf("%s: events %zu", path_basename(s->path), st[i].events);
 		if (st[i].events)
-			printf(", first seq %llu, last seq %llu, gaps %llu",
+			printf(", first seq %llu, last seq %llu",
 			       (unsigned long long)st[i].first_seq,
-			       (unsigned long long)st[i].last_seq,
-			       (unsigned long long)st[i].gaps);
-		cs = kmt_trace_cpu_stat(t, s->cpu);
-		if (cs) {
-			tot->errors += check_loss(s, &st[i], cs, &l);
+			       (unsigned long long)st[i].last_seq);
+		tot->errors += check_stream_loss(t, s, &st[i], &l, &accounted);
+		if (accounted) {
 			tot->leading_overflow |= add_u64_sat(&tot->leading, l.leading);
 			tot->trailing_overflow |= add_u64_sat(&tot->trailing, l.trailing);
 			tot->accounted = true;
-		} else {
-			printf("\n");
 		}
 		tot->events += st[i].events;
-		tot->gaps_overflow |= add_u64_sat(&tot->gaps, st[i].gaps);
+		tot->gaps_overflow |= add_u64_sat(&tot->gaps, l.gaps);
+		add_u64_sat(&tot->earlier, l.earlier);
 	}
 	printf("total: events %zu", tot->events);
 	print_total("gaps", tot->gaps, tot->gaps_overflow);
+	if (tot->earlier)
+		printf(", earlier %llu", (unsigned long long)tot->earlier);
 	if (tot->accounted) {
 		print_total("leading", tot->leading, tot->leading_overflow);
 		print_total("trailing", tot->trailing, tot->trailing_overflow);
@@ -320,19 +518,80 @@ static void check_print(const struct kmt_trace *t, const struct kmt_stats *st,
 	tot->errors += check_overflow("gaps", tot->gaps_overflow);
 	tot->errors += check_overflow("leading", tot->leading_overflow);
 	tot->errors += check_overflow("trailing", tot->trailing_overflow);
-	if (t->has_dropped)
-		printf(", dropped %llu\n", (unsigned long long)t->dropped);
-	else
+	if (!t->has_dropped)
 		printf(", dropped unknown\n");
+	else if (!t->has_dropped_start)
+		printf(", dropped %llu (cumulative since boot, not exact)\n",
+		       (unsigned long long)t->dropped);
+	else if (!check_in_window(t))
+		printf(", dropped %llu (no per-CPU stats, not exact)\n",
+		       (unsigned long long)t->dropped);
+	else
+		printf(", dropped %llu\n", (unsigned long long)t->dropped);
+}
+
+/* Whether @t has a stream of @cpu. */
+static bool has_stream(const struct kmt_trace *t, uint64_t cpu)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr; i++)
+		if (t->streams[i].cpu >= 0 && (uint64_t)t->streams[i].cpu == cpu)
+			return true;
+	return false;
+}
+
+/*
+ * The drops of the recording, CPU by CPU, must add up to DIR/dropped; a
+ * CPU that dropped events while recording must have a stream when the
+ * whole directory is checked (@whole).
+ */
+static size_t check_window_total(const struct kmt_trace *t, bool whole)
+{
+	const struct kmt_cpu_stat *cs, *cs0;
+	size_t i, errors = 0;
+	bool overflow = false;
+	uint64_t sum = 0;
+
+	for (i = 0; i < t->nr_stats; i++) {
+		cs = &t->stats[i];
+		cs0 = kmt_trace_cpu_stat_start(t, cs->cpu);
+		/* Reported with the stream, if the CPU has one. */
+		if (!cs0 || cs0->dropped > cs->dropped ||
+		    cs0->next_seq > cs->next_seq)
+			continue;
+		overflow |= add_u64_sat(&sum, cs->dropped - cs0->dropped);
+		if (whole && cs->dropped > cs0->dropped &&
+		    !has_stream(t, cs->cpu)) {
+			kmt_err("cpu%llu: %llu events dropped while recording but no stream",
+				(unsigned long long)cs->cpu,
+				(unsigned long long)(cs->dropped - cs0->dropped));
+			errors++;
+		}
+	}
+	if (!t->has_dropped || !t->has_dropped_start)
+		return errors;
+	if (overflow) {
+		kmt_err("%s: stats dropped counts add up to more than 2^64 - 1",
+			t->dir);
+		return errors + 1;
+	}
+	if (sum == t->dropped)
+		return errors;
+	kmt_err("%s: stats and stats.start count %llu events dropped while recording but dropped says %llu",
+		t->dir, (unsigned long long)sum, (unsigned long long)t->dropped);
+	return errors + 1;
 }
 
 /* Compare the dropped counts of DIR/stats and DIR/dropped. */
-static size_t check_stats_total(const struct kmt_trace *t)
+static size_t check_stats_total(const struct kmt_trace *t, bool whole)
 {
 	bool overflow = false;
 	uint64_t sum = 0;
 	size_t i;
 
+	if (check_in_window(t))
+		return check_window_total(t, whole);
 	if (!t->has_stats || !t->has_dropped)
 		return 0;
 	for (i = 0; i < t->nr_stats; i++)
@@ -351,6 +610,7 @@ static size_t check_stats_total(const struct kmt_trace *t)
 
 int check_main(int argc, char **argv)
 {
+	struct kmt_gfp_names gfp;
 	struct kmt_comms comms;
 	struct check_params p;
 	struct kmt_stats *st;
@@ -368,8 +628,11 @@ int check_main(int argc, char **argv)
 		errors += check_header(&t);
 		errors += check_abi_file(&t);
 		errors += kmt_trace_read_stats(&t);
+		errors += check_start_files(&t);
 		errors += kmt_comms_load(&comms, t.dir, false);
 		kmt_comms_free(&comms);
+		errors += kmt_gfp_names_load(&gfp, t.dir);
+		kmt_gfp_names_free(&gfp);
 	}
 	st = xcalloc(t.nr, sizeof(*st));
 	errors += kmt_trace_validate(&t, st);
@@ -381,7 +644,7 @@ int check_main(int argc, char **argv)
 			(unsigned long long)t.dropped);
 		errors++;
 	}
-	errors += check_stats_total(&t);
+	errors += check_stats_total(&t, !p.nr_files);
 	if (errors)
 		printf("result: %zu problems\n", errors);
 	else

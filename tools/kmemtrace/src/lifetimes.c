@@ -17,19 +17,26 @@ static void vec_push(struct u64_vec *v, uint64_t x)
 	v->v[v->nr++] = x;
 }
 
-static void lifetimes_on_free(void *ctx, const struct kmemtrace_event *ev,
-			      const struct live_obj *o, uint64_t life)
+/* Room for site index @si. */
+static void grow_sites(struct lifetimes *lt, size_t si)
 {
-	struct lifetimes *lt = ctx;
 	size_t n;
 
-	(void)ev;
-	if (o->site >= lt->nr) {
-		n = 2 * (size_t)o->site + 256;
+	if (si >= lt->nr) {
+		n = 2 * si + 256;
 		lt->sites = xrealloc(lt->sites, n * sizeof(*lt->sites));
 		memset(lt->sites + lt->nr, 0, (n - lt->nr) * sizeof(*lt->sites));
 		lt->nr = n;
 	}
+}
+
+static void lifetimes_on_free(void *ctx, const struct kmemtrace_event *ev,
+			      const struct live_obj *o, uint64_t life)
+{
+	struct lifetimes *lt = ctx;
+
+	(void)ev;
+	grow_sites(lt, o->site);
 	vec_push(&lt->sites[o->site], life);
 }
 
@@ -56,11 +63,40 @@ static void lifetimes_on_end(void *ctx, const struct replay_run *run,
 			      sizeof(*lt->sites[i].v), u64_cmp);
 }
 
+static void *lifetimes_fork(void *ctx)
+{
+	(void)ctx;
+	return xcalloc(1, sizeof(struct lifetimes));
+}
+
+/* Each site's lifetimes of a shard after its own: end sorts them. */
+static void lifetimes_merge(void *ctx, void *shard,
+			    const struct replay_remap *map)
+{
+	struct lifetimes *lt = ctx, *sh = shard;
+	struct u64_vec *d, *s;
+	size_t i, j;
+
+	for (i = 0; i < sh->nr && i < map->nr_sites; i++) {
+		s = &sh->sites[i];
+		if (!s->nr)
+			continue;
+		grow_sites(lt, map->site[i]);
+		d = &lt->sites[map->site[i]];
+		for (j = 0; j < s->nr; j++)
+			vec_push(d, s->v[j]);
+	}
+	lifetimes_free(sh);
+	free(sh);
+}
+
 const struct replay_consumer lifetimes_consumer = {
 	.name	= "lifetimes",
 	.needs	= REPLAY_FREE | REPLAY_END,
 	.free	= lifetimes_on_free,
 	.end	= lifetimes_on_end,
+	.fork	= lifetimes_fork,
+	.merge	= lifetimes_merge,
 };
 
 void lifetimes_free(struct lifetimes *lt)

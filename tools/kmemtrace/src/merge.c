@@ -145,6 +145,25 @@ static size_t merge_batch2(struct kmt_merge *m,
 	return n;
 }
 
+/*
+ * Hand the chunk buffer of @s, whose events were all returned, to
+ * @m->swap, and read on into the one it gives, after the bytes of a
+ * partial event left.
+ */
+static void merge_swap(struct kmt_merge *m, struct kmt_stream *s)
+{
+	size_t keep = s->len - s->whole;
+	unsigned char *buf;
+
+	if (!s->buf)
+		return;
+	buf = m->swap(m->swap_arg, s->buf);
+	memcpy(buf, s->buf + s->whole, keep);
+	s->buf = buf;
+	s->len = keep;
+	s->whole = 0;
+}
+
 size_t kmt_merge_batch(struct kmt_merge *m,
 		       const struct kmemtrace_event **ev, size_t max)
 {
@@ -155,6 +174,8 @@ size_t kmt_merge_batch(struct kmt_merge *m,
 	if (m->refill) {
 		i = m->heap[0];
 		m->refill = false;
+		if (m->swap)
+			merge_swap(m, &m->t->streams[i]);
 		m->head[i] = kmt_stream_head(&m->t->streams[i], &m->st[i]);
 		if (!m->head[i])
 			m->heap[0] = m->heap[--m->nr];

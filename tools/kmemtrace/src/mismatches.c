@@ -43,11 +43,35 @@ static void mismatches_on_stray(void *ctx, const struct kmemtrace_event *ev,
 		add(ctx, o, ev);
 }
 
+static void *mismatches_fork(void *ctx)
+{
+	(void)ctx;
+	return xcalloc(1, sizeof(struct mismatches));
+}
+
+/* A shard's after the others: the frees view sorts and adds them up. */
+static void mismatches_merge(void *ctx, void *shard,
+			     const struct replay_remap *map)
+{
+	struct mismatches *ms = ctx, *sh = shard;
+	size_t i;
+
+	for (i = 0; i < sh->nr; i++) {
+		ms->v = kmt_grow(ms->v, ms->nr, &ms->size, sizeof(*ms->v), 16);
+		ms->v[ms->nr] = sh->v[i];
+		ms->v[ms->nr++].alloc_site = map->site[sh->v[i].alloc_site];
+	}
+	mismatches_free(sh);
+	free(sh);
+}
+
 const struct replay_consumer mismatches_consumer = {
 	.name	= "mismatches",
 	.needs	= REPLAY_FREE | REPLAY_STRAY,
 	.free	= mismatches_on_free,
 	.stray	= mismatches_on_stray,
+	.fork	= mismatches_fork,
+	.merge	= mismatches_merge,
 };
 
 void mismatches_free(struct mismatches *m)

@@ -3,6 +3,8 @@
  * kmemtrace - command line options described once, for getopt_long() and
  * for the help text
  */
+#include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,4 +87,20 @@ void kmt_getopt_free(struct kmt_getopt *g)
 	free(g->opts);
 	free(g->lo);
 	free(g->so);
+}
+
+int kmt_parse_jobs(const char *arg, unsigned int *jobs)
+{
+	cpu_set_t set;
+	uint64_t n;
+
+	if (arg) {
+		if (parse_u64(arg, &n) || !n || n > KMT_MAX_JOBS)
+			return -1;
+		*jobs = n;
+		return 0;
+	}
+	n = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
+	*jobs = n < 1 ? 1 : n > KMT_MAX_JOBS ? KMT_MAX_JOBS : n;
+	return 0;
 }

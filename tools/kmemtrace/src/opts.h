@@ -84,4 +84,16 @@ void kmt_getopt_init(struct kmt_getopt *g, const struct kmt_opt *a, size_t na,
  */
 void kmt_getopt_free(struct kmt_getopt *g);
 
+/* The most threads -j starts. */
+#define KMT_MAX_JOBS	64
+
+/**
+ * kmt_parse_jobs() - the number of threads of -j N, or the default
+ * @arg: N, or NULL for the default: the CPUs the process may run on
+ * @jobs: where to store the number
+ *
+ * Return: 0, or -1 when @arg is not a number from 1 to KMT_MAX_JOBS.
+ */
+int kmt_parse_jobs(const char *arg, unsigned int *jobs);
+
 #endif /* __KMEMTRACE_OPTS_H */

@@ -6,13 +6,14 @@
 #include "pagesums.h"
 #include "utils.h"
 
-static void pagesums_on_event(void *ctx, const struct kmemtrace_event *ev)
+/* Counted in the merging thread: no shards, nor a mark. */
+static bool pagesums_on_event(void *ctx, const struct kmemtrace_event *ev)
 {
 	struct pagesums *ps = ctx;
 	unsigned int order, mt;
 
 	if (ev->type != KMEMTRACE_TYPE_PAGES)
-		return;
+		return false;
 	order = ev->order < PAGES_MAX_ORDER ? ev->order : PAGES_MAX_ORDER - 1;
 	mt = ev->migratetype < PAGES_MAX_MT ? ev->migratetype : PAGES_MAX_MT - 1;
 	if (ev->kind == KMEMTRACE_KIND_ALLOC) {
@@ -21,6 +22,7 @@ static void pagesums_on_event(void *ctx, const struct kmemtrace_event *ev)
 	} else if (ev->kind == KMEMTRACE_KIND_FREE) {
 		ps->frees[order]++;
 	}
+	return false;
 }
 
 const struct replay_consumer pagesums_consumer = {

@@ -102,6 +102,11 @@ static const struct kmt_opt plot_opts[] = {
 	{ "symbols", 's', "SYMFILE",
 	  "use this kallsyms or System.map file instead of\n"
 	  "DIR/kallsyms" },
+	{ "jobs", 'j', "N",
+	  "replay with N threads (default: the CPUs\n"
+	  "available): one reads the streams, N - 1 replay\n"
+	  "the events sharded by pointer; the output is\n"
+	  "that of -j 1" },
 	{ "help", 'h', NULL, "print this help" },
 };
 
@@ -126,6 +131,7 @@ static void plot_usage(int status)
 static void plot_parse_args(int argc, char **argv, struct plot_params *pp,
 			    struct report_params *p)
 {
+	const char *jobs = NULL;
 	struct kmt_getopt g;
 	int c, i;
 
@@ -166,6 +172,9 @@ static void plot_parse_args(int argc, char **argv, struct plot_params *pp,
 		case 's':
 			p->symfile = optarg;
 			break;
+		case 'j':
+			jobs = optarg;
+			break;
 		case 'h':
 			plot_usage(0);
 			break;
@@ -179,6 +188,10 @@ static void plot_parse_args(int argc, char **argv, struct plot_params *pp,
 		plot_usage(KMT_EXIT_USAGE);
 	}
 	p->dir = argv[optind];
+	if (kmt_parse_jobs(jobs, &p->jobs)) {
+		kmt_err("plot: -j takes 1 to %d: '%s'", KMT_MAX_JOBS, jobs);
+		plot_usage(KMT_EXIT_USAGE);
+	}
 }
 
 /* ----------------------------------------------------------- the pass */
@@ -245,7 +258,21 @@ static void plot_halve(struct plot_state *ps)
 	ps->width *= 2;
 }
 
-static void plot_time(void *ctx, const struct kmemtrace_event *ev)
+/*
+ * Whether the next event ends an interval: the first starts the time,
+ * and a later one past the last snapshot takes the next (plot_mark()).
+ * With jobs, this context decides when, and each shard's takes the
+ * snapshots of its own live bytes, added up by plot_merge().
+ */
+static bool plot_time(void *ctx, const struct kmemtrace_event *ev)
+{
+	const struct plot_state *ps = ctx;
+
+	return !ps->started ||
+	       (ev->timestamp - ps->t0) / ps->width > ps->nr_snaps;
+}
+
+static void plot_mark(void *ctx, const struct kmemtrace_event *ev)
 {
 	struct plot_state *ps = ctx;
 	uint64_t ts = ev->timestamp;
@@ -317,17 +344,6 @@ static void plot_end(void *ctx, const struct replay_run *run, uint64_t last_ts)
 		plot_snapshot(ps, last_ts);
 }
 
-static const struct replay_consumer plot_consumer = {
-	.name	= "plot",
-	.needs	= REPLAY_ALLOC | REPLAY_FREE | REPLAY_RESIZE | REPLAY_TIME |
-		  REPLAY_END,
-	.alloc	= plot_alloc,
-	.free	= plot_free,
-	.resize	= plot_resize,
-	.time	= plot_time,
-	.end	= plot_end,
-};
-
 static void plot_state_free(struct plot_state *ps)
 {
 	size_t i;
@@ -343,6 +359,76 @@ static void plot_state_free(struct plot_state *ps)
 	free(ps->lives);
 	kmt_symcache_free(&ps->names);
 }
+
+/* A shard's context: empty, with the options. */
+static void *plot_fork(void *ctx)
+{
+	const struct plot_state *ps = ctx;
+	struct plot_state *sh = xcalloc(1, sizeof(*sh));
+
+	sh->p = ps->p;
+	return sh;
+}
+
+/* Room for @n numbers in @*v, of @*nr, the new ones zero. */
+static void grow_u64s(uint64_t **v, size_t *nr, size_t n)
+{
+	if (n <= *nr)
+		return;
+	*v = xrealloc(*v, n * sizeof(**v));
+	memset(*v + *nr, 0, (n - *nr) * sizeof(**v));
+	*nr = n;
+}
+
+/*
+ * Add up a shard: it took the same snapshots, at the same times (the
+ * marks), of its part of the live bytes, by its own site indexes.
+ */
+static void plot_merge(void *ctx, void *shard, const struct replay_remap *map)
+{
+	struct plot_state *ps = ctx, *sh = shard;
+	size_t i, k, b, si;
+
+	ps->total += sh->total;
+	for (k = 0; k < ps->nr_snaps && k < sh->nr_snaps; k++)
+		ps->snap_total[k] += sh->snap_total[k];
+	for (i = 0; i < map->nr_sites; i++) {
+		si = map->site[i];
+		if (i < sh->nr_live) {
+			grow_u64s(&ps->live, &ps->nr_live, si + 1);
+			ps->live[si] += sh->live[i];
+		}
+		for (k = 0; k < ps->nr_snaps && k < sh->nr_snaps; k++) {
+			if (i >= sh->snap_len[k] || !sh->snaps[k][i])
+				continue;
+			grow_u64s(&ps->snaps[k], &ps->snap_len[k], si + 1);
+			ps->snaps[k][si] += sh->snaps[k][i];
+		}
+		if (i >= sh->nr_hist)
+			continue;
+		plot_grow(ps, si);
+		for (b = 0; b < LOG2_BUCKETS; b++) {
+			ps->sizes[si][b] += sh->sizes[i][b];
+			ps->lives[si][b] += sh->lives[i][b];
+		}
+	}
+	plot_state_free(sh);
+	free(sh);
+}
+
+static const struct replay_consumer plot_consumer = {
+	.name	= "plot",
+	.needs	= REPLAY_ALLOC | REPLAY_FREE | REPLAY_RESIZE | REPLAY_TIME |
+		  REPLAY_END,
+	.alloc	= plot_alloc,
+	.free	= plot_free,
+	.resize	= plot_resize,
+	.time	= plot_time,
+	.mark	= plot_mark,
+	.end	= plot_end,
+	.fork	= plot_fork,
+	.merge	= plot_merge,
+};
 
 /* ---------------------------------------------------------------- SVG */
 

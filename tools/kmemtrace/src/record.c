@@ -4,7 +4,8 @@
  *
  * Enables kmemtrace, runs a command (or waits for a signal or a duration),
  * disables kmemtrace and copies the per-CPU relay streams, abi_version,
- * dropped, stats, caches and kallsyms into the output directory.  The
+ * stats, caches and kallsyms into the output directory, with the events
+ * dropped while recording and the loss counters at the start.  The
  * streams are also drained while tracing runs so that the relay buffers do
  * not overflow.  A header describing the recording is written first, and
  * the names of the tasks seen (comms) last.
@@ -33,6 +34,7 @@
 #include "comms.h"
 #include "ctf.h"
 #include "drain.h"
+#include "gfp.h"
 #include "header.h"
 #include "kmemtrace.h"
 #include "trace.h"
@@ -42,6 +44,8 @@
 #define KMT_KALLSYMS		"/proc/kallsyms"
 #define KMT_MODULES		"/proc/modules"
 #define KMT_NOTES		"/sys/kernel/notes"
+#define KMT_TRACEFS		"/sys/kernel/tracing"
+#define KMT_KMALLOC_FORMAT	"events/kmem/kmalloc/format"
 #define KMT_PROC		"/proc"
 #define KMT_POLL_MS		100
 /* How often the names of all tasks are read again. */
@@ -62,6 +66,7 @@ struct record_params {
 	const char *modules;
 	bool has_modules;
 	const char *notes;
+	const char *tracefs;
 	uint64_t duration;
 	bool has_duration;
 	bool empty;
@@ -118,8 +123,22 @@ struct modules {
 	size_t nr;
 };
 
+/*
+ * The kernel's loss counters at the start of the recording, read with
+ * kmemtrace off (see counters_start()): @exact when they were, @dropped
+ * the "dropped" count then, @stats the "stats" file then (NULL for a
+ * kernel without it), of @stats_len bytes.
+ */
+struct start_counters {
+	bool exact;
+	uint64_t dropped;
+	char *stats;
+	size_t stats_len;
+};
+
 struct recorder {
 	const struct record_params *p;
+	struct start_counters start;
 	struct modules modules;
 	struct cpu_stream *cpus;
 	size_t nr;
@@ -141,15 +160,19 @@ static void record_usage(int status)
 	fprintf(out,
 		"  usage: kmemtrace record -o DIR [-e] [-q] [-d SECONDS] [-D DEBUGFS_DIR]\n"
 		"                          [-K KALLSYMS] [--modules FILE] [--notes FILE]\n"
-		"                          [-- CMD [ARGS...]]\n"
+		"                          [--tracefs DIR] [-- CMD [ARGS...]]\n"
 		"\n"
 		"  Write DIR/header (the traced kernel and the recording), enable\n"
 		"  kmemtrace, run CMD (or wait for SIGINT/SIGTERM, or SECONDS), disable\n"
 		"  kmemtrace and write the cpuN streams, abi_version, dropped, stats,\n"
 		"  caches, kallsyms, comms (the names of the tasks) and, when the kernel\n"
-		"  has them, tags (the codetags of the events) and stacks (their stack\n"
-		"  traces) to DIR, and ctf/ (CTF metadata and links to the streams:\n"
-		"  babeltrace2 DIR/ctf reads them, see kmemtrace ctf).  Needs root.\n"
+		"  has them, tags (the codetags of the events), stacks (their stack\n"
+		"  traces) and kmalloc_format (the kmalloc tracepoint's format, for the\n"
+		"  kernel's gfp flag names) to DIR, and ctf/ (CTF metadata and links to\n"
+		"  the streams: babeltrace2 DIR/ctf reads them, see kmemtrace ctf).\n"
+		"  Needs root.  dropped counts the events dropped while recording; the\n"
+		"  kernel's counters at the start are kept as dropped.start and\n"
+		"  stats.start, for check to hold each CPU to its drops.\n"
 		"\n"
 		"     -o/--output DIR         directory to write, created if needed; the\n"
 		"                             files of an earlier recording there are\n"
@@ -167,6 +190,10 @@ static void record_usage(int status)
 		"     --modules FILE          watch FILE instead of " KMT_MODULES "\n"
 		"     --notes FILE            read the kernel's build id from FILE\n"
 		"                             instead of " KMT_NOTES "\n"
+		"     --tracefs DIR           copy the kmalloc format from\n"
+		"                             DIR/" KMT_KMALLOC_FORMAT "\n"
+		"                             (default: the tracing directory beside the\n"
+		"                             debugfs one, else " KMT_TRACEFS ")\n"
 		"     --read                  copy the streams with read(), even where\n"
 		"                             the kernel lets record map its buffers\n"
 		"     -q/--quiet              no progress line (shown every second when\n"
@@ -200,6 +227,7 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 		{ "kallsyms",	required_argument,	NULL, 'K' },
 		{ "notes",	required_argument,	NULL, 'N' },
 		{ "modules",	required_argument,	NULL, 'M' },
+		{ "tracefs",	required_argument,	NULL, 'T' },
 		{ "quiet",	no_argument,		NULL, 'q' },
 		{ "read",	no_argument,		NULL, 'R' },
 		{ "help",	no_argument,		NULL, 'h' },
@@ -245,6 +273,9 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 		case 'M':
 			p->modules = optarg;
 			p->has_modules = true;
+			break;
+		case 'T':
+			p->tracefs = optarg;
 			break;
 		case 'q':
 			p->quiet = true;
@@ -295,8 +326,9 @@ static int make_outdir(const char *dir)
 
 /* The files record writes into DIR besides the cpuN streams. */
 static const char * const record_files[] = {
-	"header", "abi_version", "dropped", "stats", "caches", "kallsyms",
-	"comms", "tags", "stacks",
+	"header", "abi_version", "dropped", "dropped.start", "stats",
+	"stats.start", "caches", "kallsyms", "comms", "tags", "stacks",
+	KMT_GFP_FORMAT_FILE,
 };
 
 static bool is_record_file(const char *name)
@@ -1055,12 +1087,49 @@ static int record_loop(struct recorder *r)
 	return 0;
 }
 
+/*
+ * Read the loss counters before enabling, so that the recording can tell
+ * its own drops from those of earlier recordings: with kmemtrace off they
+ * do not move, and they do not again once it is disabled at the end.
+ * When kmemtrace was enabled already (by another reader), or the counters
+ * cannot be read, the recording's drops are not known apart: DIR/dropped
+ * then counts since boot, as the kernel's does.
+ */
+static void counters_start(struct recorder *r)
+{
+	struct start_counters *c = &r->start;
+	uint64_t on = 0;
+	char *path;
+	int ret;
+
+	path = path_join(r->p->debugfs, "enabled");
+	ret = read_u64_file(path, &on);
+	free(path);
+	if (!ret && on) {
+		kmt_err("warning: kmemtrace was enabled already, so dropped counts since boot");
+		return;
+	}
+	path = path_join(r->p->debugfs, "dropped");
+	ret = read_u64_file(path, &c->dropped);
+	free(path);
+	if (ret)
+		return;
+	path = path_join(r->p->debugfs, "stats");
+	ret = read_file(path, &c->stats, &c->stats_len);
+	if (ret && ret != -ENOENT)
+		kmt_err("warning: %s: %s, so dropped counts since boot", path,
+			strerror(-ret));
+	free(path);
+	c->exact = !ret || ret == -ENOENT;
+}
+
 static int record_run(struct recorder *r)
 {
 	int ret;
 
 	if (setup_signals(r))
 		return -1;
+	counters_start(r);
 	ret = set_enabled(r, true);
 	if (!ret && r->p->cmd)
 		ret = start_child(r);
@@ -1120,6 +1189,43 @@ static void copy_if_present(struct recorder *r, const char *name,
 	free(src);
 }
 
+/*
+ * Save the kmalloc tracepoint's format, whose table of gfp flags names
+ * them as the traced kernel does (perf kmem reads it too): from
+ * --tracefs, else from the tracing directory debugfs has beside the
+ * kmemtrace one, else, with the default debugfs, from KMT_TRACEFS.
+ * Without it, report names them as Linux 6.12 does; that is only worth
+ * a word when --tracefs named where it should be.
+ */
+static void copy_gfp_format(struct recorder *r)
+{
+	const char *without = "report will name gfp flags as Linux 6.12 does";
+	char *beside = path_join(r->p->debugfs, "../tracing");
+	const char *dirs[2] = { beside, NULL };
+	char *src = NULL;
+	size_t i;
+
+	if (r->p->tracefs)
+		dirs[0] = r->p->tracefs;
+	else if (!strcmp(r->p->debugfs, KMT_DEBUGFS))
+		dirs[1] = KMT_TRACEFS;
+	for (i = 0; i < ARRAY_SIZE(dirs) && dirs[i]; i++) {
+		free(src);
+		src = path_join(dirs[i], KMT_KMALLOC_FORMAT);
+		if (!access(src, F_OK) || errno != ENOENT)
+			break;
+	}
+	if (i < ARRAY_SIZE(dirs) && dirs[i]) {
+		if (copy_meta(r, src, KMT_GFP_FORMAT_FILE))
+			kmt_err("warning: %s not copied, %s", KMT_GFP_FORMAT_FILE,
+				without);
+	} else if (r->p->tracefs) {
+		kmt_err("warning: %s: %s, %s", src, strerror(ENOENT), without);
+	}
+	free(src);
+	free(beside);
+}
+
 /* Task names are a help: failing to write them only gets a warning. */
 static void write_comms(struct recorder *r)
 {
@@ -1132,22 +1238,88 @@ static void write_comms(struct recorder *r)
 	free(path);
 }
 
+/* Write @len bytes of @buf to DIR/@name; on failure, leave no DIR/@name. */
+static int write_meta(struct recorder *r, const char *name, const char *buf,
+		      size_t len)
+{
+	char *dst = path_join(r->p->outdir, name);
+	int fd, ret;
+
+	fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+	} else {
+		ret = write_all(fd, buf, len);
+		if (close(fd) && !ret)
+			ret = -errno;
+	}
+	if (ret) {
+		kmt_err("%s: %s", dst, strerror(-ret));
+		unlink(dst);
+	}
+	free(dst);
+	return ret;
+}
+
+static int write_u64_meta(struct recorder *r, const char *name, uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu\n", (unsigned long long)v);
+	return write_meta(r, name, buf, strlen(buf));
+}
+
+/*
+ * Write DIR/dropped, the events the kernel dropped while recording, in
+ * @lost too: the kernel's count now less that at the start.  With it go
+ * DIR/dropped.start and DIR/stats.start, the counters at the start, which
+ * check needs to hold each CPU to its drops.  When the start is not
+ * known, DIR/dropped is the kernel's count since boot, without them.
+ * Called with kmemtrace disabled and the streams drained.
+ */
+static int write_dropped(struct recorder *r, uint64_t *lost)
+{
+	struct start_counters *c = &r->start;
+	char *src = path_join(r->p->debugfs, "dropped");
+	int ret;
+
+	ret = read_u64_file(src, lost);
+	if (ret)
+		kmt_err("%s: %s", src, ret == -EINVAL ? "not a number" : strerror(-ret));
+	free(src);
+	if (ret)
+		return ret;
+	if (c->exact && *lost < c->dropped) {
+		kmt_err("warning: the kernel's dropped count went down from %llu to %llu, so dropped counts since boot",
+			(unsigned long long)c->dropped, (unsigned long long)*lost);
+		c->exact = false;
+	}
+	if (c->exact)
+		*lost -= c->dropped;
+	ret = write_u64_meta(r, "dropped", *lost);
+	if (!ret && c->exact)
+		ret = write_u64_meta(r, "dropped.start", c->dropped);
+	if (!ret && c->exact && c->stats)
+		ret = write_meta(r, "stats.start", c->stats, c->stats_len);
+	return ret;
+}
+
 /* Called with kmemtrace disabled and the streams drained. */
 static int record_finish(struct recorder *r)
 {
 	char *abi = path_join(r->p->debugfs, "abi_version");
-	char *dropped = path_join(r->p->debugfs, "dropped");
 	uint64_t bytes = 0, lost = 0;
 	int ret;
 	size_t i;
 
 	ret = copy_meta(r, abi, "abi_version");
-	if (copy_meta(r, dropped, "dropped"))
+	if (write_dropped(r, &lost))
 		ret = -1;
 	copy_optional(r, "stats", "check cannot account for lost events per CPU");
 	copy_optional(r, "caches", "report will show cache ids without names");
 	copy_if_present(r, "tags", "report will show codetags as addresses");
 	copy_if_present(r, "stacks", "report will show stacks as handles");
+	copy_gfp_format(r);
 	write_comms(r);
 	modules_poll(r);
 	if (write_kallsyms(r))
@@ -1160,16 +1332,14 @@ static int record_finish(struct recorder *r)
 	take_bytes(r);
 	for (i = 0; i < r->nr; i++)
 		bytes += r->cpus[i].bytes;
-	read_u64_file(dropped, &lost);
-	kmt_err("recorded %llu events (%llu bytes) from %zu CPUs into %s, %llu dropped",
+	kmt_err("recorded %llu events (%llu bytes) from %zu CPUs into %s, %llu dropped%s",
 		(unsigned long long)(bytes / KMEMTRACE_EVENT_SIZE),
 		(unsigned long long)bytes, r->nr, r->p->outdir,
-		(unsigned long long)lost);
+		(unsigned long long)lost, r->start.exact ? "" : " since boot");
 	if (bytes % KMEMTRACE_EVENT_SIZE)
 		kmt_err("warning: %llu bytes are not a whole number of events",
 			(unsigned long long)bytes);
 	free(abi);
-	free(dropped);
 	return ret ? -1 : 0;
 }
 
@@ -1231,6 +1401,7 @@ int record_main(int argc, char **argv)
 	record_close(r);
 	if (r->pidfd >= 0)
 		close(r->pidfd);
+	free(r->start.stats);
 	modules_free(&r->modules);
 	kmt_comm_rec_free(r->comms);
 	free(r);

@@ -11,9 +11,21 @@
  * they are replayed, and the allocations still live at the end, each
  * only through the callbacks it asked for, never another's state: plot,
  * pprof, and the consumers of report's other views (lifetimes,
- * stackstat, keysums, pagesums, mismatches, allocinfo).  See
+ * stackstat, keysums, pagesums, mismatches, allocinfo).
+ *
+ * The thread that merges the streams does what depends on the order of
+ * all the events: the counts, the filters, @time.  What happens to a
+ * pointer depends on its own events only: a shard (struct replay_shard)
+ * replays those, with its live table, its call sites, origins and sums,
+ * and its consumers' contexts.  With one job, the one shard replays each
+ * batch in the merging thread, into the run's tables.  With N, N - 1
+ * shards have a thread each: an event goes to the shard of a hash of its
+ * pointer, as a pointer into the chunk the merge read it into, a block
+ * at a time; the chunks are kept until the shards are done with them,
+ * and the shards' results are added up by key at the end.  See
  * Documentation/kmemtrace.rst.
  */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,68 +35,153 @@
 #include "replay.h"
 #include "utils.h"
 
-/* ------------------------------------------------------------ consumers */
+/* ------------------------------------------------------------- shards */
+
+/* What the merging thread writes apart from what a shard's thread does. */
+#define __cacheline_aligned	__kmt_attribute(aligned(64))
+
+/* The callbacks a shard calls: those of the allocations. */
+#define REPLAY_OBJ	(REPLAY_ALLOC | REPLAY_FREE | REPLAY_RESIZE | \
+			 REPLAY_STRAY | REPLAY_BACKING)
+
+/* What the merging thread tells a shard of an event, or a mark. */
+struct shard_ev {
+	const struct kmemtrace_event *ev;
+	uint16_t sel;		/* the filters select it */
+	uint16_t marks;		/* a mark, not an event: bit per mark user */
+};
+
+/* Events a block carries to a shard's thread, and blocks in flight. */
+#define SHARD_BLOCK	4096
+#define SHARD_BLOCKS	4
+
+struct shard_block {
+	size_t n;
+	struct shard_ev in[SHARD_BLOCK];
+};
+
+/*
+ * One shard of the pass: the events of the pointers it has.  With one
+ * job, its tables are the run's own; with more, its own, with call sites
+ * and origins of its own indexes, added up into the run's at the end
+ * (shard_merge()).
+ */
+struct replay_shard {
+	bool filtering;
+	bool summary_only;
+	bool overflow;
+	uint64_t selected;
+	uint64_t double_allocs;
+	uint64_t live_selected;
+	uint64_t live_selected_bytes;
+	struct live_table *live;
+	struct site_table *sites;
+	struct site_table *caches;
+	struct origin_table *og;
+	struct live_table own_live;
+	struct site_table own_sites;
+	struct site_table own_caches;
+	struct origin_table own_og;
+	struct replay_use uses[REPLAY_MAX_CONSUMERS];
+	size_t nr_uses;
+	struct replay_list on[7];	/* per enum replay_need bit */
+	const struct replay_use *marks[REPLAY_MAX_CONSUMERS];
+	/* The block the merging thread fills, in a cache line of its own. */
+	struct shard_block *cur __cacheline_aligned;
+	/* The blocks from the merging thread, with more than one job. */
+	pthread_t thread __cacheline_aligned;
+	bool started;
+	pthread_mutex_t lock;
+	pthread_cond_t more;		/* a block was filled, or the end */
+	pthread_cond_t room;		/* a block was replayed */
+	struct shard_block *blocks;
+	size_t filled;
+	size_t replayed;
+	bool done;
+};
 
 /* The consumers of callback @need (one enum replay_need bit). */
 #define ON(r, need)	(&(r)->on[__builtin_ctz(need)])
 
-static void call_alloc(struct report *r, const struct kmemtrace_event *ev,
+static void call_alloc(struct replay_shard *sh, const struct kmemtrace_event *ev,
 		       const struct live_obj *o)
 {
-	const struct replay_list *l = ON(r, REPLAY_ALLOC);
+	const struct replay_list *l = ON(sh, REPLAY_ALLOC);
 	unsigned int i;
 
 	for (i = 0; i < l->nr; i++)
 		l->u[i]->c->alloc(l->u[i]->ctx, ev, o);
 }
 
-static void call_free(struct report *r, const struct kmemtrace_event *ev,
+static void call_free(struct replay_shard *sh, const struct kmemtrace_event *ev,
 		      const struct live_obj *o, uint64_t life)
 {
-	const struct replay_list *l = ON(r, REPLAY_FREE);
+	const struct replay_list *l = ON(sh, REPLAY_FREE);
 	unsigned int i;
 
 	for (i = 0; i < l->nr; i++)
 		l->u[i]->c->free(l->u[i]->ctx, ev, o, life);
 }
 
-static void call_resize(struct report *r, const struct kmemtrace_event *ev,
+static void call_resize(struct replay_shard *sh, const struct kmemtrace_event *ev,
 			const struct live_obj *o, uint64_t bytes)
 {
-	const struct replay_list *l = ON(r, REPLAY_RESIZE);
+	const struct replay_list *l = ON(sh, REPLAY_RESIZE);
 	unsigned int i;
 
 	for (i = 0; i < l->nr; i++)
 		l->u[i]->c->resize(l->u[i]->ctx, ev, o, bytes);
 }
 
-static void call_stray(struct report *r, const struct kmemtrace_event *ev,
+static void call_stray(struct replay_shard *sh, const struct kmemtrace_event *ev,
 		       const struct live_obj *o)
 {
-	const struct replay_list *l = ON(r, REPLAY_STRAY);
+	const struct replay_list *l = ON(sh, REPLAY_STRAY);
 	unsigned int i;
 
 	for (i = 0; i < l->nr; i++)
 		l->u[i]->c->stray(l->u[i]->ctx, ev, o);
 }
 
-static void call_backing(struct report *r, const struct kmemtrace_event *ev,
+static void call_backing(struct replay_shard *sh, const struct kmemtrace_event *ev,
 			 bool selected)
 {
-	const struct replay_list *l = ON(r, REPLAY_BACKING);
+	const struct replay_list *l = ON(sh, REPLAY_BACKING);
 	unsigned int i;
 
 	for (i = 0; i < l->nr; i++)
 		l->u[i]->c->backing(l->u[i]->ctx, ev, selected);
 }
 
-static void call_time(struct report *r, const struct kmemtrace_event *ev)
+/*
+ * @time of the consumers of list @l, then @mark of those that asked for
+ * it: return a bit per consumer (by its index in @l) that did.
+ */
+static unsigned int call_time(const struct replay_list *l,
+			      const struct kmemtrace_event *ev)
 {
-	const struct replay_list *l = ON(r, REPLAY_TIME);
+	unsigned int i, marks = 0;
+
+	for (i = 0; i < l->nr; i++) {
+		if (l->u[i]->c->time(l->u[i]->ctx, ev) && l->u[i]->c->mark) {
+			l->u[i]->c->mark(l->u[i]->ctx, ev);
+			marks |= 1u << i;
+		}
+	}
+	return marks;
+}
+
+/* The marks of entry @in, on the shard's contexts of the consumers. */
+static void call_marks(struct replay_shard *sh, const struct shard_ev *in)
+{
+	const struct replay_use *u;
 	unsigned int i;
 
-	for (i = 0; i < l->nr; i++)
-		l->u[i]->c->time(l->u[i]->ctx, ev);
+	for (i = 0; i < REPLAY_MAX_CONSUMERS; i++) {
+		u = sh->marks[i];
+		if ((in->marks & (1u << i)) && u)
+			u->c->mark(u->ctx, in->ev);
+	}
 }
 
 /* Sort the consumers by callback; 1 when there are too many. */
@@ -102,6 +199,37 @@ static int add_uses(struct report *r, const struct replay_use *uses, size_t n)
 			if (uses[i].c->needs & (1u << b))
 				r->on[b].u[r->on[b].nr++] = &uses[i];
 	return 0;
+}
+
+/*
+ * The consumers of a shard: with one job, those registered, but for
+ * @end; with more, a context of its own (@fork) of each that has
+ * allocation callbacks, which @time and @end are not.
+ */
+static void shard_uses(struct replay_shard *sh, const struct replay_use *uses,
+		       size_t n, bool sharded)
+{
+	unsigned int b, needs, m = 0;
+	struct replay_use *u;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		needs = uses[i].c->needs & ~REPLAY_END;
+		if (sharded)
+			needs &= REPLAY_OBJ;
+		u = NULL;
+		if (needs) {
+			u = &sh->uses[sh->nr_uses++];
+			u->c = uses[i].c;
+			u->ctx = sharded ? uses[i].c->fork(uses[i].ctx) : uses[i].ctx;
+			for (b = 0; b < ARRAY_SIZE(sh->on); b++)
+				if (needs & (1u << b))
+					sh->on[b].u[sh->on[b].nr++] = u;
+		}
+		/* Marks are numbered as the list of @time numbers them. */
+		if (uses[i].c->needs & REPLAY_TIME)
+			sh->marks[m++] = sharded && uses[i].c->mark ? u : NULL;
+	}
 }
 
 /* The end of the pass: the live allocations, then the end. */
@@ -126,8 +254,6 @@ static void call_end(struct replay_run *run)
 	for (i = 0; i < l->nr; i++)
 		l->u[i]->c->end(l->u[i]->ctx, run, r->last_ts);
 }
-
-/* --------------------------------------------------------------- sites */
 
 /* ------------------------------------------------------------- filters */
 
@@ -239,33 +365,33 @@ static bool event_selected(struct report *r, const struct kmemtrace_event *ev,
 
 /* --------------------------------------------------------------- origins */
 
-static uint32_t tag_index(struct report *r, uint64_t tag)
+static uint32_t tag_index(struct origin_table *t, uint64_t tag)
 {
 	uint32_t i;
 	bool added;
 
-	if (kmt_map_find(&r->tag_map, tag, &i))
+	if (kmt_map_find(&t->tag_map, tag, &i))
 		return i;
-	i = kmt_map_insert(&r->tag_map, tag, r->nr_tag_addrs, &added);
-	r->tag_addrs = kmt_grow(r->tag_addrs, r->nr_tag_addrs, &r->size_tag_addrs,
-				sizeof(*r->tag_addrs), 256);
-	r->tag_addrs[r->nr_tag_addrs++] = tag;
+	i = kmt_map_insert(&t->tag_map, tag, t->nr_tags, &added);
+	t->tags = kmt_grow(t->tags, t->nr_tags, &t->size_tags, sizeof(*t->tags),
+			   256);
+	t->tags[t->nr_tags++] = tag;
 	return i;
 }
 
-static uint32_t origin_add(struct report *r, uint64_t tag, uint32_t stack)
+static uint32_t origin_add(struct origin_table *t, uint64_t tag, uint32_t stack)
 {
-	uint32_t ti = tag_index(r, tag), i;
+	uint32_t ti = tag_index(t, tag), i;
 	uint64_t key = (uint64_t)ti << 32 | stack;
 	struct origin *o;
 	bool added;
 
-	if (kmt_map_find(&r->origin_map, key, &i))
+	if (kmt_map_find(&t->map, key, &i))
 		return i;
-	i = kmt_map_insert(&r->origin_map, key, r->nr_origins, &added);
-	r->origins = kmt_grow(r->origins, r->nr_origins, &r->size_origins,
-			      sizeof(*r->origins), 256);
-	o = &r->origins[r->nr_origins++];
+	i = kmt_map_insert(&t->map, key, t->nr, &added);
+	t->origins = kmt_grow(t->origins, t->nr, &t->size, sizeof(*t->origins),
+			      256);
+	o = &t->origins[t->nr++];
 	o->tag = tag;
 	o->stack = stack;
 	o->tag_index = ti;
@@ -273,36 +399,44 @@ static uint32_t origin_add(struct report *r, uint64_t tag, uint32_t stack)
 }
 
 /* The origin of an alloc: 0, without a tag and a stack, needs no lookup. */
-static inline uint32_t event_origin(struct report *r,
+static inline uint32_t event_origin(struct origin_table *t,
 				    const struct kmemtrace_event *ev)
 {
 	if (!(ev->tag | ev->stack_id))
 		return 0;
-	return origin_add(r, ev->tag, ev->stack_id);
+	return origin_add(t, ev->tag, ev->stack_id);
 }
 
-/* ---------------------------------------------------------------- pass */
+static void origin_table_free(struct origin_table *t)
+{
+	free(t->origins);
+	kmt_map_free(&t->map);
+	free(t->tags);
+	kmt_map_free(&t->tag_map);
+	memset(t, 0, sizeof(*t));
+}
+
+/* -------------------------------------------------------- a shard's pass */
 
 /* An allocation: @slot is the home slot of its memory, @si its site. */
-static void account_alloc(struct report *r, const struct kmemtrace_event *ev,
+static void account_alloc(struct replay_shard *sh, const struct shard_ev *in,
 			  size_t slot, uint32_t si)
 {
-	struct site *site = &r->sites.sites[si], *cache;
+	const struct kmemtrace_event *ev = in->ev;
 	unsigned int family = pair_type(ev->type);
+	struct site *site, *cache;
 	struct live_obj *o;
-	bool sel;
 
-	sel = !r->filtering || event_selected(r, ev, site);
-	o = live_probe(&r->live, slot, family, ev->ptr);
+	o = live_probe(sh->live, slot, family, ev->ptr);
 	if (o->family) {
 		/* Memory allocated twice: its free was not seen. */
-		r->double_allocs++;
-		if (ON(r, REPLAY_RESIZE)->nr && o->selected)
-			call_resize(r, NULL, o, 0);
+		sh->double_allocs++;
+		if (ON(sh, REPLAY_RESIZE)->nr && o->selected)
+			call_resize(sh, NULL, o, 0);
 	} else {
 		o->ptr = ev->ptr;
 		o->family = family;
-		r->live.nr++;
+		sh->live->nr++;
 	}
 	o->ts = ev->timestamp;
 	o->bytes = ev->bytes_alloc;
@@ -310,23 +444,24 @@ static void account_alloc(struct report *r, const struct kmemtrace_event *ev,
 	o->cpu = ev->cpu;
 	o->pid = ev->pid;
 	o->cache_id = ev->cache_id;
-	o->origin = event_origin(r, ev);
+	o->origin = event_origin(sh->og, ev);
 	o->type = ev->type;
-	o->selected = sel;
+	o->selected = in->sel;
 	o->uncharged = !!(ev->flags & KMEMTRACE_FLAG_UNCHARGED);
-	if (!sel)
+	if (!in->sel)
 		return;
-	if (ON(r, REPLAY_ALLOC)->nr)
-		call_alloc(r, ev, o);
-	r->selected++;
+	if (ON(sh, REPLAY_ALLOC)->nr)
+		call_alloc(sh, ev, o);
+	sh->selected++;
+	site = &sh->sites->sites[si];
 	site->allocs++;
-	r->overflow |= add_u64_sat(&site->req, ev->bytes_req);
-	r->overflow |= add_u64_sat(&site->alloc, ev->bytes_alloc);
+	sh->overflow |= add_u64_sat(&site->req, ev->bytes_req);
+	sh->overflow |= add_u64_sat(&site->alloc, ev->bytes_alloc);
 	if (ev->type == KMEMTRACE_TYPE_CACHE) {
-		cache = site_get(&r->caches, ev->cache_id);
+		cache = site_get(sh->caches, ev->cache_id);
 		cache->allocs++;
-		r->overflow |= add_u64_sat(&cache->req, ev->bytes_req);
-		r->overflow |= add_u64_sat(&cache->alloc, ev->bytes_alloc);
+		sh->overflow |= add_u64_sat(&cache->req, ev->bytes_req);
+		sh->overflow |= add_u64_sat(&cache->alloc, ev->bytes_alloc);
 	}
 }
 
@@ -335,13 +470,14 @@ static void account_alloc(struct report *r, const struct kmemtrace_event *ev,
  * trace, or memory of another API (a vmalloc() freed by kfree(), ...),
  * which is reported and stays live, as it was not freed.
  */
-static void account_unknown_free(struct report *r,
-				 const struct kmemtrace_event *ev)
+static void account_unknown_free(struct replay_shard *sh,
+				 const struct shard_ev *in)
 {
 	static const unsigned int families[] = {
 		KMEMTRACE_TYPE_KMALLOC, KMEMTRACE_TYPE_PAGES,
 		KMEMTRACE_TYPE_PERCPU, KMEMTRACE_TYPE_VMALLOC,
 	};
+	const struct kmemtrace_event *ev = in->ev;
 	struct live_obj *o;
 	struct site *site;
 	size_t i;
@@ -349,100 +485,329 @@ static void account_unknown_free(struct report *r,
 	for (i = 0; i < ARRAY_SIZE(families); i++) {
 		if (families[i] == pair_type(ev->type))
 			continue;
-		o = live_find(&r->live, families[i], ev->ptr);
+		o = live_find(sh->live, families[i], ev->ptr);
 		if (o) {
 			if (o->selected)
-				r->sites.sites[o->site].mismatched++;
-			if (ON(r, REPLAY_STRAY)->nr)
-				call_stray(r, ev, o->selected ? o : NULL);
+				sh->sites->sites[o->site].mismatched++;
+			if (ON(sh, REPLAY_STRAY)->nr)
+				call_stray(sh, ev, o->selected ? o : NULL);
 			return;
 		}
 	}
-	if (ON(r, REPLAY_STRAY)->nr)
-		call_stray(r, ev, NULL);
-	site = site_get(&r->sites, ev->call_site);
-	if (r->filtering && !event_selected(r, ev, site))
+	if (ON(sh, REPLAY_STRAY)->nr)
+		call_stray(sh, ev, NULL);
+	site = site_get(sh->sites, ev->call_site);
+	if (sh->filtering && !in->sel)
 		return;
 	site->unknown++;
 	site->unknown_types |= 1u << ev->type;
 }
 
 /* What a free of a selected allocation @o adds up. */
-static void account_free_of(struct report *r, const struct kmemtrace_event *ev,
+static void account_free_of(struct replay_shard *sh,
+			    const struct kmemtrace_event *ev,
 			    const struct live_obj *o)
 {
-	struct site *site = &r->sites.sites[o->site], *cache = NULL;
+	struct site *site = &sh->sites->sites[o->site], *cache = NULL;
 	uint64_t life = ev->timestamp - o->ts;
 
 	site->frees++;
-	r->overflow |= add_u64_sat(&site->life, life);
+	sh->overflow |= add_u64_sat(&site->life, life);
 	if (ev->cpu != o->cpu)
 		site->xcpu++;
-	if (ON(r, REPLAY_FREE)->nr)
-		call_free(r, ev, o, life);
+	if (ON(sh, REPLAY_FREE)->nr)
+		call_free(sh, ev, o, life);
 	if (o->type == KMEMTRACE_TYPE_CACHE) {
-		cache = site_get(&r->caches, o->cache_id);
+		cache = site_get(sh->caches, o->cache_id);
 		cache->frees++;
-		r->overflow |= add_u64_sat(&cache->life, life);
+		sh->overflow |= add_u64_sat(&cache->life, life);
 		if (ev->cpu != o->cpu)
 			cache->xcpu++;
 	}
 	if (replay_free_mismatched(ev, o)) {
-		r->sites.sites[o->site].mismatched++;
+		sh->sites->sites[o->site].mismatched++;
 		if (cache)
 			cache->mismatched++;
 	}
 }
 
 /* A free: @slot is the home slot of its memory. */
-static void account_free(struct report *r, const struct kmemtrace_event *ev,
+static void account_free(struct replay_shard *sh, const struct shard_ev *in,
 			 size_t slot)
 {
+	const struct kmemtrace_event *ev = in->ev;
 	struct live_obj *o;
 
-	o = live_probe(&r->live, slot, pair_type(ev->type), ev->ptr);
+	o = live_probe(sh->live, slot, pair_type(ev->type), ev->ptr);
 	if (!o->family) {
-		if (!r->summary_only)
-			account_unknown_free(r, ev);
+		if (!sh->summary_only)
+			account_unknown_free(sh, in);
 		return;
 	}
 	/* The summary does not look at frees, nor at their allocation. */
-	if (!r->summary_only && o->selected)
-		account_free_of(r, ev, o);
-	live_remove(&r->live, o);
+	if (!sh->summary_only && o->selected)
+		account_free_of(sh, ev, o);
+	live_remove(sh->live, o);
 }
 
 /* A resize in place: @slot is the home slot of its memory. */
-static void account_realloc(struct report *r, const struct kmemtrace_event *ev,
-			    size_t slot)
+static void account_realloc(struct replay_shard *sh,
+			    const struct kmemtrace_event *ev, size_t slot)
 {
 	struct live_obj *o;
 
-	o = live_probe(&r->live, slot, pair_type(ev->type), ev->ptr);
+	o = live_probe(sh->live, slot, pair_type(ev->type), ev->ptr);
 	if (!o->family) {
-		if (ON(r, REPLAY_STRAY)->nr)
-			call_stray(r, ev, NULL);
+		if (ON(sh, REPLAY_STRAY)->nr)
+			call_stray(sh, ev, NULL);
 		return;
 	}
-	if (ON(r, REPLAY_RESIZE)->nr && o->selected)
-		call_resize(r, ev, o, ev->bytes_alloc);
+	if (ON(sh, REPLAY_RESIZE)->nr && o->selected)
+		call_resize(sh, ev, o, ev->bytes_alloc);
 	o->bytes = ev->bytes_alloc;
 }
 
 /*
- * Backing store events are only counted, unpaired frees skipped; their
- * consumers learn whether the filters select a backing alloc.
+ * Replay a batch of the shard's events, in order: an alloc makes its
+ * memory (type and pointer) live with its size, a realloc of live
+ * memory changes the size, a free ends it.  Memory live at the end is
+ * still allocated.  Memory allocated before the trace started is not
+ * counted, even when a realloc shows it.  Backing store events only go
+ * to their consumers, unpaired frees skipped.
+ *
+ * Events come in faster than the tables answer, as memory is freed in
+ * another order than it was allocated and call sites come in any order:
+ * the slots and the sites of a batch are looked up first, so that the
+ * CPU fetches them all at once, then the events are replayed, finding
+ * what they need in the CPU caches.
  */
+static void shard_batch(struct replay_shard *sh, const struct shard_ev *in,
+			size_t n)
+{
+	const unsigned int special = KMEMTRACE_FLAG_BACKING | KMEMTRACE_FLAG_UNPAIRED;
+	const struct replay_list *time = ON(sh, REPLAY_TIME);
+	size_t slot[KMT_MERGE_BATCH], mask;
+	uint32_t si[KMT_MERGE_BATCH];
+	const struct kmemtrace_event *e;
+	struct live_obj *slots;
+	size_t i;
+
+	/* The slots stay where they are during the batch. */
+	live_reserve(sh->live, n);
+	slots = sh->live->slots;
+	mask = ((size_t)1 << sh->live->bits) - 1;
+	for (i = 0; i < n; i++) {
+		e = in[i].ev;
+		slot[i] = live_hash(pair_type(e->type), e->ptr, sh->live->bits);
+		/* A removal looks at the next slot too. */
+		__builtin_prefetch(&slots[slot[i]], 1);
+		__builtin_prefetch((char *)&slots[slot[i]] + 63, 1);
+		__builtin_prefetch(&slots[(slot[i] + 1) & mask].pad, 1);
+		if (e->kind != KMEMTRACE_KIND_ALLOC || (e->flags & special) ||
+		    in[i].marks)
+			continue;
+		if (!kmt_map_find(&sh->sites->map, e->call_site, &si[i]))
+			si[i] = site_index(sh->sites, e->call_site);
+		__builtin_prefetch(&sh->sites->sites[si[i]], 1);
+	}
+	for (i = 0; i < n; i++) {
+		e = in[i].ev;
+		if (in[i].marks) {
+			call_marks(sh, &in[i]);
+			continue;
+		}
+		if (time->nr)
+			call_time(time, e);
+		if (e->flags & special) {
+			if (ON(sh, REPLAY_BACKING)->nr)
+				call_backing(sh, e, in[i].sel);
+			continue;
+		}
+		if (e->kind == KMEMTRACE_KIND_ALLOC)
+			account_alloc(sh, &in[i], slot[i], si[i]);
+		else if (e->kind == KMEMTRACE_KIND_FREE)
+			account_free(sh, &in[i], slot[i]);
+		else
+			account_realloc(sh, e, slot[i]);
+	}
+}
+
+/*
+ * What is live at the end: the selected allocations, in all, per site
+ * and per cache.
+ */
+static void shard_live_sums(struct replay_shard *sh)
+{
+	const struct live_table *lt = sh->live;
+	const struct live_obj *o;
+	struct site *s;
+	size_t i;
+
+	for (i = 0; lt->nr && i < (size_t)1 << lt->bits; i++) {
+		o = &lt->slots[i];
+		if (!o->family || !o->selected)
+			continue;
+		sh->live_selected++;
+		add_u64_sat(&sh->live_selected_bytes, o->bytes);
+		s = &sh->sites->sites[o->site];
+		s->live++;
+		sh->overflow |= add_u64_sat(&s->live_bytes, o->bytes);
+		if (o->type != KMEMTRACE_TYPE_CACHE)
+			continue;
+		s = site_get(sh->caches, o->cache_id);
+		s->live++;
+		sh->overflow |= add_u64_sat(&s->live_bytes, o->bytes);
+	}
+}
+
+/* A shard's thread: replay the blocks, in order, until the end. */
+static void *shard_thread(void *arg)
+{
+	struct replay_shard *sh = arg;
+	struct shard_block *b;
+	size_t i, n;
+
+	for (;;) {
+		pthread_mutex_lock(&sh->lock);
+		while (sh->replayed == sh->filled && !sh->done)
+			pthread_cond_wait(&sh->more, &sh->lock);
+		if (sh->replayed == sh->filled) {
+			pthread_mutex_unlock(&sh->lock);
+			shard_live_sums(sh);
+			return NULL;
+		}
+		b = &sh->blocks[sh->replayed % SHARD_BLOCKS];
+		pthread_mutex_unlock(&sh->lock);
+		for (i = 0; i < b->n; i += n) {
+			n = b->n - i < KMT_MERGE_BATCH ? b->n - i : KMT_MERGE_BATCH;
+			shard_batch(sh, b->in + i, n);
+		}
+		pthread_mutex_lock(&sh->lock);
+		sh->replayed++;
+		pthread_cond_signal(&sh->room);
+		pthread_mutex_unlock(&sh->lock);
+	}
+}
+
+/* Hand the block being filled to the shard's thread; wait for room. */
+static void shard_send(struct replay_shard *sh)
+{
+	pthread_mutex_lock(&sh->lock);
+	sh->filled++;
+	pthread_cond_signal(&sh->more);
+	while (sh->filled - sh->replayed == SHARD_BLOCKS)
+		pthread_cond_wait(&sh->room, &sh->lock);
+	pthread_mutex_unlock(&sh->lock);
+	sh->cur = &sh->blocks[sh->filled % SHARD_BLOCKS];
+	sh->cur->n = 0;
+}
+
+/*
+ * Add an entry to the block a shard is given next.  Its event stays in
+ * the chunk the merge read it into (pass_swap()).
+ */
+static inline void shard_push(struct replay_shard *sh, const struct shard_ev *in)
+{
+	struct shard_block *b = sh->cur;
+
+	b->in[b->n] = *in;
+	if (++b->n == SHARD_BLOCK)
+		shard_send(sh);
+}
+
+/* The number of blocks the thread of shard @sh replayed. */
+static size_t shard_replayed(struct replay_shard *sh)
+{
+	size_t n;
+
+	pthread_mutex_lock(&sh->lock);
+	n = sh->replayed;
+	pthread_mutex_unlock(&sh->lock);
+	return n;
+}
+
+/* ----------------------------------------------------------- the pass */
+
+/*
+ * The pass: the merging thread's part, and the shards.  @sel_sites holds
+ * whether the filters select call sites, apart from the call sites the
+ * shards add up.
+ */
+struct replay_pass {
+	struct report *r;
+	struct replay_shard *shards;
+	unsigned int nr;
+	bool threads;
+	struct site_table sel_sites;
+	struct shard_ev in[KMT_MERGE_BATCH];
+	struct kept_chunk *kept;
+	size_t nr_kept;
+	size_t size_kept;
+};
+
+/*
+ * A chunk of events the merge is done with, and the shards maybe not:
+ * free once each shard replayed @need[shard] blocks.  Past KEPT_MAX of
+ * them, the blocks being filled are sent as they are, so that a shard
+ * that gets few events does not keep the chunks they point into.
+ */
+#define KEPT_MAX	16
+
+struct kept_chunk {
+	unsigned char *buf;
+	size_t need[KMT_MAX_JOBS];
+};
+
+/*
+ * The merge is done with the chunk @buf, whose events went to blocks:
+ * keep @buf until the shards replayed those, and give the stream the
+ * oldest chunk they are done with, or a new one.
+ */
+static unsigned char *pass_swap(void *arg, unsigned char *buf)
+{
+	struct replay_pass *ps = arg;
+	size_t replayed[KMT_MAX_JOBS];
+	struct kept_chunk *kc;
+	unsigned char *free_buf = NULL;
+	unsigned int k;
+
+	ps->kept = kmt_grow(ps->kept, ps->nr_kept, &ps->size_kept,
+			    sizeof(*ps->kept), 16);
+	kc = &ps->kept[ps->nr_kept++];
+	kc->buf = buf;
+	for (k = 0; k < ps->nr; k++) {
+		if (ps->nr_kept > KEPT_MAX && ps->shards[k].cur->n)
+			shard_send(&ps->shards[k]);
+		kc->need[k] = ps->shards[k].filled + !!ps->shards[k].cur->n;
+		replayed[k] = shard_replayed(&ps->shards[k]);
+	}
+	kc = &ps->kept[0];
+	for (k = 0; k < ps->nr && kc->need[k] <= replayed[k]; k++)
+		;
+	if (k == ps->nr) {
+		free_buf = kc->buf;
+		memmove(kc, kc + 1, --ps->nr_kept * sizeof(*kc));
+	}
+	return free_buf ? free_buf :
+	       xmalloc(KMT_READ_EVENTS * KMEMTRACE_EVENT_SIZE);
+}
+
+/*
+ * The shard of the events of a pointer, whatever their family: a stray
+ * free finds another family's allocation of its pointer in its shard.
+ * Another hash than live_hash()'s picks it, scaled to @nr without a
+ * division.
+ */
+static inline unsigned int shard_of(uint64_t ptr, unsigned int nr)
+{
+	uint64_t h = (ptr * 0x9e3779b97f4a7c15ULL) >> 32;
+
+	return (h * nr) >> 32;
+}
+
+/* Backing store events are only counted, unpaired frees skipped. */
 static void account_backing(struct report *r, const struct kmemtrace_event *ev)
 {
-	bool sel = false;
-
-	if (ON(r, REPLAY_BACKING)->nr) {
-		if (ev->kind == KMEMTRACE_KIND_ALLOC && !kmt_event_is_unpaired(ev))
-			sel = !r->filtering ||
-			      event_selected(r, ev, site_get(&r->sites, ev->call_site));
-		call_backing(r, ev, sel);
-	}
 	if (kmt_event_is_unpaired(ev)) {
 		r->unpaired++;
 	} else if (ev->kind == KMEMTRACE_KIND_ALLOC) {
@@ -454,71 +819,65 @@ static void account_backing(struct report *r, const struct kmemtrace_event *ev)
 }
 
 /*
- * Replay a batch of events, in order: an alloc makes its memory (type and
- * pointer) live with its size, a realloc of live memory changes the size,
- * a free ends it.  Memory live at the end is still allocated.  Memory
- * allocated before the trace started is not counted, even when a realloc
- * shows it.
- *
- * Events come in faster than the tables answer, as memory is freed in
- * another order than it was allocated and call sites come in any order:
- * the slots and the sites of a batch are looked up first, so that the
- * CPU fetches them all at once, then the events are replayed, finding
- * what they need in the CPU caches.
+ * The merging thread's part of a batch of events, in order: the counts,
+ * what the filters select, @time; then the shards replay the events.
+ * With one job, the shard replays the batch now; with more, each event,
+ * with the marks @time asked for before it, goes to the block of its
+ * shard, and every mark to every shard.
  */
-static void account_batch(struct report *r, const struct kmemtrace_event **ev,
-			  size_t n)
+static void pass_batch(struct replay_pass *ps, const struct kmemtrace_event **ev,
+		       size_t n)
 {
 	const unsigned int special = KMEMTRACE_FLAG_BACKING | KMEMTRACE_FLAG_UNPAIRED;
-	size_t slot[KMT_MERGE_BATCH], mask;
-	uint32_t si[KMT_MERGE_BATCH];
+	struct report *r = ps->r;
+	const struct replay_list *time = ON(r, REPLAY_TIME);
+	bool sharded = ps->threads, backing = ON(r, REPLAY_BACKING)->nr;
 	const struct kmemtrace_event *e;
-	struct live_obj *slots;
+	struct shard_ev *in, mark;
+	unsigned int k;
 	size_t i;
 
-	/* The slots stay where they are during the batch. */
-	live_reserve(&r->live, n);
-	slots = r->live.slots;
-	mask = ((size_t)1 << r->live.bits) - 1;
-	for (i = 0; i < n; i++) {
-		e = ev[i];
-		slot[i] = live_hash(pair_type(e->type), e->ptr, r->live.bits);
-		/* A removal looks at the next slot too. */
-		__builtin_prefetch(&slots[slot[i]], 1);
-		__builtin_prefetch((char *)&slots[slot[i]] + 63, 1);
-		__builtin_prefetch(&slots[(slot[i] + 1) & mask].pad, 1);
-		if (e->kind != KMEMTRACE_KIND_ALLOC || (e->flags & special))
-			continue;
-		if (!kmt_map_find(&r->sites.map, e->call_site, &si[i]))
-			si[i] = site_index(&r->sites, e->call_site);
-		__builtin_prefetch(&r->sites.sites[si[i]], 1);
-	}
 	if (!r->events)
 		r->first_ts = ev[0]->timestamp;
 	r->events += n;
 	r->last_ts = ev[n - 1]->timestamp;
 	for (i = 0; i < n; i++) {
 		e = ev[i];
-		if (ON(r, REPLAY_TIME)->nr)
-			call_time(r, e);
+		in = &ps->in[i];
+		in->ev = e;
+		in->sel = 1;
+		in->marks = 0;
+		if (sharded && time->nr) {
+			mark = *in;
+			mark.marks = call_time(time, e);
+			for (k = 0; mark.marks && k < ps->nr; k++)
+				shard_push(&ps->shards[k], &mark);
+		}
 		r->count[e->kind][e->type]++;
 		if (e->flags & special) {
 			account_backing(r, e);
-			continue;
+			/* Backing consumers learn whether a backing alloc is. */
+			if (r->filtering && backing &&
+			    e->kind == KMEMTRACE_KIND_ALLOC &&
+			    !kmt_event_is_unpaired(e))
+				in->sel = event_selected(r, e, site_get(&ps->sel_sites,
+									e->call_site));
+		} else if (r->filtering && e->kind != KMEMTRACE_KIND_REALLOC &&
+			   (e->kind == KMEMTRACE_KIND_ALLOC || !r->summary_only)) {
+			in->sel = event_selected(r, e, site_get(&ps->sel_sites,
+								e->call_site));
 		}
-		if (e->kind == KMEMTRACE_KIND_ALLOC)
-			account_alloc(r, e, slot[i], si[i]);
-		else if (e->kind == KMEMTRACE_KIND_FREE)
-			account_free(r, e, slot[i]);
-		else
-			account_realloc(r, e, slot[i]);
+		if (sharded)
+			shard_push(&ps->shards[shard_of(e->ptr, ps->nr)], in);
 	}
+	if (!sharded)
+		shard_batch(&ps->shards[0], ps->in, n);
 }
 
 /* Replay every event of @m in the --time window, in order. */
-static void account_events(struct report *r, struct kmt_merge *m)
+static void account_events(struct replay_pass *ps, struct kmt_merge *m)
 {
-	const struct kmt_filter *f = &r->p->filter;
+	const struct kmt_filter *f = &ps->r->p->filter;
 	const struct kmemtrace_event *ev[KMT_MERGE_BATCH];
 	bool end = false;
 	size_t i, k, n;
@@ -536,39 +895,226 @@ static void account_events(struct report *r, struct kmt_merge *m)
 		if (f->time)
 			n = k;
 		if (n)
-			account_batch(r, ev, n);
+			pass_batch(ps, ev, n);
 	}
 }
 
 /*
- * Fill in what is live at the end, in all, per site and per cache, and
- * the events of each kind, of all types.
+ * How many threads: one when a consumer of allocations cannot be sharded
+ * (no @fork or @merge), or needs @time in its order (no @mark).
  */
-static void account_live(struct report *r)
+static unsigned int pass_jobs(const struct report_params *p,
+			      const struct replay_use *uses, size_t n)
+{
+	const struct replay_consumer *c;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		c = uses[i].c;
+		if ((c->needs & REPLAY_OBJ) &&
+		    (!c->fork || !c->merge ||
+		     ((c->needs & REPLAY_TIME) && !c->mark)))
+			return 1;
+	}
+	return p->jobs ? p->jobs : 1;
+}
+
+/* Let the thread of shard @sh end, once its blocks are replayed. */
+static void shard_stop(struct replay_shard *sh)
+{
+	pthread_mutex_lock(&sh->lock);
+	if (sh->cur->n)
+		sh->filled++;
+	sh->done = true;
+	pthread_cond_signal(&sh->more);
+	pthread_mutex_unlock(&sh->lock);
+}
+
+/* Add the sums @s of a shard to those of the run, @d. */
+static void sums_add(struct site *d, const struct site *s, bool *overflow)
+{
+	d->allocs += s->allocs;
+	*overflow |= add_u64_sat(&d->req, s->req);
+	*overflow |= add_u64_sat(&d->alloc, s->alloc);
+	d->frees += s->frees;
+	d->xcpu += s->xcpu;
+	*overflow |= add_u64_sat(&d->life, s->life);
+	d->mismatched += s->mismatched;
+	d->unknown += s->unknown;
+	d->unknown_types |= s->unknown_types;
+	d->live += s->live;
+	*overflow |= add_u64_sat(&d->live_bytes, s->live_bytes);
+}
+
+/*
+ * Add up what shard @sh of a sharded pass counted, by key: the sums of
+ * the call sites and caches, the origins, the allocations live (if
+ * @live: a view or a consumer looks at them), with the run's indexes,
+ * and each consumer's context into the one registered.  Then release
+ * the shard.
+ */
+static void shard_merge(struct report *r, struct replay_shard *sh,
+			const struct replay_use *uses, size_t nr_uses, bool live)
+{
+	uint32_t *site = xcalloc(sh->own_sites.nr + 1, sizeof(*site));
+	uint32_t *origin = xcalloc(sh->own_og.nr + 1, sizeof(*origin));
+	struct replay_remap map = { site, sh->own_sites.nr, origin };
+	const struct origin *og;
+	const struct live_obj *o;
+	struct live_obj *d;
+	size_t i, j = 0;
+
+	for (i = 0; i < sh->own_sites.nr; i++) {
+		/* First the index: adding a key may move the entries. */
+		site[i] = site_index(&r->sites, sh->own_sites.sites[i].key);
+		sums_add(&r->sites.sites[site[i]], &sh->own_sites.sites[i],
+			 &r->overflow);
+	}
+	for (i = 0; i < sh->own_og.nr; i++) {
+		og = &sh->own_og.origins[i];
+		origin[i] = origin_add(&r->og, og->tag, og->stack);
+	}
+	for (i = 0; i < sh->own_caches.nr; i++)
+		sums_add(site_get(&r->caches, sh->own_caches.sites[i].key),
+			 &sh->own_caches.sites[i], &r->overflow);
+	for (i = 0; live && sh->own_live.nr && i < (size_t)1 << sh->own_live.bits;
+	     i++) {
+		o = &sh->own_live.slots[i];
+		if (!o->family)
+			continue;
+		live_reserve(&r->live, 1);
+		d = live_probe(&r->live, live_hash(o->family, o->ptr, r->live.bits),
+			       o->family, o->ptr);
+		*d = *o;
+		d->site = site[o->site];
+		d->origin = origin[o->origin];
+		r->live.nr++;
+	}
+	for (i = 0; i < nr_uses; i++)
+		if (j < sh->nr_uses && sh->uses[j].c == uses[i].c)
+			uses[i].c->merge(uses[i].ctx, sh->uses[j++].ctx, &map);
+	free(site);
+	free(origin);
+	live_free(&sh->own_live);
+	site_table_free(&sh->own_sites);
+	site_table_free(&sh->own_caches);
+	origin_table_free(&sh->own_og);
+	free(sh->blocks);
+	pthread_mutex_destroy(&sh->lock);
+	pthread_cond_destroy(&sh->more);
+	pthread_cond_destroy(&sh->room);
+}
+
+/*
+ * Set up the shards of @jobs threads and start them: the merging thread,
+ * and one per shard.  With one job, the one shard replays into the run's
+ * own tables, in the merging thread.
+ */
+static int pass_start(struct replay_pass *ps, struct report *r,
+		      const struct replay_use *uses, size_t nr_uses,
+		      unsigned int jobs)
+{
+	struct replay_shard *sh;
+	unsigned int k;
+	int err;
+
+	memset(ps, 0, sizeof(*ps));
+	ps->r = r;
+	ps->threads = jobs > 1;
+	ps->nr = jobs > 1 ? jobs - 1 : 1;
+	/* Aligned, for the cache lines of struct replay_shard. */
+	ps->shards = aligned_alloc(64, ps->nr * sizeof(*ps->shards));
+	if (!ps->shards) {
+		kmt_err("out of memory");
+		exit(1);
+	}
+	memset(ps->shards, 0, ps->nr * sizeof(*ps->shards));
+	for (k = 0; k < ps->nr; k++) {
+		sh = &ps->shards[k];
+		sh->filtering = r->filtering;
+		sh->summary_only = r->summary_only;
+		shard_uses(sh, uses, nr_uses, ps->threads);
+		if (!ps->threads) {
+			sh->live = &r->live;
+			sh->sites = &r->sites;
+			sh->caches = &r->caches;
+			sh->og = &r->og;
+			return 0;
+		}
+		sh->live = &sh->own_live;
+		sh->sites = &sh->own_sites;
+		sh->caches = &sh->own_caches;
+		sh->og = &sh->own_og;
+		/* Origin 0: none. */
+		origin_add(sh->og, 0, 0);
+		sh->blocks = xcalloc(SHARD_BLOCKS, sizeof(*sh->blocks));
+		sh->cur = sh->blocks;
+		pthread_mutex_init(&sh->lock, NULL);
+		pthread_cond_init(&sh->more, NULL);
+		pthread_cond_init(&sh->room, NULL);
+		err = pthread_create(&sh->thread, NULL, shard_thread, sh);
+		if (err) {
+			kmt_err("cannot start the thread of shard %u: %s", k,
+				strerror(err));
+			ps->nr = k + 1;
+			return 1;
+		}
+		sh->started = true;
+	}
+	return 0;
+}
+
+/* Wait for the shards, and add up what they counted. */
+static void pass_end(struct replay_pass *ps, const struct replay_use *uses,
+		     size_t nr_uses)
+{
+	struct report *r = ps->r;
+	const struct replay_list *end = ON(r, REPLAY_END);
+	bool live = r->p->views & (1u << VIEW_LIVE);
+	struct replay_shard *sh;
+	size_t nr_live = 0;
+	unsigned int k;
+
+	for (k = 0; k < end->nr; k++)
+		live |= !!end->u[k]->c->live;
+	for (k = 0; ps->threads && k < ps->nr; k++)
+		if (ps->shards[k].started)
+			shard_stop(&ps->shards[k]);
+	for (k = 0; ps->threads && k < ps->nr; k++) {
+		if (ps->shards[k].started)
+			pthread_join(ps->shards[k].thread, NULL);
+		nr_live += ps->shards[k].own_live.nr;
+	}
+	/* The live table the views and consumers look at grows once. */
+	if (live && nr_live)
+		live_reserve(&r->live, nr_live);
+	for (k = 0; k < ps->nr; k++) {
+		sh = &ps->shards[k];
+		if (ps->threads)
+			shard_merge(r, sh, uses, nr_uses, live);
+		else
+			shard_live_sums(sh);
+		r->selected += sh->selected;
+		r->double_allocs += sh->double_allocs;
+		r->live_selected += sh->live_selected;
+		add_u64_sat(&r->live_selected_bytes, sh->live_selected_bytes);
+		r->overflow |= sh->overflow;
+	}
+	site_table_free(&ps->sel_sites);
+	while (ps->nr_kept)
+		free(ps->kept[--ps->nr_kept].buf);
+	free(ps->kept);
+	free(ps->shards);
+}
+
+/* The events of each kind, of all types. */
+static void account_kinds(struct report *r)
 {
 	unsigned int kind, type;
-	struct live_obj *o;
-	struct site *s;
-	size_t i;
 
 	for (kind = KMEMTRACE_KIND_ALLOC; kind <= KMEMTRACE_KIND_REALLOC; kind++)
 		for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++)
 			r->count[kind][0] += r->count[kind][type];
-	for (i = 0; r->live.nr && i < (size_t)1 << r->live.bits; i++) {
-		o = &r->live.slots[i];
-		if (!o->family || !o->selected)
-			continue;
-		r->live_selected++;
-		add_u64_sat(&r->live_selected_bytes, o->bytes);
-		s = &r->sites.sites[o->site];
-		s->live++;
-		r->overflow |= add_u64_sat(&s->live_bytes, o->bytes);
-		if (o->type != KMEMTRACE_TYPE_CACHE)
-			continue;
-		s = site_get(&r->caches, o->cache_id);
-		s->live++;
-		r->overflow |= add_u64_sat(&s->live_bytes, o->bytes);
-	}
 }
 
 const char *report_cache_name(const struct report *r, uint64_t id, char *buf,
@@ -590,16 +1136,14 @@ static void report_free(struct report *r)
 	kmt_symcache_free(&r->names);
 	kmt_map_free(&r->pid_selected);
 	kmt_map_free(&r->module_selected);
-	free(r->origins);
-	kmt_map_free(&r->origin_map);
-	free(r->tag_addrs);
-	kmt_map_free(&r->tag_map);
+	origin_table_free(&r->og);
 }
 
 int replay_run(struct replay_run *run, struct report_params *p,
 	       const struct replay_use *uses, size_t nr_uses)
 {
 	struct report *r = &run->r;
+	struct replay_pass ps;
 	struct kmt_merge m;
 
 	memset(run, 0, sizeof(*run));
@@ -615,7 +1159,7 @@ int replay_run(struct replay_run *run, struct report_params *p,
 	r->p = p;
 	r->filtering = kmt_filter_selects_allocs(&p->filter);
 	/* Origin 0 and tag index 0: none. */
-	origin_add(r, 0, 0);
+	origin_add(&r->og, 0, 0);
 	/* Only the views that name tags and stacks need their files. */
 	kmt_tags_load(&run->tags, p->filter.modules.nr ||
 		      (p->views & (1u << VIEW_LIVE | 1u << VIEW_ALLOCINFO)) ?
@@ -639,10 +1183,21 @@ int replay_run(struct replay_run *run, struct report_params *p,
 	/* Frees matter to the other views, and to consumers of frees. */
 	r->summary_only = p->views == 1u << VIEW_SUMMARY && !ON(r, REPLAY_FREE)->nr &&
 			  !ON(r, REPLAY_STRAY)->nr;
+	if (pass_start(&ps, r, uses, nr_uses, pass_jobs(p, uses, nr_uses))) {
+		pass_end(&ps, uses, nr_uses);
+		replay_run_free(run);
+		return 1;
+	}
 	kmt_merge_start(&m, &run->t, run->st);
-	account_events(r, &m);
+	if (ps.threads) {
+		/* The shards read the events where the merge read them. */
+		m.swap = pass_swap;
+		m.swap_arg = &ps;
+	}
+	account_events(&ps, &m);
 	run->errors = kmt_merge_end(&m);
-	account_live(r);
+	pass_end(&ps, uses, nr_uses);
+	account_kinds(r);
 	call_end(run);
 	if (!p->filter.caches.nr)
 		kmt_caches_load(&run->caches, run->t.dir);

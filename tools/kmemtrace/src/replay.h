@@ -32,7 +32,31 @@ struct replay_run;
 struct origin {
 	uint64_t tag;		/* the tag of the alloc, 0 for none */
 	uint32_t stack;		/* its stack_id, 0 for none */
-	uint32_t tag_index;	/* index of @tag in report.tag_addrs, 0 for none */
+	uint32_t tag_index;	/* index of @tag in origin_table.tags, 0 for none */
+};
+
+/* The origins by index and the tags seen, as first seen; 0 is none. */
+struct origin_table {
+	struct origin *origins;
+	size_t nr;
+	size_t size;
+	struct kmt_map map;
+	uint64_t *tags;
+	size_t nr_tags;
+	size_t size_tags;
+	struct kmt_map tag_map;
+};
+
+/**
+ * struct replay_remap - the run's indexes of those of a shard
+ * @site: the run's site index of each of the shard's (live_obj.site)
+ * @nr_sites: the number of the shard's site indexes
+ * @origin: the run's origin of each of the shard's (live_obj.origin)
+ */
+struct replay_remap {
+	const uint32_t *site;
+	size_t nr_sites;
+	const uint32_t *origin;
 };
 
 /* Allocations with one gfp_flags value, or on one node. */
@@ -58,7 +82,8 @@ static inline unsigned int log2_bucket(uint64_t v)
  * @REPLAY_STRAY: @stray, for each free or realloc of memory not live in its
  *		  family
  * @REPLAY_BACKING: @backing, for each backing or unpaired event
- * @REPLAY_TIME: @time, before each event of the --time window
+ * @REPLAY_TIME: @time, before each event of the --time window, in the
+ *		 thread that merges the streams
  * @REPLAY_END: @live for each selected allocation live at the end, then @end
  */
 enum replay_need {
@@ -87,13 +112,34 @@ enum replay_need {
  * @backing: the backing or unpaired event @ev; @selected tells whether the
  *	     filters select it, for a backing alloc (false for the others)
  * @time: the next event, before it is replayed: its time, and what it
- *	  is, whether the filters select it or not
+ *	  is, whether the filters select it or not; returns true to have
+ *	  @mark called with it, on the context registered and on each
+ *	  shard's, in the order of the events each shard replays
+ * @mark: a point in time @time asked for, before @ev is replayed
  * @live: selected allocation @o, still live at the end (may be NULL)
  * @end: the pass is over; @last_ts is the time of its last event
+ * @fork: a new context for one shard of the events, set up as @ctx and
+ *	  empty, for the callbacks of the allocations (all but @time, @live
+ *	  and @end); NULL when the consumer cannot be sharded
+ * @merge: add what shard context @shard added up to @ctx, by key, and
+ *	   release @shard; the site and origin indexes @shard saw are the
+ *	   shard's, @map gives the run's
  *
  * Each callback gets the context registered with the consumer, and the
  * run only through @end's @run, read only (replay_site_key(), ...).  A
  * consumer never sees the state of another.
+ *
+ * With report_params.jobs N above 1, the events are sharded by pointer
+ * into N - 1 shards: every event of a pointer goes to one shard, whose
+ * thread replays them in the order of the pass.  @time (and @mark on the context registered)
+ * runs in the thread that merges the streams, the allocation callbacks
+ * and @mark on each shard's context in the shard's thread; @merge adds
+ * the shards up, in their order, before @live and @end, which run once.
+ * A consumer with allocation callbacks and no @fork makes the pass run
+ * in one thread; so does one with @time and allocation callbacks and no
+ * @mark.  Results that depend on the order across pointers (the live
+ * bytes over time) come from @mark: the context registered decides when,
+ * each shard takes its part of the state then.
  */
 struct replay_consumer {
 	const char *name;
@@ -108,9 +154,12 @@ struct replay_consumer {
 		      const struct live_obj *o);
 	void (*backing)(void *ctx, const struct kmemtrace_event *ev,
 			bool selected);
-	void (*time)(void *ctx, const struct kmemtrace_event *ev);
+	bool (*time)(void *ctx, const struct kmemtrace_event *ev);
+	void (*mark)(void *ctx, const struct kmemtrace_event *ev);
 	void (*live)(void *ctx, const struct live_obj *o);
 	void (*end)(void *ctx, const struct replay_run *run, uint64_t last_ts);
+	void *(*fork)(void *ctx);
+	void (*merge)(void *ctx, void *shard, const struct replay_remap *map);
 };
 
 /**
@@ -158,14 +207,7 @@ struct report {
 	const struct kmt_tags *tags;
 	struct kmt_map pid_selected;
 	struct kmt_map module_selected;
-	struct origin *origins;
-	size_t nr_origins;
-	size_t size_origins;
-	struct kmt_map origin_map;
-	uint64_t *tag_addrs;	/* the tags seen, by index; 0 first */
-	size_t nr_tag_addrs;
-	size_t size_tag_addrs;
-	struct kmt_map tag_map;
+	struct origin_table og;
 	const struct kmt_stacks *stacks;
 	struct replay_list on[7];	/* per enum replay_need bit */
 };
@@ -293,7 +335,7 @@ static inline uint64_t replay_site_key(const struct replay_run *run, uint32_t si
 static inline const struct origin *replay_origin(const struct replay_run *run,
 						 uint32_t origin)
 {
-	return &run->r.origins[origin];
+	return &run->r.og.origins[origin];
 }
 
 /**

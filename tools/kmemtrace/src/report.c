@@ -112,6 +112,11 @@ static const struct kmt_opt report_opts[] = {
 	  "live view: only allocations at least AGE old" },
 	{ "json", OPT_JSON, NULL, "print one JSON document" },
 	{ "csv", OPT_CSV, NULL, "print the tables as CSV" },
+	{ "jobs", 'j', "N",
+	  "replay with N threads (default: the CPUs\n"
+	  "available): one reads the streams, N - 1 replay\n"
+	  "the events sharded by pointer; the output is\n"
+	  "that of -j 1" },
 	{ "help", 'h', NULL, "print this help" },
 };
 
@@ -196,6 +201,7 @@ static void parse_sort(const char *arg, struct report_params *p)
 
 static void report_parse_args(int argc, char **argv, struct report_params *p)
 {
+	const char *jobs = NULL;
 	struct kmt_getopt g;
 	int c, i, ret;
 
@@ -253,6 +259,9 @@ static void report_parse_args(int argc, char **argv, struct report_params *p)
 		case OPT_CSV:
 			p->format = KMT_CSV;
 			break;
+		case 'j':
+			jobs = optarg;
+			break;
 		case 'h':
 			report_usage(0);
 			break;
@@ -278,6 +287,8 @@ static void report_parse_args(int argc, char **argv, struct report_params *p)
 		p->stacks = 5;
 	if (p->sort[0] && !report_sort_applies(p->views, p->sort))
 		report_bad_arg("no view asked for sorts by these --sort keys");
+	if (kmt_parse_jobs(jobs, &p->jobs))
+		report_bad_arg("-j takes 1 to %d: '%s'", KMT_MAX_JOBS, jobs);
 }
 
 void report_params_free(struct report_params *p)

@@ -72,6 +72,7 @@ struct report_params {
 	bool list;
 	uint64_t min_age;
 	enum kmt_format format;
+	unsigned int jobs;	/* threads of the pass (-j), 0 for one */
 	struct kmt_filter filter;
 };
 

@@ -247,8 +247,10 @@ static void summary_text(struct report *r, const struct kmt_trace *t,
 		gaps += st[i].gaps;
 	}
 	if (t->has_dropped)
-		printf("\ndropped: %llu (kernel counter), %llu seen as seq gaps\n",
-		       (unsigned long long)t->dropped, (unsigned long long)gaps);
+		printf("\ndropped: %llu (kernel counter, %s), %llu seen as seq gaps\n",
+		       (unsigned long long)t->dropped,
+		       t->has_dropped_start ? "while recording" : "since boot",
+		       (unsigned long long)gaps);
 	else
 		printf("\ndropped: unknown (no dropped file), %llu seen as seq gaps\n",
 		       (unsigned long long)gaps);
@@ -579,7 +581,7 @@ static bool site_line(struct report *r, uint64_t addr, char *buf, size_t len)
 static const struct kmt_tag *obj_tag(const struct report *r,
 				     const struct live_obj *o)
 {
-	return kmt_tags_find(r->tags, r->origins[o->origin].tag);
+	return kmt_tags_find(r->tags, r->og.origins[o->origin].tag);
 }
 
 /*
@@ -590,7 +592,7 @@ static const struct kmt_tag *obj_tag(const struct report *r,
  */
 static uint32_t *number_groups(struct report *r)
 {
-	size_t tags = r->p->by == BY_LINE ? r->nr_tag_addrs : 0;
+	size_t tags = r->p->by == BY_LINE ? r->og.nr_tags : 0;
 	struct site_key *keys = xcalloc(r->sites.nr + tags, sizeof(*keys));
 	uint32_t *group = xcalloc(r->sites.nr + tags, sizeof(*group));
 	size_t i, n = 0, lines = 0;
@@ -599,7 +601,7 @@ static uint32_t *number_groups(struct report *r)
 	char buf[512];
 
 	for (i = 1; i < tags; i++) {
-		t = kmt_tags_find(r->tags, r->tag_addrs[i]);
+		t = kmt_tags_find(r->tags, r->og.tags[i]);
 		if (!t)
 			continue;
 		keys[n].name = xstrdup(t->text);
@@ -643,7 +645,7 @@ static uint64_t live_group_key(const struct report *r, const uint32_t *group,
 		return group[o->site];
 	case BY_LINE:
 		if (obj_tag(r, o))
-			return group[r->sites.nr + r->origins[o->origin].tag_index];
+			return group[r->sites.nr + r->og.origins[o->origin].tag_index];
 		return group[o->site];
 	case BY_CACHE:
 		/* Not a cache: grouped by type, before the caches. */
@@ -654,7 +656,7 @@ static uint64_t live_group_key(const struct report *r, const uint32_t *group,
 	case BY_PID:
 		return o->pid;
 	case BY_STACK:
-		return r->origins[o->origin].stack;
+		return r->og.origins[o->origin].stack;
 	default:
 		return 0;
 	}
@@ -736,7 +738,7 @@ static const char *group_name(struct report *r, const struct live_group *g,
 			snprintf(buf, len, "%u", o->pid);
 		return buf;
 	case BY_STACK:
-		return stack_name(r, r->origins[o->origin].stack, buf, len);
+		return stack_name(r, r->og.origins[o->origin].stack, buf, len);
 	default:
 		return "?";
 	}
@@ -775,8 +777,8 @@ static void live_list(struct report *r, struct live_ref *refs, size_t n,
 								buf, sizeof(buf)));
 		row[8].u = r->sites.sites[obj->site].key;
 		kmt_cell_str(&row[9], site_name(r, row[8].u));
-		if (r->origins[obj->origin].stack) {
-			snprintf(buf, sizeof(buf), "%08x", r->origins[obj->origin].stack);
+		if (r->og.origins[obj->origin].stack) {
+			snprintf(buf, sizeof(buf), "%08x", r->og.origins[obj->origin].stack);
 			kmt_cell_str(&row[10], buf);
 		}
 		t = obj_tag(r, obj);
@@ -869,7 +871,7 @@ static void view_live(struct report *r, struct kmt_out *o)
 		refs[n].obj = obj;
 		refs[n].age = age;
 		refs[n++].group = live_group_key(r, group, obj);
-		if (r->p->by == BY_LINE && r->origins[obj->origin].tag &&
+		if (r->p->by == BY_LINE && r->og.origins[obj->origin].tag &&
 		    !obj_tag(r, obj))
 			untagged++;
 	}
@@ -1303,6 +1305,7 @@ static void view_keyed(struct report *r, const struct keysums *ks,
 {
 	bool gfp = v == VIEW_GFP;
 	enum report_key keys[REPORT_MAX_KEYS];
+	struct kmt_gfp_names names;
 	struct kmt_table tab;
 	union kmt_cell *row;
 	struct site *sites;
@@ -1312,6 +1315,9 @@ static void view_keyed(struct report *r, const struct keysums *ks,
 	view_sort(r, v, KEY_BYTES, keys);
 	sites = sort_sites(gfp ? &ks->gfps : &ks->nodes, keys, site_allocated, &n);
 	keys_title(keys, title, sizeof(title));
+	/* The names of the traced kernel, when record saved them. */
+	if (gfp)
+		kmt_gfp_names_load(&names, r->p->dir);
 	if (gfp)
 		kmt_table_init(&tab, "gfp", gfp_cols, ARRAY_SIZE(gfp_cols));
 	else
@@ -1325,7 +1331,8 @@ static void view_keyed(struct report *r, const struct keysums *ks,
 		row[1].u = sites[i].alloc;
 		if (gfp) {
 			row[2].u = sites[i].key;
-			kmt_gfp_format(sites[i].key, flags, sizeof(flags));
+			kmt_gfp_names_format(&names, sites[i].key, flags,
+					     sizeof(flags));
 			kmt_cell_str(&row[3], flags);
 		} else {
 			row[2].s = (int32_t)sites[i].key;
@@ -1334,6 +1341,8 @@ static void view_keyed(struct report *r, const struct keysums *ks,
 	kmt_out_table(o, &tab);
 	kmt_table_free(&tab);
 	free(sites);
+	if (gfp)
+		kmt_gfp_names_free(&names);
 }
 
 /* ------------------------------------------------------- allocinfo view */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmemtrace - the side files of a trace directory: dropped, stats and caches, and
- * the line parser they share
+ * kmemtrace - the side files of a trace directory: dropped, stats (with
+ * dropped.start and stats.start) and caches, and the line parser they share
  *
  * Part of the stream layer (trace.h); see Documentation/kmemtrace.rst.
  */
@@ -21,17 +21,26 @@
 #include "trace.h"
 #include "utils.h"
 
-void kmt_trace_read_dropped(struct kmt_trace *t)
+/* Read DIR/@name, a number; return whether it was read. */
+static bool read_dropped_file(const struct kmt_trace *t, const char *name,
+			      uint64_t *val)
 {
-	char *path = path_join(t->dir, "dropped");
+	char *path = path_join(t->dir, name);
 	int ret;
 
-	ret = read_u64_file(path, &t->dropped);
-	t->has_dropped = !ret;
+	ret = read_u64_file(path, val);
 	if (ret && ret != -ENOENT)
 		kmt_err("%s: %s, ignored", path,
 			ret == -EINVAL ? "not a number" : strerror(-ret));
 	free(path);
+	return !ret;
+}
+
+void kmt_trace_read_dropped(struct kmt_trace *t)
+{
+	t->has_dropped = read_dropped_file(t, "dropped", &t->dropped);
+	t->has_dropped_start = read_dropped_file(t, "dropped.start",
+						 &t->dropped_start);
 }
 
 size_t kmt_split_fields(const char *line, struct kmt_field *f, size_t max)
@@ -100,10 +109,16 @@ static int stat_cmp(const void *a, const void *b)
 	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
 }
 
+/* The CPU lines of a stats file being read. */
+struct stat_lines {
+	struct kmt_cpu_stat *cs;
+	size_t nr;
+};
+
 static int stats_line(void *arg, const char *path, size_t nr, const char *line)
 {
-	struct kmt_trace *t = arg;
-	size_t lo = 0, hi = t->nr_stats, mid;
+	struct stat_lines *sl = arg;
+	size_t lo = 0, hi = sl->nr, mid;
 	struct kmt_cpu_stat cs;
 	struct kmt_field f[4];
 
@@ -117,45 +132,47 @@ static int stats_line(void *arg, const char *path, size_t nr, const char *line)
 		return -EINVAL;
 	}
 	/*
-	 * Keep @t->stats sorted by CPU, to find a CPU listed twice in any
+	 * Keep the lines sorted by CPU, to find a CPU listed twice in any
 	 * order.  The kernel lists the CPUs in order: each line appends.
 	 */
-	if (hi && cs.cpu > t->stats[hi - 1].cpu)
+	if (hi && cs.cpu > sl->cs[hi - 1].cpu)
 		lo = hi;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (t->stats[mid].cpu < cs.cpu)
+		if (sl->cs[mid].cpu < cs.cpu)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < t->nr_stats && t->stats[lo].cpu == cs.cpu) {
+	if (lo < sl->nr && sl->cs[lo].cpu == cs.cpu) {
 		kmt_err("%s: line %zu: cpu %llu listed twice, file ignored", path,
 			nr, (unsigned long long)cs.cpu);
 		return -EINVAL;
 	}
-	t->stats = xrealloc(t->stats, (t->nr_stats + 1) * sizeof(*t->stats));
-	memmove(&t->stats[lo + 1], &t->stats[lo],
-		(t->nr_stats - lo) * sizeof(*t->stats));
-	t->stats[lo] = cs;
-	t->nr_stats++;
+	sl->cs = xrealloc(sl->cs, (sl->nr + 1) * sizeof(*sl->cs));
+	memmove(&sl->cs[lo + 1], &sl->cs[lo], (sl->nr - lo) * sizeof(*sl->cs));
+	sl->cs[lo] = cs;
+	sl->nr++;
 	return 0;
 }
 
-size_t kmt_trace_read_stats(struct kmt_trace *t)
+/*
+ * Read DIR/@name, a stats file, into @sl; return the number of problems
+ * (0 or 1), with @sl empty unless the file was read.
+ */
+static size_t read_stats_file(const struct kmt_trace *t, const char *name,
+			      struct stat_lines *sl, bool *has)
 {
 	/* v2 added the nmi column. */
 	struct kmt_line_parser lp = { .what = "stats", .max_version = 2,
-				  .fn = stats_line, .arg = t };
+				  .fn = stats_line, .arg = sl };
 	char *path, *buf;
 	size_t len;
 	int ret;
 
-	free(t->stats);
-	t->stats = NULL;
-	t->nr_stats = 0;
-	t->has_stats = false;
-	ret = read_side_file(t->dir, "stats", &path, &buf, &len);
+	memset(sl, 0, sizeof(*sl));
+	*has = false;
+	ret = read_side_file(t->dir, name, &path, &buf, &len);
 	if (ret)
 		return ret != -ENOENT;
 	lp.path = path;
@@ -163,23 +180,50 @@ size_t kmt_trace_read_stats(struct kmt_trace *t)
 	free(buf);
 	free(path);
 	if (ret) {
-		free(t->stats);
-		t->stats = NULL;
-		t->nr_stats = 0;
+		free(sl->cs);
+		memset(sl, 0, sizeof(*sl));
 		return 1;
 	}
-	t->has_stats = true;
+	*has = true;
 	return 0;
+}
+
+size_t kmt_trace_read_stats(struct kmt_trace *t)
+{
+	struct stat_lines sl;
+	size_t errors;
+
+	free(t->stats);
+	free(t->stats_start);
+	errors = read_stats_file(t, "stats", &sl, &t->has_stats);
+	t->stats = sl.cs;
+	t->nr_stats = sl.nr;
+	errors += read_stats_file(t, "stats.start", &sl, &t->has_stats_start);
+	t->stats_start = sl.cs;
+	t->nr_stats_start = sl.nr;
+	return errors;
+}
+
+static const struct kmt_cpu_stat *find_cpu_stat(const struct kmt_cpu_stat *cs,
+						size_t nr, int cpu)
+{
+	struct kmt_cpu_stat key = { .cpu = cpu };
+
+	if (cpu < 0 || !nr)
+		return NULL;
+	return bsearch(&key, cs, nr, sizeof(*cs), stat_cmp);
 }
 
 const struct kmt_cpu_stat *kmt_trace_cpu_stat(const struct kmt_trace *t,
 					      int cpu)
 {
-	struct kmt_cpu_stat key = { .cpu = cpu };
+	return find_cpu_stat(t->stats, t->nr_stats, cpu);
+}
 
-	if (cpu < 0 || !t->nr_stats)
-		return NULL;
-	return bsearch(&key, t->stats, t->nr_stats, sizeof(*t->stats), stat_cmp);
+const struct kmt_cpu_stat *kmt_trace_cpu_stat_start(const struct kmt_trace *t,
+						    int cpu)
+{
+	return find_cpu_stat(t->stats_start, t->nr_stats_start, cpu);
 }
 
 static int cache_cmp(const void *a, const void *b)

@@ -48,10 +48,42 @@ static void stackstat_on_alloc(void *ctx, const struct kmemtrace_event *ev,
 	ss->overflow |= add_u64_sat(&s->bytes, ev->bytes_alloc);
 }
 
+static void *stackstat_fork(void *ctx)
+{
+	(void)ctx;
+	return xcalloc(1, sizeof(struct stackstat));
+}
+
+/* By call site and stack; the stacks view sorts them. */
+static void stackstat_merge(void *ctx, void *shard,
+			    const struct replay_remap *map)
+{
+	struct stackstat *ss = ctx, *sh = shard;
+	const struct stack_stat *s;
+	struct stack_stat *d;
+	size_t i;
+
+	for (i = 0; i < sh->nr; i++) {
+		s = &sh->stats[i];
+		d = stat_get(ss, map->site[s->site], s->stack);
+		d->allocs += s->allocs;
+		ss->overflow |= add_u64_sat(&d->bytes, s->bytes);
+	}
+	ss->allocs += sh->allocs;
+	ss->overflow |= add_u64_sat(&ss->bytes, sh->bytes);
+	ss->nostack += sh->nostack;
+	ss->lost += sh->lost;
+	ss->overflow |= sh->overflow;
+	stackstat_free(sh);
+	free(sh);
+}
+
 const struct replay_consumer stackstat_consumer = {
 	.name	= "stackstat",
 	.needs	= REPLAY_ALLOC,
 	.alloc	= stackstat_on_alloc,
+	.fork	= stackstat_fork,
+	.merge	= stackstat_merge,
 };
 
 void stackstat_free(struct stackstat *ss)

@@ -133,10 +133,18 @@ struct kmt_cpu_stat {
  * @streams: the streams, sorted by CPU number and then by path
  * @nr: number of streams
  * @has_dropped: whether @dir held a readable "dropped" file
- * @dropped: contents of "dropped": events the kernel says it lost
+ * @dropped: contents of "dropped": events the kernel says it lost, during
+ *	the recording with @has_dropped_start, else since boot
+ * @has_dropped_start: whether @dir held a readable "dropped.start" file,
+ *	which record writes when it read the kernel's counters at the start
+ * @dropped_start: its contents: events lost since boot at the start
  * @has_stats: whether @dir held a readable "stats" file
  * @stats: its CPU lines, sorted by CPU
  * @nr_stats: number of CPU lines in @stats
+ * @has_stats_start: whether @dir held a readable "stats.start" file, the
+ *	"stats" of the kernel at the start of the recording
+ * @stats_start: its CPU lines, sorted by CPU
+ * @nr_stats_start: number of CPU lines in @stats_start
  * @header: @dir/header, as kmt_header_load() read it
  * @header_problems: the problems kmt_header_load() found in it
  */
@@ -146,9 +154,14 @@ struct kmt_trace {
 	size_t nr;
 	bool has_dropped;
 	uint64_t dropped;
+	bool has_dropped_start;
+	uint64_t dropped_start;
 	bool has_stats;
 	struct kmt_cpu_stat *stats;
 	size_t nr_stats;
+	bool has_stats_start;
+	struct kmt_cpu_stat *stats_start;
+	size_t nr_stats_start;
 	struct kmt_header header;
 	size_t header_problems;
 };
@@ -380,23 +393,27 @@ int kmt_trace_load_dir(struct kmt_trace *t, const char *dir);
 int kmt_trace_add_file(struct kmt_trace *t, const char *path);
 
 /**
- * kmt_trace_read_dropped() - read the "dropped" file of the trace directory
+ * kmt_trace_read_dropped() - read the "dropped" files of the trace directory
  * @t: the trace; @t->dir must be set
  *
- * Sets @t->has_dropped and @t->dropped.  A missing file is not an error;
- * bad contents are reported with kmt_err() and ignored.
+ * Sets @t->has_dropped and @t->dropped from "dropped", and
+ * @t->has_dropped_start and @t->dropped_start from "dropped.start".  A
+ * missing file is not an error; bad contents are reported with kmt_err()
+ * and ignored.
  */
 void kmt_trace_read_dropped(struct kmt_trace *t);
 
 /**
- * kmt_trace_read_stats() - read the "stats" file of the trace directory
+ * kmt_trace_read_stats() - read the "stats" files of the trace directory
  * @t: the trace; @t->dir must be set
  *
- * Sets @t->has_stats, @t->stats and @t->nr_stats.  A missing file is not
- * an error; an unsupported version, a malformed line or a CPU listed
- * twice is reported with kmt_err() and makes the whole file ignored.
+ * Sets @t->has_stats, @t->stats and @t->nr_stats from "stats", and
+ * @t->has_stats_start, @t->stats_start and @t->nr_stats_start from
+ * "stats.start".  A missing file is not an error; an unsupported version,
+ * a malformed line or a CPU listed twice is reported with kmt_err() and
+ * makes the whole file ignored.
  *
- * Return: the number of problems found in the file.
+ * Return: the number of problems found in the files.
  */
 size_t kmt_trace_read_stats(struct kmt_trace *t);
 
@@ -409,6 +426,16 @@ size_t kmt_trace_read_stats(struct kmt_trace *t);
  */
 const struct kmt_cpu_stat *kmt_trace_cpu_stat(const struct kmt_trace *t,
 					      int cpu);
+
+/**
+ * kmt_trace_cpu_stat_start() - the "stats.start" line of a CPU
+ * @t: the trace, with kmt_trace_read_stats() done
+ * @cpu: the CPU, -1 for none
+ *
+ * Return: the line, or NULL if "stats.start" was not read or lacks @cpu.
+ */
+const struct kmt_cpu_stat *kmt_trace_cpu_stat_start(const struct kmt_trace *t,
+						    int cpu);
 
 /**
  * kmt_caches_load() - read the "caches" file of a trace directory
@@ -456,6 +483,12 @@ size_t kmt_trace_validate(struct kmt_trace *t, struct kmt_stats *st);
  * @head: per stream, its next event
  * @nr: number of streams in @heap
  * @refill: the stream at the top of @heap used up its chunk
+ * @swap: if set, called with each chunk buffer (of KMT_READ_EVENTS
+ *	events) whose events were all returned, before the stream reads on:
+ *	the caller keeps it, so that its events stay valid, and returns
+ *	another buffer of that size, from malloc(), for the stream to read
+ *	into
+ * @swap_arg: for @swap
  */
 struct kmt_merge {
 	struct kmt_trace *t;
@@ -464,6 +497,8 @@ struct kmt_merge {
 	const struct kmemtrace_event **head;
 	size_t nr;
 	bool refill;
+	unsigned char *(*swap)(void *arg, unsigned char *buf);
+	void *swap_arg;
 };
 
 /**
@@ -476,7 +511,8 @@ struct kmt_merge {
  * Each stream is read in file order (each CPU's events stay in their
  * order) and the streams are merged by timestamp, then CPU, then seq,
  * then stream, so the order is the same on every run.  The problems
- * found are printed by kmt_merge_end(), stream after stream.
+ * found are printed by kmt_merge_end(), stream after stream.  The
+ * caller may set @m->swap after this call.
  */
 void kmt_merge_start(struct kmt_merge *m, struct kmt_trace *t,
 		     struct kmt_stats *st);

@@ -96,6 +96,7 @@ void kmt_trace_free(struct kmt_trace *t)
 		kmt_stream_free(&t->streams[i]);
 	free(t->streams);
 	free(t->stats);
+	free(t->stats_start);
 	free(t->dir);
 	kmt_header_free(&t->header);
 	memset(t, 0, sizeof(*t));

@@ -49,14 +49,20 @@ fi
 # events on 2 CPUs, 100 k for the smoke) through report, check and dump,
 # beside cat of the same files (the I/O floor; for dump, writing its text
 # again) and beside host/floor.c, the least work each command has to do.
+# report -j 2 runs on two cores (report-j2), when the host has them.
 # Wall time on a shared host: the least of 5 rounds, each running every
 # command once, so that a busy moment of the host hits one round and not
 # one command.
-tool_run() {	# tool_run NAME COMMAND...: keep the best "MS PEAK_KIB" of NAME
+tool_run() {	# tool_run [-c CPUS] NAME COMMAND...: keep the best "MS PEAK_KIB" of NAME
+	cpus=0
+	if [ "$1" = -c ]; then
+		cpus=$2
+		shift 2
+	fi
 	name=$1
 	shift
 	t0=$(date +%s%N)
-	/usr/bin/time -f '%M' -o "$OUT/time.txt" taskset -c 0 "$@" \
+	/usr/bin/time -f '%M' -o "$OUT/time.txt" taskset -c "$cpus" "$@" \
 		>/dev/null 2>&1 || kmt_die "tool benchmark: $name failed: $*"
 	t1=$(date +%s%N)
 	t="$(((t1 - t0) / 1000000)) $(cat "$OUT/time.txt")"
@@ -91,9 +97,22 @@ tool_bench() {
 		[ "$n" = "$events" ] || kmt_die "floor $m wrote $n lines for $events events"
 	done
 	rm -f "$OUT"/best.*
+	two=
+	[ "$(nproc)" -lt 2 ] || two=0,1
+	# What -j 2 prints is what -j 1 does, on every view.
+	if [ -n "$two" ]; then
+		"$kmt" report -j 1 -v all "$dir" >"$OUT/report-j1.txt" 2>&1 ||
+			kmt_die "kmemtrace report -j 1 failed"
+		"$kmt" report -j 2 -v all "$dir" >"$OUT/report-j2.txt" 2>&1 ||
+			kmt_die "kmemtrace report -j 2 failed"
+		cmp -s "$OUT/report-j1.txt" "$OUT/report-j2.txt" ||
+			kmt_die "report -j 2 -v all differs from -j 1"
+		rm -f "$OUT/report-j1.txt" "$OUT/report-j2.txt"
+	fi
 	for _ in 1 2 3 4 5; do
 		tool_run cat /bin/cat "$dir/cpu0" "$dir/cpu1"
-		tool_run report "$kmt" report "$dir"
+		tool_run report "$kmt" report -j 1 "$dir"
+		[ -z "$two" ] || tool_run -c "$two" report-j2 "$kmt" report -j 2 "$dir"
 		tool_run check "$kmt" check "$dir"
 		tool_run dump "$kmt" dump "$dir"
 		tool_run cat-dump /bin/cat "$OUT/dump.txt"
@@ -101,8 +120,9 @@ tool_bench() {
 			tool_run floor-$m "$floor" $m "$dir/cpu0" "$dir/cpu1"
 		done
 	done
-	for name in cat report check dump cat-dump floor-read floor-merge floor-pair \
-		    floor-lines floor-dump; do
+	for name in cat report report-j2 check dump cat-dump floor-read floor-merge \
+		    floor-pair floor-lines floor-dump; do
+		[ -s "$OUT/best.$name" ] || continue
 		awk -v n=$name '{ printf "KMT-BENCH-TOOL %s %.3f %s\n", n, $1 / 1000, $2 }' \
 			"$OUT/best.$name"
 	done

@@ -12,6 +12,7 @@
  *   comms     DIR/comms
  *   caches    DIR/caches
  *   stats     DIR/stats
+ *   gfp       DIR/kmalloc_format: the table of gfp flag names
  *   dropped   DIR/dropped
  *   kallsyms  DIR/kallsyms: the symbol table and the _text lookup
  *   tags      DIR/tags: the codetags
@@ -21,7 +22,8 @@
  *
  * A "trace" input holds several files, each after a line "==> NAME <==",
  * as "head" prints them: NAME is cpuN, header, comms, caches, stats,
- * dropped, kallsyms, tags or stacks.
+ * stats.start, dropped, dropped.start, kallsyms, tags, stacks or
+ * kmalloc_format.
  *
  * Built with -fsanitize=fuzzer, this is a libFuzzer target: set
  * KMT_FUZZ_TARGET to the target's name.  Built with -DKMT_FUZZ_REPLAY, it
@@ -46,6 +48,7 @@
 #include <unistd.h>
 
 #include "comms.h"
+#include "gfp.h"
 #include "header.h"
 #include "kmemtrace.h"
 #include "stacks.h"
@@ -56,8 +59,9 @@
 
 /* The files of a trace directory an input may write, but cpuN. */
 static const char * const side_files[] = {
-	"header", "comms", "caches", "stats", "dropped", "kallsyms", "tags",
-	"stacks", "vmlinux",	/* last: only the elf target writes it */
+	"header", "comms", "caches", "stats", "stats.start", "dropped",
+	"dropped.start", "kallsyms", "tags", "stacks", "kmalloc_format",
+	"vmlinux",	/* last: only the elf target writes it */
 };
 
 /* Streams of a "trace" input: cpu0 to cpu(MAX_CPUS - 1). */
@@ -259,6 +263,26 @@ static void fuzz_stats(const uint8_t *data, size_t len)
 	kmt_trace_cpu_stat(&t, -1);
 	kmt_trace_cpu_stat(&t, 0);
 	free(t.stats);
+	free(t.stats_start);
+}
+
+static void fuzz_gfp(const uint8_t *data, size_t len)
+{
+	struct kmt_gfp_names g;
+	char buf[64];
+	size_t i;
+
+	append_file(KMT_GFP_FORMAT_FILE, data, len);
+	kmt_gfp_names_load(&g, dir);
+	if (!g.nr)
+		abort();	/* the built-in names at least */
+	for (i = 0; i < g.nr; i++)
+		if (!g.names[i].name)
+			abort();
+	kmt_gfp_names_format(&g, 0, buf, sizeof(buf));
+	kmt_gfp_names_format(&g, 0xcc0, buf, sizeof(buf));
+	kmt_gfp_names_format(&g, UINT32_MAX, buf, sizeof(buf));
+	kmt_gfp_names_free(&g);
 }
 
 static void fuzz_dropped(const uint8_t *data, size_t len)
@@ -454,6 +478,7 @@ static const struct {
 	{ "comms",	fuzz_comms },
 	{ "caches",	fuzz_caches },
 	{ "stats",	fuzz_stats },
+	{ "gfp",	fuzz_gfp },
 	{ "dropped",	fuzz_dropped },
 	{ "kallsyms",	fuzz_kallsyms },
 	{ "tags",	fuzz_tags },

@@ -264,9 +264,9 @@ function goal(ok, what) {
 function tool_table(	n, tools, i, t, fl, least, rate, vs) {
 	if (!tool_events)
 		return
-	printf "\ntools/kmemtrace on the host, one core, synthetic trace of %d events (%.0f MB), least of 5 runs:\n",
+	printf "\ntools/kmemtrace on the host, one core (report-j2: report -j 2 on two), synthetic trace of %d events (%.0f MB), least of 5 runs:\n",
 		tool_events, tool_bytes / 1e6
-	n = split("cat report check dump cat-dump", tools, " ")
+	n = split("cat report report-j2 check dump cat-dump", tools, " ")
 	least["report"] = "floor-pair"
 	least["check"] = "floor-read"
 	least["dump"] = "floor-dump"
@@ -281,13 +281,18 @@ function tool_table(	n, tools, i, t, fl, least, rate, vs) {
 			vs = sprintf("  %.2fx its floor", tool_secs[t] / fl)
 		if ((t in least) && (least[t] in tool_secs) && tool_secs[least[t]] > 0)
 			vs = vs sprintf(", %.2fx the least", tool_secs[t] / tool_secs[least[t]])
+		if (t == "report-j2" && tool_secs[t] > 0 && ("report" in tool_secs))
+			vs = vs sprintf(", %.2fx report's speed", tool_secs["report"] / tool_secs[t])
+		# Its merging thread reads and merges the streams on one core.
+		if (t == "report-j2" && ("floor-merge" in tool_secs) && tool_secs["floor-merge"] > 0)
+			vs = vs sprintf(", %.2fx floor merge", tool_secs[t] / tool_secs["floor-merge"])
 		printf("  %-9s %7.3f s %7.1f M events/s  peak RSS %6.1f MiB (%.2fx the trace)%s\n",
 		       t, tool_secs[t], rate, tool_kib[t] / 1024,
 		       tool_kib[t] * 1024 / tool_bytes, vs)
 	}
 	if (!("floor-read" in tool_secs))
 		return
-	print "the least work of each command (host/floor.c), against the same floor:"
+	print "the least work of each command on one core (host/floor.c), against the same floor:"
 	tool_least("read", "check", "read every event and check it")
 	tool_least("merge", "", "+ merge the streams in time order")
 	tool_least("pair", "report", "+ pair allocs with frees, sums per call site")
@@ -331,6 +336,14 @@ function tool_goals(	rate, lp, ld) {
 			goal(tool_secs["report"] <= 2 * tool_secs["cat"], sprintf("report within 2x of the I/O floor: %.2fx%s", tool_secs["report"] / tool_secs["cat"], lp))
 			goal(tool_secs["check"] <= 1.5 * tool_secs["cat"], sprintf("check within 1.5x of the I/O floor: %.2fx", tool_secs["check"] / tool_secs["cat"]))
 		}
+	}
+	if (("report-j2" in tool_secs) && tool_secs["report-j2"] > 0 && ("report" in tool_secs)) {
+		goal(tool_secs["report"] >= 1.8 * tool_secs["report-j2"],
+			sprintf("report -j 2 >= 1.8x report -j 1's speed: %.2fx", tool_secs["report"] / tool_secs["report-j2"]))
+		if (tool_floor("report") > 0)
+			goal(tool_secs["report-j2"] <= 2 * tool_secs["cat"],
+				sprintf("report -j 2 within 2x of the I/O floor: %.2fx (the least report on one core: %.2fx)",
+					tool_secs["report-j2"] / tool_secs["cat"], tool_secs["floor-pair"] / tool_floor("report")))
 	}
 	if (("report" in tool_kib) && tool_bytes > 0)
 		goal(tool_kib["report"] * 1024 <= 0.5 * tool_bytes,
