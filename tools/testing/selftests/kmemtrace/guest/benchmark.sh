@@ -11,7 +11,8 @@
 # NSECS is guest time, which under QEMU -icount counts instructions;
 # EVENTS and DROPPED are what the mode's recorder saw on CPU 0 during the
 # timed run (0 where nothing records).  Also prints "KMT-BENCH-MEM" lines
-# (what kmemtrace holds) and, for kmt.ramp=1, "KMT-BENCH-RAMP" lines (the
+# (what kmemtrace holds), "KMT-BENCH-MACRO" lines (the macro workloads,
+# see run_macro) and, for kmt.ramp=1, "KMT-BENCH-RAMP" lines (the
 # lossless capture ramp).  kmt.scale= is the percentage of the default
 # pair counts to run, kmt.reps= how many timed runs per operation.
 #
@@ -63,6 +64,7 @@ percpu:2000 vmalloc:2000 bulk:1000"
 
 rec=
 rec_dir=/tmp/bench-rec
+anchor_tag=KMT-BENCH-ANCHOR
 
 # record_start [CPU]: kmemtrace record into $rec_dir, on CPU if given.
 record_start() {
@@ -171,7 +173,7 @@ anchor_stop() {
 			samples=$(awk '/^@events: / { print $2 }' /tmp/anchor.out)
 		fi ;;
 	esac
-	say "KMT-BENCH-ANCHOR $1 lost $lost samples ${samples:-0}"
+	say "$anchor_tag $1 lost $lost samples ${samples:-0}"
 	rm -f /tmp/perf.data /tmp/anchor.out
 }
 
@@ -332,6 +334,37 @@ ramp() {
 	say "KMT-BENCH-LOSSLESS $good $bad"
 }
 
+# The macro workloads: what a whole workload pays, with the mode's reader
+# running (not stopped: the user's recording drains as it goes).
+#   messaging  hackbench's pattern (perf bench sched messaging -p): 2
+#              groups of 20 senders and 20 receivers on pipes, 20 rounds
+#   tree       unpack a tree of files into tmpfs, walk it, remove it
+# Prints "KMT-BENCH-MACRO MODE NAME REP NSECS DROPPED" (DROPPED: what
+# kmemtrace dropped meanwhile).  They run in a pass of their own, after the
+# micro-operations: a reader that keeps up with the paced loops may not
+# keep up with a whole workload (bpftrace printing every event does not),
+# and what an anchor loses then is reported ("KMT-BENCH-ANCHOR-MACRO"),
+# not held against the micro-operations' runs.
+macro_setup() {
+	tar -cf /tmp/tree.tar -C /kmt ftrace
+}
+
+dropped_now() {
+	if [ -f $K/dropped ]; then cat $K/dropped; else echo 0; fi
+}
+
+run_macro() {	# run_macro MODE REP
+	d0=$(dropped_now)
+	ns=$(macro messaging 2 "$((20 * scale / 100 + 1))") ||
+		say "KMT-BENCH-ERROR $1 messaging failed"
+	d1=$(dropped_now)
+	say "KMT-BENCH-MACRO $1 messaging $2 $ns $((d1 - d0))"
+	ns=$(macro time sh -c 'mkdir /tmp/tree && tar -xf /tmp/tree.tar -C /tmp/tree &&
+		find /tmp/tree >/dev/null && rm -rf /tmp/tree') ||
+		say "KMT-BENCH-ERROR $1 tree failed"
+	say "KMT-BENCH-MACRO $1 tree $2 $ns $(($(dropped_now) - d1))"
+}
+
 say "KMT-BENCH-KERNEL $(uname -r) modes: $modes scale $scale reps $reps"
 [ -f $B ] || { say "KMT-BENCH-ERROR no $B"; exit 1; }
 memory
@@ -346,6 +379,18 @@ for mode in $modes; do
 	done
 	mode_stop "$mode"
 done
+if command -v macro >/dev/null; then
+	macro_setup
+	anchor_tag=KMT-BENCH-ANCHOR-MACRO
+	for mode in $modes; do
+		mode_start "$mode"
+		for rep in $(seq 1 "$reps"); do
+			run_macro "$mode" "$rep"
+		done
+		mode_stop "$mode"
+	done
+	anchor_tag=KMT-BENCH-ANCHOR
+fi
 case $ramp in
 1)	ramp 4 ;;
 smoke)	ramp_step 100000 >/dev/null ;;
