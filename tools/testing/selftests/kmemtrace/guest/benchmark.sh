@@ -11,7 +11,8 @@
 # NSECS is guest time, which under QEMU -icount counts instructions;
 # EVENTS and DROPPED are what the mode's recorder saw on CPU 0 during the
 # timed run (0 where nothing records).  Also prints "KMT-BENCH-MEM" lines
-# (what kmemtrace holds) and, for kmt.ramp=1, "KMT-BENCH-RAMP" lines (the
+# (what kmemtrace holds), "KMT-BENCH-MACRO" lines (the macro workloads,
+# see run_macro) and, for kmt.ramp=1, "KMT-BENCH-RAMP" lines (the
 # lossless capture ramp).  kmt.scale= is the percentage of the default
 # pair counts to run, kmt.reps= how many timed runs per operation.
 #
@@ -332,9 +333,31 @@ ramp() {
 	say "KMT-BENCH-LOSSLESS $good $bad"
 }
 
+# The macro workloads: what a whole workload pays, with the mode's reader
+# running (not stopped: the user's recording drains as it goes).
+#   messaging  hackbench's pattern (perf bench sched messaging): 2 groups
+#              of 20 senders and 20 receivers on socketpairs, 20 rounds
+#   tree       unpack a tree of files into tmpfs, walk it, remove it
+# Prints "KMT-BENCH-MACRO MODE NAME REP NSECS".
+macro_setup() {
+	tar -cf /tmp/tree.tar -C /kmt ftrace
+}
+
+run_macro() {	# run_macro MODE REP
+	command -v macro >/dev/null || return 0
+	ns=$(macro messaging 2 "$((20 * scale / 100 + 1))") ||
+		say "KMT-BENCH-ERROR $1 messaging failed"
+	say "KMT-BENCH-MACRO $1 messaging $2 $ns"
+	ns=$(macro time sh -c 'mkdir /tmp/tree && tar -xf /tmp/tree.tar -C /tmp/tree &&
+		find /tmp/tree >/dev/null && rm -rf /tmp/tree') ||
+		say "KMT-BENCH-ERROR $1 tree failed"
+	say "KMT-BENCH-MACRO $1 tree $2 $ns"
+}
+
 say "KMT-BENCH-KERNEL $(uname -r) modes: $modes scale $scale reps $reps"
 [ -f $B ] || { say "KMT-BENCH-ERROR no $B"; exit 1; }
 memory
+macro_setup
 for mode in $modes; do
 	mode_start "$mode"
 	for rep in $(seq 1 "$reps"); do
@@ -343,6 +366,7 @@ for mode in $modes; do
 			[ $pairs -gt 0 ] || pairs=1
 			run_op "$mode" "${o%:*}" "$pairs" "$rep"
 		done
+		run_macro "$mode" "$rep"
 	done
 	mode_stop "$mode"
 done

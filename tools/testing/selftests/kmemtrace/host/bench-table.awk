@@ -28,6 +28,12 @@ $1 == "KMT-BENCH" {
 	if (!(mode in seen_mode)) { seen_mode[mode] = 1 }
 	next
 }
+$1 == "KMT-BENCH-MACRO" {
+	if (!(($2, $3) in macro) || $5 < macro[$2, $3])
+		macro[$2, $3] = $5
+	if (!($3 in seen_macro)) { seen_macro[$3] = 1; macros[nmacros++] = $3 }
+	next
+}
 $1 == "KMT-BENCH-MEM" { mem[$2] = $3; next }
 $1 == "KMT-BENCH-RAMP" { ramp[nramp++] = $0; next }
 $1 == "KMT-BENCH-LOSSLESS" { lossless_good = $2; lossless_bad = $3; next }
@@ -163,6 +169,7 @@ END {
 		printf "lossless capture (default buffers, record draining, 2 vCPUs): %d events/s with 0 dropped in two steps; %s\n",
 			lossless_good, lossless_bad ? "drops at " lossless_bad " events/s" : "no drops seen"
 
+	macro_table()
 	off_table()
 	tool_table()
 
@@ -219,6 +226,41 @@ END {
 	if (lossless_good != "")
 		goal(lossless_good >= 4800000, sprintf("lossless capture: >= 4.8 M events/s on 2 vCPUs (2x one read() reader's 2.4 M): %.1f M", lossless_good / 1e6))
 	tool_goals()
+}
+
+# The macro workloads (guest/benchmark.sh's run_macro): millions of guest
+# instructions per run, the fastest repetition, and the overhead vs (a),
+# with the mode's reader running.
+function macro_table(	i, m, mode, line) {
+	if (!nmacros)
+		return
+	print ""
+	print "Macro workloads: millions of instructions per run, and overhead vs (a), readers running"
+	print "  messaging: hackbench's pattern, 2 groups of 20+20 processes on socketpairs;"
+	print "  tree: unpack a tree of files into tmpfs, walk it, remove it"
+	line = sprintf("%-12s", "workload")
+	for (m = 1; m <= nm; m++)
+		if ((modes[m], macros[0]) in macro)
+			line = line sprintf(" %17s", label[m])
+	print line
+	for (i = 0; i < nmacros; i++) {
+		line = sprintf("%-12s", macros[i])
+		for (m = 1; m <= nm; m++) {
+			mode = modes[m]
+			if (!((mode, macros[0]) in macro))
+				continue
+			if (!((mode, macros[i]) in macro)) {
+				line = line sprintf(" %17s", "-")
+				continue
+			}
+			if (mode == "n")
+				line = line sprintf(" %17.1f", macro[mode, macros[i]] / 1e6)
+			else
+				line = line sprintf(" %8.1f %8s", macro[mode, macros[i]] / 1e6,
+					pct(macro[mode, macros[i]], macro["n", macros[i]]))
+		}
+		print line
+	}
 }
 
 # Off against (a): the overhead of (b) with kmemtrace off, the spread of
