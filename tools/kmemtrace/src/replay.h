@@ -108,7 +108,8 @@ enum replay_need {
  * @stray: the free or realloc @ev of memory not live in its family
  *	   (kmalloc and cache, pages, percpu, vmalloc); for a free, @o is the
  *	   selected allocation of another family it frees (a free by another
- *	   API), or NULL
+ *	   API), or NULL; @selected tells, for a free of memory live in no
+ *	   family, whether the filters select it (false for the others)
  * @backing: the backing or unpaired event @ev; @selected tells whether the
  *	     filters select it, for a backing alloc (false for the others)
  * @time: the next event, before it is replayed: its time, and what it
@@ -151,7 +152,7 @@ struct replay_consumer {
 	void (*resize)(void *ctx, const struct kmemtrace_event *ev,
 		       const struct live_obj *o, uint64_t bytes);
 	void (*stray)(void *ctx, const struct kmemtrace_event *ev,
-		      const struct live_obj *o);
+		      const struct live_obj *o, bool selected);
 	void (*backing)(void *ctx, const struct kmemtrace_event *ev,
 			bool selected);
 	bool (*time)(void *ctx, const struct kmemtrace_event *ev);
@@ -199,8 +200,7 @@ struct report {
 	uint64_t live_selected;		/* selected allocations live at the end */
 	uint64_t live_selected_bytes;	/* their bytes, saturating */
 	struct live_table live;
-	struct site_table sites;
-	struct site_table caches;
+	struct site_table sites;	/* the call sites, by index: keys only */
 	struct kmt_symcache names;
 	const struct kmt_caches *caches_file;
 	const struct kmt_comms *comms;

@@ -87,6 +87,8 @@ struct report;
 
 /**
  * struct report_consumers - what the consumers of report's views added up
+ * @sums: for the summary, sites, caches and frees views (sitesums.h), or
+ *	  NULL
  * @lifetimes: for the lifetimes view (lifetimes.h), or NULL
  * @stacks: for the stacks view (stackstat.h), or NULL
  * @keys: for the gfp and nodes views (keysums.h), or NULL
@@ -95,6 +97,7 @@ struct report;
  * @allocinfo: for the allocinfo view (allocinfo.h), or NULL
  */
 struct report_consumers {
+	struct sitesums *sums;
 	struct lifetimes *lifetimes;
 	struct stackstat *stacks;
 	struct keysums *keys;

@@ -20,6 +20,7 @@
 #include "pagesums.h"
 #include "replay.h"
 #include "report.h"
+#include "sitesums.h"
 #include "stackstat.h"
 #include "utils.h"
 
@@ -244,9 +245,9 @@ struct summary {
 	size_t nr_tops[2];
 };
 
-static void summary_build(struct report *r, const struct kmt_trace *t,
-			  const struct kmt_stats *st, size_t errors,
-			  struct summary *s)
+static void summary_build(struct report *r, const struct sitesums *ss,
+			  const struct kmt_trace *t, const struct kmt_stats *st,
+			  size_t errors, struct summary *s)
 {
 	const enum report_key keys[REPORT_MAX_KEYS] = { KEY_BYTES };
 	struct summary_top *top;
@@ -275,7 +276,7 @@ static void summary_build(struct report *r, const struct kmt_trace *t,
 	s->backing_frees = r->backing_frees;
 	s->top = r->p->top;
 	for (pass = 0; pass < 2; pass++) {
-		sites = sort_sites(pass ? &r->caches : &r->sites, keys,
+		sites = sort_sites(pass ? &ss->caches : &ss->sites, keys,
 				   site_allocated, &n);
 		if (n > s->top)
 			n = s->top;
@@ -498,7 +499,8 @@ static const struct kmt_col caches_cols[] = {
 	KMT_COL("id", KMT_U64), KMT_COL("cache", KMT_STR),
 };
 
-static void view_sites(struct report *r, enum report_view v, struct kmt_out *o)
+static void view_sites(struct report *r, const struct sitesums *ss,
+		       enum report_view v, struct kmt_out *o)
 {
 	bool caches = v == VIEW_CACHES;
 	enum report_key keys[REPORT_MAX_KEYS];
@@ -509,8 +511,8 @@ static void view_sites(struct report *r, enum report_view v, struct kmt_out *o)
 	size_t i, n;
 
 	view_sort(r, v, KEY_BYTES, keys);
-	sites = sort_sites(caches ? &r->caches : &r->sites, keys, site_allocated,
-			   &n);
+	sites = sort_sites(caches ? &ss->caches : &ss->sites, keys,
+			   site_allocated, &n);
 	keys_title(keys, title, sizeof(title));
 	if (caches)
 		kmt_table_init(&tab, "caches", caches_cols, ARRAY_SIZE(caches_cols));
@@ -678,10 +680,16 @@ static uint32_t *number_groups(struct report *r)
 	size_t tags = r->p->by == BY_LINE ? r->og.nr_tags : 0;
 	struct site_key *keys = xcalloc(r->sites.nr + tags, sizeof(*keys));
 	uint32_t *group = xcalloc(r->sites.nr + tags, sizeof(*group));
-	size_t i, n = 0, lines = 0;
+	bool *live = xcalloc(r->sites.nr + 1, sizeof(*live));
+	size_t i, n = 0, lines = 0, pos = 0;
+	const struct live_obj *o;
 	const struct kmt_tag *t;
 	const char *name;
 	char buf[512];
+
+	while ((o = replay_live_next(r, &pos)))
+		if (o->selected)
+			live[o->site] = true;
 
 	for (i = 1; i < tags; i++) {
 		t = kmt_tags_find(r->tags, r->og.tags[i]);
@@ -692,7 +700,7 @@ static uint32_t *number_groups(struct report *r)
 		lines++;
 	}
 	for (i = 0; i < r->sites.nr; i++) {
-		if (!r->sites.sites[i].live)
+		if (!live[i])
 			continue;
 		if (r->p->by == BY_FUNC) {
 			name = site_name(r, r->sites.sites[i].key);
@@ -715,6 +723,7 @@ static uint32_t *number_groups(struct report *r)
 	for (i = 0; i < n; i++)
 		free(keys[i].name);
 	free(keys);
+	free(live);
 	return group;
 }
 
@@ -1077,7 +1086,7 @@ static void view_lifetimes(struct report *r, const struct lifetimes *lt,
 	char title[128];
 	union kmt_cell *row;
 	const struct u64_vec *v;
-	size_t i, n = 0;
+	size_t i, j, n = 0;
 	uint64_t sum;
 
 	for (i = 0; i < lt->nr; i++) {
@@ -1097,7 +1106,8 @@ static void view_lifetimes(struct report *r, const struct lifetimes *lt,
 			title, (unsigned long long)r->p->top, n);
 	for (i = 0; i < n && i < r->p->top; i++) {
 		v = &lt->sites[sites[i].site];
-		sum = r->sites.sites[sites[i].site].life;
+		for (j = sum = 0; j < v->nr; j++)
+			add_u64_sat(&sum, v->v[j]);
 		row = kmt_table_row(&tab);
 		row[0].u = v->nr;
 		row[1].u = v->v[0];
@@ -1213,7 +1223,8 @@ static size_t group_mismatches(const struct report *r, const struct mismatches *
 	return n;
 }
 
-static void xcpu_table(struct report *r, bool caches, struct kmt_out *o)
+static void xcpu_table(struct report *r, const struct sitesums *ss, bool caches,
+		       struct kmt_out *o)
 {
 	enum report_key keys[REPORT_MAX_KEYS];
 	struct kmt_table tab;
@@ -1225,7 +1236,8 @@ static void xcpu_table(struct report *r, bool caches, struct kmt_out *o)
 	view_sort(r, VIEW_FREES, KEY_PINGPONG, keys);
 	if (keys[0] == KEY_MISMATCH)
 		keys[0] = KEY_PINGPONG;
-	sites = sort_sites(caches ? &r->caches : &r->sites, keys, site_freed, &n);
+	sites = sort_sites(caches ? &ss->caches : &ss->sites, keys, site_freed,
+			   &n);
 	keys_title(keys, title, sizeof(title));
 	if (caches)
 		kmt_table_init(&tab, "cross_cpu_caches", xcpu_cache_cols,
@@ -1252,8 +1264,8 @@ static void xcpu_table(struct report *r, bool caches, struct kmt_out *o)
 	free(sites);
 }
 
-static void view_frees(struct report *r, const struct mismatches *ms,
-		       struct kmt_out *o)
+static void view_frees(struct report *r, const struct sitesums *ss,
+		       const struct mismatches *ms, struct kmt_out *o)
 {
 	const enum report_key by_unknown[REPORT_MAX_KEYS] = { KEY_FREES };
 	uint64_t frees = 0, xcpu = 0, mismatched = 0, unknown = 0;
@@ -1264,11 +1276,11 @@ static void view_frees(struct report *r, const struct mismatches *ms,
 	char buf[32], buf2[32], types[64];
 	size_t i, n;
 
-	for (i = 0; i < r->sites.nr; i++) {
-		frees += r->sites.sites[i].frees;
-		xcpu += r->sites.sites[i].xcpu;
-		mismatched += r->sites.sites[i].mismatched;
-		unknown += r->sites.sites[i].unknown;
+	for (i = 0; i < ss->sites.nr; i++) {
+		frees += ss->sites.sites[i].frees;
+		xcpu += ss->sites.sites[i].xcpu;
+		mismatched += ss->sites.sites[i].mismatched;
+		unknown += ss->sites.sites[i].unknown;
 	}
 	kmt_table_init(&tab, "free_totals", free_totals_cols,
 		       ARRAY_SIZE(free_totals_cols));
@@ -1284,8 +1296,8 @@ static void view_frees(struct report *r, const struct mismatches *ms,
 	kmt_out_table(o, &tab);
 	kmt_table_free(&tab);
 
-	xcpu_table(r, false, o);
-	xcpu_table(r, true, o);
+	xcpu_table(r, ss, false, o);
+	xcpu_table(r, ss, true, o);
 
 	n = group_mismatches(r, ms, &groups);
 	kmt_table_init(&tab, "mismatched", mismatch_cols, ARRAY_SIZE(mismatch_cols));
@@ -1312,7 +1324,7 @@ static void view_frees(struct report *r, const struct mismatches *ms,
 	kmt_table_free(&tab);
 	free(groups);
 
-	sites = sort_sites(&r->sites, by_unknown, site_unknown, &n);
+	sites = sort_sites(&ss->sites, by_unknown, site_unknown, &n);
 	/* site_value() of KEY_FREES is the paired frees: sort by these. */
 	for (i = 0; i < n; i++)
 		sites[i].frees = sites[i].unknown;
@@ -1725,7 +1737,7 @@ void report_views(struct report *r, const struct report_consumers *c,
 	struct summary s;
 	unsigned int v;
 
-	summary_build(r, t, st, errors, &s);
+	summary_build(r, c->sums, t, st, errors, &s);
 	header_print(&s, o);
 	for (v = 0; v < NR_VIEWS; v++) {
 		if (!(r->p->views & (1u << v)))
@@ -1737,7 +1749,7 @@ void report_views(struct report *r, const struct report_consumers *c,
 			break;
 		case VIEW_SITES:
 		case VIEW_CACHES:
-			view_sites(r, v, o);
+			view_sites(r, c->sums, v, o);
 			break;
 		case VIEW_LIVE:
 			view_live(r, o);
@@ -1746,7 +1758,7 @@ void report_views(struct report *r, const struct report_consumers *c,
 			view_lifetimes(r, c->lifetimes, o);
 			break;
 		case VIEW_FREES:
-			view_frees(r, c->mismatches, o);
+			view_frees(r, c->sums, c->mismatches, o);
 			break;
 		case VIEW_PAGES:
 			view_pages(c->pages, o);
