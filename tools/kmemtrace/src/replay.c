@@ -42,7 +42,7 @@
 
 /* The callbacks a shard calls: those of the allocations. */
 #define REPLAY_OBJ	(REPLAY_ALLOC | REPLAY_FREE | REPLAY_RESIZE | \
-			 REPLAY_STRAY | REPLAY_BACKING)
+			 REPLAY_STRAY | REPLAY_BACKING | REPLAY_BATCH)
 
 /* What the merging thread tells a shard of an event, or a mark. */
 struct shard_ev {
@@ -81,7 +81,7 @@ struct replay_shard {
 	struct origin_table own_og;
 	struct replay_use uses[REPLAY_MAX_CONSUMERS];
 	size_t nr_uses;
-	struct replay_list on[7];	/* per enum replay_need bit */
+	struct replay_list on[8];	/* per enum replay_need bit */
 	const struct replay_use *marks[REPLAY_MAX_CONSUMERS];
 	/* The block the merging thread fills, in a cache line of its own. */
 	struct shard_block *cur __cacheline_aligned;
@@ -148,6 +148,15 @@ static void call_backing(struct replay_shard *sh, const struct kmemtrace_event *
 
 	for (i = 0; i < l->nr; i++)
 		l->u[i]->c->backing(l->u[i]->ctx, ev, selected);
+}
+
+static void call_batch(struct replay_shard *sh, const uint32_t *site, size_t n)
+{
+	const struct replay_list *l = ON(sh, REPLAY_BATCH);
+	unsigned int i;
+
+	for (i = 0; i < l->nr; i++)
+		l->u[i]->c->batch(l->u[i]->ctx, site, n);
 }
 
 /*
@@ -555,12 +564,15 @@ static void shard_batch(struct replay_shard *sh, const struct shard_ev *in,
 		__builtin_prefetch(&slots[slot[i]], 1);
 		__builtin_prefetch((char *)&slots[slot[i]] + 63, 1);
 		__builtin_prefetch(&slots[(slot[i] + 1) & mask].pad, 1);
+		si[i] = 0;
 		if (e->kind != KMEMTRACE_KIND_ALLOC || (e->flags & special) ||
 		    in[i].marks)
 			continue;
 		if (!kmt_map_find(&sh->sites->map, e->call_site, &si[i]))
 			si[i] = site_index(sh->sites, e->call_site);
 	}
+	if (ON(sh, REPLAY_BATCH)->nr)
+		call_batch(sh, si, n);
 	for (i = 0; i < n; i++) {
 		e = in[i].ev;
 		if (in[i].marks) {

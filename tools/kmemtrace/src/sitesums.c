@@ -13,42 +13,52 @@
 #include "sitesums.h"
 #include "utils.h"
 
-/* The entry of site index @si, with room for it. */
-static struct site *site_at(struct sitesums *ss, uint32_t si)
+/* Room for site index @si. */
+static void sites_grow(struct sitesums *ss, uint32_t si)
 {
 	struct site_table *t = &ss->sites;
 	size_t n;
 
-	if (si >= t->nr) {
-		if (si >= ss->size_sites) {
-			n = 2 * (size_t)si + 256;
-			t->sites = xrealloc(t->sites, n * sizeof(*t->sites));
-			ss->site_live_hi = xrealloc(ss->site_live_hi,
-						    n * sizeof(*ss->site_live_hi));
-			ss->size_sites = n;
-		}
-		memset(t->sites + t->nr, 0, (si + 1 - t->nr) * sizeof(*t->sites));
-		memset(ss->site_live_hi + t->nr, 0,
-		       (si + 1 - t->nr) * sizeof(*ss->site_live_hi));
-		t->nr = si + 1;
+	if (si >= ss->size_sites) {
+		n = 2 * (size_t)si + 256;
+		t->sites = xrealloc(t->sites, n * sizeof(*t->sites));
+		ss->site_live_hi = xrealloc(ss->site_live_hi,
+					    n * sizeof(*ss->site_live_hi));
+		ss->size_sites = n;
 	}
-	return &t->sites[si];
+	memset(t->sites + t->nr, 0, (si + 1 - t->nr) * sizeof(*t->sites));
+	memset(ss->site_live_hi + t->nr, 0,
+	       (si + 1 - t->nr) * sizeof(*ss->site_live_hi));
+	t->nr = si + 1;
+}
+
+/* The entry of site index @si, with room for it. */
+static inline struct site *site_at(struct sitesums *ss, uint32_t si)
+{
+	if (si >= ss->sites.nr)
+		sites_grow(ss, si);
+	return &ss->sites.sites[si];
+}
+
+/* Room for the high word of cache index @i. */
+static void caches_grow(struct sitesums *ss, uint32_t i)
+{
+	size_t n = 2 * (size_t)i + 64;
+
+	ss->cache_live_hi = xrealloc(ss->cache_live_hi,
+				     n * sizeof(*ss->cache_live_hi));
+	memset(ss->cache_live_hi + ss->size_hi, 0,
+	       (n - ss->size_hi) * sizeof(*ss->cache_live_hi));
+	ss->size_hi = n;
 }
 
 /* The index of cache @id, with room for its high word. */
-static uint32_t cache_at(struct sitesums *ss, uint32_t id)
+static inline uint32_t cache_at(struct sitesums *ss, uint32_t id)
 {
 	uint32_t i = site_index(&ss->caches, id);
-	size_t n;
 
-	if (i >= ss->size_hi) {
-		n = 2 * (size_t)i + 64;
-		ss->cache_live_hi = xrealloc(ss->cache_live_hi,
-					     n * sizeof(*ss->cache_live_hi));
-		memset(ss->cache_live_hi + ss->size_hi, 0,
-		       (n - ss->size_hi) * sizeof(*ss->cache_live_hi));
-		ss->size_hi = n;
-	}
+	if (i >= ss->size_hi)
+		caches_grow(ss, i);
 	return i;
 }
 
@@ -81,6 +91,27 @@ static void live_less(struct sitesums *ss, const struct live_obj *o,
 	}
 }
 
+/* An allocation, for the summary: its bytes only. */
+static void sitesums_on_alloc_bytes(void *ctx, const struct kmemtrace_event *ev,
+				    const struct live_obj *o)
+{
+	struct sitesums *ss = ctx;
+	struct site *s = site_at(ss, o->site);
+	uint32_t ci;
+
+	s->allocs++;
+	ss->overflow |= add_u64_sat(&s->req, ev->bytes_req);
+	ss->overflow |= add_u64_sat(&s->alloc, ev->bytes_alloc);
+	if (ev->type != KMEMTRACE_TYPE_CACHE)
+		return;
+	/* First the index: adding a cache may move the entries. */
+	ci = cache_at(ss, ev->cache_id);
+	s = &ss->caches.sites[ci];
+	s->allocs++;
+	ss->overflow |= add_u64_sat(&s->req, ev->bytes_req);
+	ss->overflow |= add_u64_sat(&s->alloc, ev->bytes_alloc);
+}
+
 static void sitesums_on_alloc(void *ctx, const struct kmemtrace_event *ev,
 			      const struct live_obj *o)
 {
@@ -108,21 +139,27 @@ static void sitesums_on_free(void *ctx, const struct kmemtrace_event *ev,
 			     const struct live_obj *o, uint64_t life)
 {
 	struct sitesums *ss = ctx;
-	struct site *s = site_at(ss, o->site), *cache = NULL;
+	struct site *s = site_at(ss, o->site);
 	bool mismatched = replay_free_mismatched(ev, o);
+	uint32_t ci;
 
 	s->frees++;
 	ss->overflow |= add_u64_sat(&s->life, life);
 	s->xcpu += ev->cpu != o->cpu;
 	s->mismatched += mismatched;
-	if (o->type == KMEMTRACE_TYPE_CACHE) {
-		cache = &ss->caches.sites[cache_at(ss, o->cache_id)];
-		cache->frees++;
-		ss->overflow |= add_u64_sat(&cache->life, life);
-		cache->xcpu += ev->cpu != o->cpu;
-		cache->mismatched += mismatched;
-	}
-	live_less(ss, o, 1);
+	s->live--;
+	live_sub(s, &ss->site_live_hi[o->site], o->bytes);
+	if (o->type != KMEMTRACE_TYPE_CACHE)
+		return;
+	/* First the index: adding a cache may move the entries. */
+	ci = cache_at(ss, o->cache_id);
+	s = &ss->caches.sites[ci];
+	s->frees++;
+	ss->overflow |= add_u64_sat(&s->life, life);
+	s->xcpu += ev->cpu != o->cpu;
+	s->mismatched += mismatched;
+	s->live--;
+	live_sub(s, &ss->cache_live_hi[ci], o->bytes);
 }
 
 /* A realloc of @o to @bytes, or @o allocated again (@ev NULL). */
@@ -212,6 +249,20 @@ static void sitesums_on_end(void *ctx, const struct replay_run *run,
 	ss->cache_live_hi = NULL;
 }
 
+/* Fetch the sums of the call sites of the next allocations. */
+static void sitesums_on_batch(void *ctx, const uint32_t *site, size_t n)
+{
+	struct sitesums *ss = ctx;
+	struct site *s;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		s = site_at(ss, site[i]);
+		__builtin_prefetch(&s->allocs, 1);
+		__builtin_prefetch(&s->live_bytes, 1);
+	}
+}
+
 static void *sitesums_fork(void *ctx)
 {
 	(void)ctx;
@@ -265,8 +316,9 @@ static void sitesums_merge(void *ctx, void *shard,
 
 const struct replay_consumer sitesums_consumer = {
 	.name	= "sitesums",
-	.needs	= REPLAY_ALLOC | REPLAY_END,
-	.alloc	= sitesums_on_alloc,
+	.needs	= REPLAY_ALLOC | REPLAY_END | REPLAY_BATCH,
+	.alloc	= sitesums_on_alloc_bytes,
+	.batch	= sitesums_on_batch,
 	.end	= sitesums_on_end,
 	.fork	= sitesums_fork,
 	.merge	= sitesums_merge,
@@ -275,7 +327,8 @@ const struct replay_consumer sitesums_consumer = {
 const struct replay_consumer sitesums_frees_consumer = {
 	.name	= "sitesums",
 	.needs	= REPLAY_ALLOC | REPLAY_FREE | REPLAY_RESIZE | REPLAY_STRAY |
-		  REPLAY_END,
+		  REPLAY_END | REPLAY_BATCH,
+	.batch	= sitesums_on_batch,
 	.alloc	= sitesums_on_alloc,
 	.free	= sitesums_on_free,
 	.resize	= sitesums_on_resize,

@@ -50,7 +50,7 @@ struct sitesums {
 
 /*
  * Their callbacks; the context is a zeroed struct sitesums.  The first
- * adds up the allocations and their bytes only.
+ * adds up the allocations and their bytes only: the other sums stay 0.
  */
 extern const struct replay_consumer sitesums_consumer;
 extern const struct replay_consumer sitesums_frees_consumer;
