@@ -25,6 +25,7 @@
 #include "pagesums.h"
 #include "replay.h"
 #include "report.h"
+#include "report_views.h"
 #include "sitesums.h"
 #include "stackstat.h"
 #include "utils.h"

@@ -9,7 +9,7 @@
 #             symbols* kallsyms tags stacks gfp
 #             dump_fields.h filter (the event streams, side files, options)
 #   engine    replay: pairs allocations with frees and calls consumers
-#   consumers report (report.c, report_views.c), sitesums, lifetimes,
+#   consumers report (report.c, report_views.?), sitesums, lifetimes,
 #             stackstat, keysums, pagesums, mismatches, allocinfo, plot,
 #             pprof,
 #             and the
@@ -59,8 +59,8 @@ for f in utils.? hash.? opts.? fmt.h table.? kmemtrace.h trace.h event.c stream.
 	[ -e "$f" ] || continue
 	for h in $(includes "$f"); do
 		case $h in
-		replay.h|report.h|pprof.h|plot.h|sitesums.h|lifetimes.h|stackstat.h|\
-		keysums.h|\
+		replay.h|report.h|report_views.h|pprof.h|plot.h|sitesums.h|\
+		lifetimes.h|stackstat.h|keysums.h|\
 		pagesums.h|mismatches.h|allocinfo.h)
 			broken "$f" 2 "includes $h" ;;
 		esac
