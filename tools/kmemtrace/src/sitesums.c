@@ -3,9 +3,10 @@
  * kmemtrace sitesums - a consumer of the pass adding up the selected
  * allocations per call site and per cache; see sitesums.h
  *
- * The bytes still allocated go up with each allocation and down with
- * each free, on two words, so that a sum above 2^64 - 1 is known at the
- * end as it was, whatever the order of the events; it then saturates.
+ * The sums of a call site are fetched ahead, a batch of events at a
+ * time (@batch): there are thousands of call sites, met in no order.
+ * What is still allocated comes from the allocations live at the end
+ * (@live), as it is, each byte sum saturating.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,18 +18,12 @@
 static void sites_grow(struct sitesums *ss, uint32_t si)
 {
 	struct site_table *t = &ss->sites;
-	size_t n;
 
-	if (si >= ss->size_sites) {
-		n = 2 * (size_t)si + 256;
-		t->sites = xrealloc(t->sites, n * sizeof(*t->sites));
-		ss->site_live_hi = xrealloc(ss->site_live_hi,
-					    n * sizeof(*ss->site_live_hi));
-		ss->size_sites = n;
+	if (si >= t->size) {
+		t->size = 2 * (size_t)si + 256;
+		t->sites = xrealloc(t->sites, t->size * sizeof(*t->sites));
 	}
 	memset(t->sites + t->nr, 0, (si + 1 - t->nr) * sizeof(*t->sites));
-	memset(ss->site_live_hi + t->nr, 0,
-	       (si + 1 - t->nr) * sizeof(*ss->site_live_hi));
 	t->nr = si + 1;
 }
 
@@ -40,76 +35,14 @@ static inline struct site *site_at(struct sitesums *ss, uint32_t si)
 	return &ss->sites.sites[si];
 }
 
-/* Room for the high word of cache index @i. */
-static void caches_grow(struct sitesums *ss, uint32_t i)
-{
-	size_t n = 2 * (size_t)i + 64;
-
-	ss->cache_live_hi = xrealloc(ss->cache_live_hi,
-				     n * sizeof(*ss->cache_live_hi));
-	memset(ss->cache_live_hi + ss->size_hi, 0,
-	       (n - ss->size_hi) * sizeof(*ss->cache_live_hi));
-	ss->size_hi = n;
-}
-
-/* The index of cache @id, with room for its high word. */
-static inline uint32_t cache_at(struct sitesums *ss, uint32_t id)
-{
-	uint32_t i = site_index(&ss->caches, id);
-
-	if (i >= ss->size_hi)
-		caches_grow(ss, i);
-	return i;
-}
-
-/* Add @bytes to the live bytes of @s, of high word @hi. */
-static inline void live_add(struct site *s, uint64_t *hi, uint64_t bytes)
-{
-	s->live_bytes += bytes;
-	*hi += s->live_bytes < bytes;
-}
-
-static inline void live_sub(struct site *s, uint64_t *hi, uint64_t bytes)
-{
-	*hi -= s->live_bytes < bytes;
-	s->live_bytes -= bytes;
-}
-
-/* Selected allocation @o is no longer live, or no longer @o->bytes. */
-static void live_less(struct sitesums *ss, const struct live_obj *o,
-		      uint64_t count)
-{
-	struct site *s = site_at(ss, o->site);
-	uint32_t ci;
-
-	s->live -= count;
-	live_sub(s, &ss->site_live_hi[o->site], o->bytes);
-	if (o->type == KMEMTRACE_TYPE_CACHE) {
-		ci = cache_at(ss, o->cache_id);
-		ss->caches.sites[ci].live -= count;
-		live_sub(&ss->caches.sites[ci], &ss->cache_live_hi[ci], o->bytes);
-	}
-}
-
-/* An allocation, for the summary: its bytes only. */
-static void sitesums_on_alloc_bytes(void *ctx, const struct kmemtrace_event *ev,
-				    const struct live_obj *o)
+/* Fetch the sums of the call sites of the next allocations. */
+static void sitesums_on_batch(void *ctx, const uint32_t *site, size_t n)
 {
 	struct sitesums *ss = ctx;
-	struct site *s = site_at(ss, o->site);
-	uint32_t ci;
+	size_t i;
 
-	s->allocs++;
-	ss->overflow |= add_u64_sat(&s->req, ev->bytes_req);
-	ss->overflow |= add_u64_sat(&s->alloc, ev->bytes_alloc);
-	if (ev->type != KMEMTRACE_TYPE_CACHE)
-		return;
-	/* First the index: adding a cache may move the entries. */
-	ci = cache_at(ss, ev->cache_id);
-	s = &ss->caches.sites[ci];
-	s->allocs++;
-	ss->overflow |= add_u64_sat(&s->req, ev->bytes_req);
-	ss->overflow |= add_u64_sat(&s->alloc, ev->bytes_alloc);
+	for (i = 0; i < n; i++)
+		__builtin_prefetch(site_at(ss, site[i]), 1);
 }
 
 static void sitesums_on_alloc(void *ctx, const struct kmemtrace_event *ev,
@@ -117,22 +50,16 @@ static void sitesums_on_alloc(void *ctx, const struct kmemtrace_event *ev,
 {
 	struct sitesums *ss = ctx;
 	struct site *s = site_at(ss, o->site);
-	uint32_t ci;
 
 	s->allocs++;
 	ss->overflow |= add_u64_sat(&s->req, ev->bytes_req);
 	ss->overflow |= add_u64_sat(&s->alloc, ev->bytes_alloc);
-	s->live++;
-	live_add(s, &ss->site_live_hi[o->site], ev->bytes_alloc);
 	if (ev->type != KMEMTRACE_TYPE_CACHE)
 		return;
-	ci = cache_at(ss, ev->cache_id);
-	s = &ss->caches.sites[ci];
+	s = site_get(&ss->caches, ev->cache_id);
 	s->allocs++;
 	ss->overflow |= add_u64_sat(&s->req, ev->bytes_req);
 	ss->overflow |= add_u64_sat(&s->alloc, ev->bytes_alloc);
-	s->live++;
-	live_add(s, &ss->cache_live_hi[ci], ev->bytes_alloc);
 }
 
 static void sitesums_on_free(void *ctx, const struct kmemtrace_event *ev,
@@ -141,44 +68,18 @@ static void sitesums_on_free(void *ctx, const struct kmemtrace_event *ev,
 	struct sitesums *ss = ctx;
 	struct site *s = site_at(ss, o->site);
 	bool mismatched = replay_free_mismatched(ev, o);
-	uint32_t ci;
 
 	s->frees++;
 	ss->overflow |= add_u64_sat(&s->life, life);
 	s->xcpu += ev->cpu != o->cpu;
 	s->mismatched += mismatched;
-	s->live--;
-	live_sub(s, &ss->site_live_hi[o->site], o->bytes);
 	if (o->type != KMEMTRACE_TYPE_CACHE)
 		return;
-	/* First the index: adding a cache may move the entries. */
-	ci = cache_at(ss, o->cache_id);
-	s = &ss->caches.sites[ci];
+	s = site_get(&ss->caches, o->cache_id);
 	s->frees++;
 	ss->overflow |= add_u64_sat(&s->life, life);
 	s->xcpu += ev->cpu != o->cpu;
 	s->mismatched += mismatched;
-	s->live--;
-	live_sub(s, &ss->cache_live_hi[ci], o->bytes);
-}
-
-/* A realloc of @o to @bytes, or @o allocated again (@ev NULL). */
-static void sitesums_on_resize(void *ctx, const struct kmemtrace_event *ev,
-			       const struct live_obj *o, uint64_t bytes)
-{
-	struct sitesums *ss = ctx;
-	uint32_t ci;
-
-	if (!ev) {
-		live_less(ss, o, 1);
-		return;
-	}
-	live_less(ss, o, 0);
-	live_add(site_at(ss, o->site), &ss->site_live_hi[o->site], bytes);
-	if (o->type == KMEMTRACE_TYPE_CACHE) {
-		ci = cache_at(ss, o->cache_id);
-		live_add(&ss->caches.sites[ci], &ss->cache_live_hi[ci], bytes);
-	}
 }
 
 /*
@@ -203,13 +104,19 @@ static void sitesums_on_stray(void *ctx, const struct kmemtrace_event *ev,
 	}
 }
 
-/* Saturate the live bytes of @s, of high word @hi. */
-static void live_end(struct sitesums *ss, struct site *s, uint64_t hi)
+/* Selected allocation @o, still live at the end. */
+static void sitesums_on_live(void *ctx, const struct live_obj *o)
 {
-	if (hi) {
-		s->live_bytes = UINT64_MAX;
-		ss->overflow = true;
-	}
+	struct sitesums *ss = ctx;
+	struct site *s = site_at(ss, o->site);
+
+	s->live++;
+	ss->overflow |= add_u64_sat(&s->live_bytes, o->bytes);
+	if (o->type != KMEMTRACE_TYPE_CACHE)
+		return;
+	s = site_get(&ss->caches, o->cache_id);
+	s->live++;
+	ss->overflow |= add_u64_sat(&s->live_bytes, o->bytes);
 }
 
 /*
@@ -232,35 +139,12 @@ static void sitesums_on_end(void *ctx, const struct replay_run *run,
 		s = &ss->sites.sites[i];
 		s->key = replay_site_key(run, i);
 		kmt_map_insert(&ss->sites.map, s->key, i, NULL);
-		live_end(ss, s, ss->site_live_hi[i]);
 		if (kmt_map_find(&ss->unknown.map, s->key, &u)) {
 			s->unknown = ss->unknown.sites[u].unknown;
 			s->unknown_types = ss->unknown.sites[u].unknown_types;
 		}
 	}
-	ss->sites.nr = nr;
-	ss->sites.size = ss->size_sites;
-	for (i = 0; i < ss->caches.nr; i++)
-		live_end(ss, &ss->caches.sites[i], ss->cache_live_hi[i]);
 	site_table_free(&ss->unknown);
-	free(ss->site_live_hi);
-	free(ss->cache_live_hi);
-	ss->site_live_hi = NULL;
-	ss->cache_live_hi = NULL;
-}
-
-/* Fetch the sums of the call sites of the next allocations. */
-static void sitesums_on_batch(void *ctx, const uint32_t *site, size_t n)
-{
-	struct sitesums *ss = ctx;
-	struct site *s;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		s = site_at(ss, site[i]);
-		__builtin_prefetch(&s->allocs, 1);
-		__builtin_prefetch(&s->live_bytes, 1);
-	}
 }
 
 static void *sitesums_fork(void *ctx)
@@ -269,9 +153,8 @@ static void *sitesums_fork(void *ctx)
 	return xcalloc(1, sizeof(struct sitesums));
 }
 
-/* Add the sums @s, of live high word @s_hi, to @d, of @d_hi. */
-static void sums_add(struct sitesums *ss, struct site *d, uint64_t *d_hi,
-		     const struct site *s, uint64_t s_hi)
+/* Add the sums @s to @d. */
+static void sums_add(struct sitesums *ss, struct site *d, const struct site *s)
 {
 	d->allocs += s->allocs;
 	ss->overflow |= add_u64_sat(&d->req, s->req);
@@ -280,9 +163,8 @@ static void sums_add(struct sitesums *ss, struct site *d, uint64_t *d_hi,
 	d->xcpu += s->xcpu;
 	ss->overflow |= add_u64_sat(&d->life, s->life);
 	d->mismatched += s->mismatched;
-	d->live += s->live;
-	live_add(d, d_hi, s->live_bytes);
-	*d_hi += s_hi;
+	d->unknown += s->unknown;
+	d->unknown_types |= s->unknown_types;
 }
 
 /* A shard's sums into the run's, by the run's site index and by key. */
@@ -290,25 +172,16 @@ static void sitesums_merge(void *ctx, void *shard,
 			   const struct replay_remap *map)
 {
 	struct sitesums *ss = ctx, *sh = shard;
-	struct site *d, *s;
-	uint32_t i, ci;
+	size_t i;
 
-	for (i = 0; i < sh->sites.nr && i < map->nr_sites; i++) {
-		d = site_at(ss, map->site[i]);
-		sums_add(ss, d, &ss->site_live_hi[map->site[i]],
-			 &sh->sites.sites[i], sh->site_live_hi[i]);
-	}
-	for (i = 0; i < sh->caches.nr; i++) {
-		ci = cache_at(ss, sh->caches.sites[i].key);
-		sums_add(ss, &ss->caches.sites[ci], &ss->cache_live_hi[ci],
-			 &sh->caches.sites[i], sh->cache_live_hi[i]);
-	}
-	for (i = 0; i < sh->unknown.nr; i++) {
-		s = &sh->unknown.sites[i];
-		d = site_get(&ss->unknown, s->key);
-		d->unknown += s->unknown;
-		d->unknown_types |= s->unknown_types;
-	}
+	for (i = 0; i < sh->sites.nr && i < map->nr_sites; i++)
+		sums_add(ss, site_at(ss, map->site[i]), &sh->sites.sites[i]);
+	for (i = 0; i < sh->caches.nr; i++)
+		sums_add(ss, site_get(&ss->caches, sh->caches.sites[i].key),
+			 &sh->caches.sites[i]);
+	for (i = 0; i < sh->unknown.nr; i++)
+		sums_add(ss, site_get(&ss->unknown, sh->unknown.sites[i].key),
+			 &sh->unknown.sites[i]);
 	ss->overflow |= sh->overflow;
 	sitesums_free(sh);
 	free(sh);
@@ -317,23 +190,23 @@ static void sitesums_merge(void *ctx, void *shard,
 const struct replay_consumer sitesums_consumer = {
 	.name	= "sitesums",
 	.needs	= REPLAY_ALLOC | REPLAY_END | REPLAY_BATCH,
-	.alloc	= sitesums_on_alloc_bytes,
-	.batch	= sitesums_on_batch,
+	.alloc	= sitesums_on_alloc,
 	.end	= sitesums_on_end,
+	.batch	= sitesums_on_batch,
 	.fork	= sitesums_fork,
 	.merge	= sitesums_merge,
 };
 
 const struct replay_consumer sitesums_frees_consumer = {
 	.name	= "sitesums",
-	.needs	= REPLAY_ALLOC | REPLAY_FREE | REPLAY_RESIZE | REPLAY_STRAY |
-		  REPLAY_END | REPLAY_BATCH,
-	.batch	= sitesums_on_batch,
+	.needs	= REPLAY_ALLOC | REPLAY_FREE | REPLAY_STRAY | REPLAY_END |
+		  REPLAY_BATCH,
 	.alloc	= sitesums_on_alloc,
 	.free	= sitesums_on_free,
-	.resize	= sitesums_on_resize,
 	.stray	= sitesums_on_stray,
+	.live	= sitesums_on_live,
 	.end	= sitesums_on_end,
+	.batch	= sitesums_on_batch,
 	.fork	= sitesums_fork,
 	.merge	= sitesums_merge,
 };
@@ -343,7 +216,5 @@ void sitesums_free(struct sitesums *ss)
 	site_table_free(&ss->sites);
 	site_table_free(&ss->caches);
 	site_table_free(&ss->unknown);
-	free(ss->site_live_hi);
-	free(ss->cache_live_hi);
 	memset(ss, 0, sizeof(*ss));
 }

@@ -25,26 +25,17 @@
  *	   in their order; during it, per site index, without keys
  * @caches: per cache id
  * @overflow: a byte sum saturated (add_u64_sat())
- * @site_live_hi: during the pass, the high words of the live bytes of
- *		  @sites (their @live_bytes are the low words)
- * @cache_live_hi: the same for @caches
- * @size_sites: the room in @sites, during the pass
- * @size_hi: the room in @cache_live_hi
  * @unknown: per call site of a free of memory not allocated in the
  *	     trace, @unknown and @unknown_types, during the pass
  *
  * Use sitesums_frees_consumer for all the sums, sitesums_consumer when
  * only the allocations and their bytes are looked at (the summary): it
- * costs the pass less, and leaves the other sums meaningless.
+ * costs the pass less, and leaves the other sums 0.
  */
 struct sitesums {
 	struct site_table sites;
 	struct site_table caches;
 	bool overflow;
-	uint64_t *site_live_hi;
-	uint64_t *cache_live_hi;
-	size_t size_sites;
-	size_t size_hi;
 	struct site_table unknown;
 };
 
