@@ -134,11 +134,12 @@ static void allocinfo_on_resize(void *ctx, const struct kmemtrace_event *ev,
 }
 
 static void allocinfo_on_stray(void *ctx, const struct kmemtrace_event *ev,
-			       const struct live_obj *o)
+			       const struct live_obj *o, bool selected)
 {
 	struct allocinfo *ai = ctx;
 
 	(void)o;
+	(void)selected;
 	if (ev->kind == KMEMTRACE_KIND_FREE) {
 		ai->free_unknown++;
 		return;

@@ -37,8 +37,9 @@ static void mismatches_on_free(void *ctx, const struct kmemtrace_event *ev,
 
 /* A free of memory of another family: of a selected allocation? */
 static void mismatches_on_stray(void *ctx, const struct kmemtrace_event *ev,
-				const struct live_obj *o)
+				const struct live_obj *o, bool selected)
 {
+	(void)selected;
 	if (o)
 		add(ctx, o, ev);
 }

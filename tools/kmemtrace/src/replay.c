@@ -4,20 +4,20 @@
  *
  * One pass over the events, merged in time order, replays every
  * allocation and free: a hash table holds the allocations still live,
- * tables of sums (sitetab.h) add up what happened per call site and per
- * cache, for report's views.
+ * a table the call sites seen, by index (live_obj.site), and the pass
+ * counts the events, in all and by kind and type.
  * Consumers (struct replay_consumer, replay.h) see the allocations,
  * frees, resizes, stray frees, backing events and every event's time as
  * they are replayed, and the allocations still live at the end, each
  * only through the callbacks it asked for, never another's state: plot,
- * pprof, and the consumers of report's other views (lifetimes,
+ * pprof, and the consumers of report's views (sitesums, lifetimes,
  * stackstat, keysums, pagesums, mismatches, allocinfo).
  *
  * The thread that merges the streams does what depends on the order of
  * all the events: the counts, the filters, @time.  What happens to a
  * pointer depends on its own events only: a shard (struct replay_shard)
- * replays those, with its live table, its call sites, origins and sums,
- * and its consumers' contexts.  With one job, the one shard replays each
+ * replays those, with its live table, its call sites and origins, and
+ * its consumers' contexts.  With one job, the one shard replays each
  * batch in the merging thread, into the run's tables.  With N, N - 1
  * shards have a thread each: an event goes to the shard of a hash of its
  * pointer, as a pointer into the chunk the merge read it into, a block
@@ -42,7 +42,7 @@
 
 /* The callbacks a shard calls: those of the allocations. */
 #define REPLAY_OBJ	(REPLAY_ALLOC | REPLAY_FREE | REPLAY_RESIZE | \
-			 REPLAY_STRAY | REPLAY_BACKING)
+			 REPLAY_STRAY | REPLAY_BACKING | REPLAY_BATCH)
 
 /* What the merging thread tells a shard of an event, or a mark. */
 struct shard_ev {
@@ -69,22 +69,19 @@ struct shard_block {
 struct replay_shard {
 	bool filtering;
 	bool summary_only;
-	bool overflow;
 	uint64_t selected;
 	uint64_t double_allocs;
 	uint64_t live_selected;
 	uint64_t live_selected_bytes;
 	struct live_table *live;
 	struct site_table *sites;
-	struct site_table *caches;
 	struct origin_table *og;
 	struct live_table own_live;
 	struct site_table own_sites;
-	struct site_table own_caches;
 	struct origin_table own_og;
 	struct replay_use uses[REPLAY_MAX_CONSUMERS];
 	size_t nr_uses;
-	struct replay_list on[7];	/* per enum replay_need bit */
+	struct replay_list on[8];	/* per enum replay_need bit */
 	const struct replay_use *marks[REPLAY_MAX_CONSUMERS];
 	/* The block the merging thread fills, in a cache line of its own. */
 	struct shard_block *cur __cacheline_aligned;
@@ -134,13 +131,13 @@ static void call_resize(struct replay_shard *sh, const struct kmemtrace_event *e
 }
 
 static void call_stray(struct replay_shard *sh, const struct kmemtrace_event *ev,
-		       const struct live_obj *o)
+		       const struct live_obj *o, bool selected)
 {
 	const struct replay_list *l = ON(sh, REPLAY_STRAY);
 	unsigned int i;
 
 	for (i = 0; i < l->nr; i++)
-		l->u[i]->c->stray(l->u[i]->ctx, ev, o);
+		l->u[i]->c->stray(l->u[i]->ctx, ev, o, selected);
 }
 
 static void call_backing(struct replay_shard *sh, const struct kmemtrace_event *ev,
@@ -151,6 +148,15 @@ static void call_backing(struct replay_shard *sh, const struct kmemtrace_event *
 
 	for (i = 0; i < l->nr; i++)
 		l->u[i]->c->backing(l->u[i]->ctx, ev, selected);
+}
+
+static void call_batch(struct replay_shard *sh, const uint32_t *site, size_t n)
+{
+	const struct replay_list *l = ON(sh, REPLAY_BATCH);
+	unsigned int i;
+
+	for (i = 0; i < l->nr; i++)
+		l->u[i]->c->batch(l->u[i]->ctx, site, n);
 }
 
 /*
@@ -424,7 +430,6 @@ static void account_alloc(struct replay_shard *sh, const struct shard_ev *in,
 {
 	const struct kmemtrace_event *ev = in->ev;
 	unsigned int family = pair_type(ev->type);
-	struct site *site, *cache;
 	struct live_obj *o;
 
 	o = live_probe(sh->live, slot, family, ev->ptr);
@@ -453,16 +458,6 @@ static void account_alloc(struct replay_shard *sh, const struct shard_ev *in,
 	if (ON(sh, REPLAY_ALLOC)->nr)
 		call_alloc(sh, ev, o);
 	sh->selected++;
-	site = &sh->sites->sites[si];
-	site->allocs++;
-	sh->overflow |= add_u64_sat(&site->req, ev->bytes_req);
-	sh->overflow |= add_u64_sat(&site->alloc, ev->bytes_alloc);
-	if (ev->type == KMEMTRACE_TYPE_CACHE) {
-		cache = site_get(sh->caches, ev->cache_id);
-		cache->allocs++;
-		sh->overflow |= add_u64_sat(&cache->req, ev->bytes_req);
-		sh->overflow |= add_u64_sat(&cache->alloc, ev->bytes_alloc);
-	}
 }
 
 /*
@@ -479,7 +474,6 @@ static void account_unknown_free(struct replay_shard *sh,
 	};
 	const struct kmemtrace_event *ev = in->ev;
 	struct live_obj *o;
-	struct site *site;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(families); i++) {
@@ -487,48 +481,15 @@ static void account_unknown_free(struct replay_shard *sh,
 			continue;
 		o = live_find(sh->live, families[i], ev->ptr);
 		if (o) {
-			if (o->selected)
-				sh->sites->sites[o->site].mismatched++;
 			if (ON(sh, REPLAY_STRAY)->nr)
-				call_stray(sh, ev, o->selected ? o : NULL);
+				call_stray(sh, ev, o->selected ? o : NULL, false);
 			return;
 		}
 	}
+	/* The call site of such a free is a call site of the run. */
+	site_index(sh->sites, ev->call_site);
 	if (ON(sh, REPLAY_STRAY)->nr)
-		call_stray(sh, ev, NULL);
-	site = site_get(sh->sites, ev->call_site);
-	if (sh->filtering && !in->sel)
-		return;
-	site->unknown++;
-	site->unknown_types |= 1u << ev->type;
-}
-
-/* What a free of a selected allocation @o adds up. */
-static void account_free_of(struct replay_shard *sh,
-			    const struct kmemtrace_event *ev,
-			    const struct live_obj *o)
-{
-	struct site *site = &sh->sites->sites[o->site], *cache = NULL;
-	uint64_t life = ev->timestamp - o->ts;
-
-	site->frees++;
-	sh->overflow |= add_u64_sat(&site->life, life);
-	if (ev->cpu != o->cpu)
-		site->xcpu++;
-	if (ON(sh, REPLAY_FREE)->nr)
-		call_free(sh, ev, o, life);
-	if (o->type == KMEMTRACE_TYPE_CACHE) {
-		cache = site_get(sh->caches, o->cache_id);
-		cache->frees++;
-		sh->overflow |= add_u64_sat(&cache->life, life);
-		if (ev->cpu != o->cpu)
-			cache->xcpu++;
-	}
-	if (replay_free_mismatched(ev, o)) {
-		sh->sites->sites[o->site].mismatched++;
-		if (cache)
-			cache->mismatched++;
-	}
+		call_stray(sh, ev, NULL, in->sel);
 }
 
 /* A free: @slot is the home slot of its memory. */
@@ -545,8 +506,8 @@ static void account_free(struct replay_shard *sh, const struct shard_ev *in,
 		return;
 	}
 	/* The summary does not look at frees, nor at their allocation. */
-	if (!sh->summary_only && o->selected)
-		account_free_of(sh, ev, o);
+	if (!sh->summary_only && o->selected && ON(sh, REPLAY_FREE)->nr)
+		call_free(sh, ev, o, ev->timestamp - o->ts);
 	live_remove(sh->live, o);
 }
 
@@ -559,7 +520,7 @@ static void account_realloc(struct replay_shard *sh,
 	o = live_probe(sh->live, slot, pair_type(ev->type), ev->ptr);
 	if (!o->family) {
 		if (ON(sh, REPLAY_STRAY)->nr)
-			call_stray(sh, ev, NULL);
+			call_stray(sh, ev, NULL, false);
 		return;
 	}
 	if (ON(sh, REPLAY_RESIZE)->nr && o->selected)
@@ -603,13 +564,15 @@ static void shard_batch(struct replay_shard *sh, const struct shard_ev *in,
 		__builtin_prefetch(&slots[slot[i]], 1);
 		__builtin_prefetch((char *)&slots[slot[i]] + 63, 1);
 		__builtin_prefetch(&slots[(slot[i] + 1) & mask].pad, 1);
+		si[i] = 0;
 		if (e->kind != KMEMTRACE_KIND_ALLOC || (e->flags & special) ||
 		    in[i].marks)
 			continue;
 		if (!kmt_map_find(&sh->sites->map, e->call_site, &si[i]))
 			si[i] = site_index(sh->sites, e->call_site);
-		__builtin_prefetch(&sh->sites->sites[si[i]], 1);
 	}
+	if (ON(sh, REPLAY_BATCH)->nr)
+		call_batch(sh, si, n);
 	for (i = 0; i < n; i++) {
 		e = in[i].ev;
 		if (in[i].marks) {
@@ -632,15 +595,11 @@ static void shard_batch(struct replay_shard *sh, const struct shard_ev *in,
 	}
 }
 
-/*
- * What is live at the end: the selected allocations, in all, per site
- * and per cache.
- */
+/* What is live at the end: the selected allocations, in all. */
 static void shard_live_sums(struct replay_shard *sh)
 {
 	const struct live_table *lt = sh->live;
 	const struct live_obj *o;
-	struct site *s;
 	size_t i;
 
 	for (i = 0; lt->nr && i < (size_t)1 << lt->bits; i++) {
@@ -649,14 +608,6 @@ static void shard_live_sums(struct replay_shard *sh)
 			continue;
 		sh->live_selected++;
 		add_u64_sat(&sh->live_selected_bytes, o->bytes);
-		s = &sh->sites->sites[o->site];
-		s->live++;
-		sh->overflow |= add_u64_sat(&s->live_bytes, o->bytes);
-		if (o->type != KMEMTRACE_TYPE_CACHE)
-			continue;
-		s = site_get(sh->caches, o->cache_id);
-		s->live++;
-		sh->overflow |= add_u64_sat(&s->live_bytes, o->bytes);
 	}
 }
 
@@ -930,25 +881,9 @@ static void shard_stop(struct replay_shard *sh)
 	pthread_mutex_unlock(&sh->lock);
 }
 
-/* Add the sums @s of a shard to those of the run, @d. */
-static void sums_add(struct site *d, const struct site *s, bool *overflow)
-{
-	d->allocs += s->allocs;
-	*overflow |= add_u64_sat(&d->req, s->req);
-	*overflow |= add_u64_sat(&d->alloc, s->alloc);
-	d->frees += s->frees;
-	d->xcpu += s->xcpu;
-	*overflow |= add_u64_sat(&d->life, s->life);
-	d->mismatched += s->mismatched;
-	d->unknown += s->unknown;
-	d->unknown_types |= s->unknown_types;
-	d->live += s->live;
-	*overflow |= add_u64_sat(&d->live_bytes, s->live_bytes);
-}
-
 /*
- * Add up what shard @sh of a sharded pass counted, by key: the sums of
- * the call sites and caches, the origins, the allocations live (if
+ * Add up what shard @sh of a sharded pass counted, by key: the call
+ * sites, the origins, the allocations live (if
  * @live: a view or a consumer looks at them), with the run's indexes,
  * and each consumer's context into the one registered.  Then release
  * the shard.
@@ -964,19 +899,12 @@ static void shard_merge(struct report *r, struct replay_shard *sh,
 	struct live_obj *d;
 	size_t i, j = 0;
 
-	for (i = 0; i < sh->own_sites.nr; i++) {
-		/* First the index: adding a key may move the entries. */
+	for (i = 0; i < sh->own_sites.nr; i++)
 		site[i] = site_index(&r->sites, sh->own_sites.sites[i].key);
-		sums_add(&r->sites.sites[site[i]], &sh->own_sites.sites[i],
-			 &r->overflow);
-	}
 	for (i = 0; i < sh->own_og.nr; i++) {
 		og = &sh->own_og.origins[i];
 		origin[i] = origin_add(&r->og, og->tag, og->stack);
 	}
-	for (i = 0; i < sh->own_caches.nr; i++)
-		sums_add(site_get(&r->caches, sh->own_caches.sites[i].key),
-			 &sh->own_caches.sites[i], &r->overflow);
 	for (i = 0; live && sh->own_live.nr && i < (size_t)1 << sh->own_live.bits;
 	     i++) {
 		o = &sh->own_live.slots[i];
@@ -997,7 +925,6 @@ static void shard_merge(struct report *r, struct replay_shard *sh,
 	free(origin);
 	live_free(&sh->own_live);
 	site_table_free(&sh->own_sites);
-	site_table_free(&sh->own_caches);
 	origin_table_free(&sh->own_og);
 	free(sh->blocks);
 	pthread_mutex_destroy(&sh->lock);
@@ -1037,13 +964,11 @@ static int pass_start(struct replay_pass *ps, struct report *r,
 		if (!ps->threads) {
 			sh->live = &r->live;
 			sh->sites = &r->sites;
-			sh->caches = &r->caches;
 			sh->og = &r->og;
 			return 0;
 		}
 		sh->live = &sh->own_live;
 		sh->sites = &sh->own_sites;
-		sh->caches = &sh->own_caches;
 		sh->og = &sh->own_og;
 		/* Origin 0: none. */
 		origin_add(sh->og, 0, 0);
@@ -1098,7 +1023,6 @@ static void pass_end(struct replay_pass *ps, const struct replay_use *uses,
 		r->double_allocs += sh->double_allocs;
 		r->live_selected += sh->live_selected;
 		add_u64_sat(&r->live_selected_bytes, sh->live_selected_bytes);
-		r->overflow |= sh->overflow;
 	}
 	site_table_free(&ps->sel_sites);
 	while (ps->nr_kept)
@@ -1132,7 +1056,6 @@ static void report_free(struct report *r)
 {
 	live_free(&r->live);
 	site_table_free(&r->sites);
-	site_table_free(&r->caches);
 	kmt_symcache_free(&r->names);
 	kmt_map_free(&r->pid_selected);
 	kmt_map_free(&r->module_selected);

@@ -85,6 +85,7 @@ static inline unsigned int log2_bucket(uint64_t v)
  * @REPLAY_TIME: @time, before each event of the --time window, in the
  *		 thread that merges the streams
  * @REPLAY_END: @live for each selected allocation live at the end, then @end
+ * @REPLAY_BATCH: @batch, before each batch of events a shard replays
  */
 enum replay_need {
 	REPLAY_ALLOC	= 1u << 0,
@@ -94,6 +95,7 @@ enum replay_need {
 	REPLAY_BACKING	= 1u << 4,
 	REPLAY_TIME	= 1u << 5,
 	REPLAY_END	= 1u << 6,
+	REPLAY_BATCH	= 1u << 7,
 };
 
 /**
@@ -108,7 +110,8 @@ enum replay_need {
  * @stray: the free or realloc @ev of memory not live in its family
  *	   (kmalloc and cache, pages, percpu, vmalloc); for a free, @o is the
  *	   selected allocation of another family it frees (a free by another
- *	   API), or NULL
+ *	   API), or NULL; @selected tells, for a free of memory live in no
+ *	   family, whether the filters select it (false for the others)
  * @backing: the backing or unpaired event @ev; @selected tells whether the
  *	     filters select it, for a backing alloc (false for the others)
  * @time: the next event, before it is replayed: its time, and what it
@@ -118,6 +121,9 @@ enum replay_need {
  * @mark: a point in time @time asked for, before @ev is replayed
  * @live: selected allocation @o, still live at the end (may be NULL)
  * @end: the pass is over; @last_ts is the time of its last event
+ * @batch: the site indexes of the next @n events, 0 for those not
+ *	   allocations, before they are replayed: for a consumer to fetch
+ *	   its entries of those call sites into the CPU caches ahead
  * @fork: a new context for one shard of the events, set up as @ctx and
  *	  empty, for the callbacks of the allocations (all but @time, @live
  *	  and @end); NULL when the consumer cannot be sharded
@@ -151,13 +157,14 @@ struct replay_consumer {
 	void (*resize)(void *ctx, const struct kmemtrace_event *ev,
 		       const struct live_obj *o, uint64_t bytes);
 	void (*stray)(void *ctx, const struct kmemtrace_event *ev,
-		      const struct live_obj *o);
+		      const struct live_obj *o, bool selected);
 	void (*backing)(void *ctx, const struct kmemtrace_event *ev,
 			bool selected);
 	bool (*time)(void *ctx, const struct kmemtrace_event *ev);
 	void (*mark)(void *ctx, const struct kmemtrace_event *ev);
 	void (*live)(void *ctx, const struct live_obj *o);
 	void (*end)(void *ctx, const struct replay_run *run, uint64_t last_ts);
+	void (*batch)(void *ctx, const uint32_t *site, size_t n);
 	void *(*fork)(void *ctx);
 	void (*merge)(void *ctx, void *shard, const struct replay_remap *map);
 };
@@ -199,8 +206,7 @@ struct report {
 	uint64_t live_selected;		/* selected allocations live at the end */
 	uint64_t live_selected_bytes;	/* their bytes, saturating */
 	struct live_table live;
-	struct site_table sites;
-	struct site_table caches;
+	struct site_table sites;	/* the call sites, by index: keys only */
 	struct kmt_symcache names;
 	const struct kmt_caches *caches_file;
 	const struct kmt_comms *comms;
@@ -209,7 +215,7 @@ struct report {
 	struct kmt_map module_selected;
 	struct origin_table og;
 	const struct kmt_stacks *stacks;
-	struct replay_list on[7];	/* per enum replay_need bit */
+	struct replay_list on[8];	/* per enum replay_need bit */
 };
 
 /**

@@ -25,6 +25,8 @@
 #include "pagesums.h"
 #include "replay.h"
 #include "report.h"
+#include "report_views.h"
+#include "sitesums.h"
 #include "stackstat.h"
 #include "utils.h"
 
@@ -298,6 +300,7 @@ void report_params_free(struct report_params *p)
 
 /* The state of the consumers of report's views. */
 struct report_sums {
+	struct sitesums sums;
 	struct lifetimes lifetimes;
 	struct stackstat stacks;
 	struct keysums keys;
@@ -319,6 +322,14 @@ static size_t report_uses(const struct report_params *p, struct report_consumers
 
 	memset(c, 0, sizeof(*c));
 	memset(s, 0, sizeof(*s));
+	if (p->views & (1u << VIEW_SITES | 1u << VIEW_CACHES | 1u << VIEW_FREES)) {
+		c->sums = &s->sums;
+		uses[n++] = (struct replay_use){ &sitesums_frees_consumer, &s->sums };
+	} else if (p->views & (1u << VIEW_SUMMARY)) {
+		/* The summary looks at the allocations only. */
+		c->sums = &s->sums;
+		uses[n++] = (struct replay_use){ &sitesums_consumer, &s->sums };
+	}
 	s->keys.by_gfp = p->views & (1u << VIEW_GFP);
 	s->keys.by_node = p->views & (1u << VIEW_NODES);
 	if (s->keys.by_gfp || s->keys.by_node) {
@@ -373,11 +384,12 @@ int report_main(int argc, char **argv)
 		kmt_out_begin(&out, stdout, p.format);
 		report_views(&run.r, &c, &run.t, run.st, run.errors, &out);
 		kmt_out_end(&out);
-		if (run.r.overflow || s.stacks.overflow || s.keys.overflow ||
-		    s.pages.overflow)
+		if (run.r.overflow || s.sums.overflow || s.stacks.overflow ||
+		    s.keys.overflow || s.pages.overflow)
 			kmt_err("%s: byte totals above 2^64 - 1 shown as overflow (corrupt trace?)",
 				p.dir);
 	}
+	sitesums_free(&s.sums);
 	lifetimes_free(&s.lifetimes);
 	stackstat_free(&s.stacks);
 	keysums_free(&s.keys);

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kmemtrace report - the options of report and plot, and the views
+ * kmemtrace report - the options of report, plot and pprof
+ *
+ * What the command line asks of a pass (replay_run() reads the filters,
+ * -j and which views need which side files) and of report's views
+ * (report_views.h).
  */
 #ifndef __KMEMTRACE_REPORT_H
 #define __KMEMTRACE_REPORT_H
@@ -81,48 +85,5 @@ struct report_params {
  * @p: the parameters
  */
 void report_params_free(struct report_params *p);
-
-/* What replay_run() added up (replay.h). */
-struct report;
-
-/**
- * struct report_consumers - what the consumers of report's views added up
- * @lifetimes: for the lifetimes view (lifetimes.h), or NULL
- * @stacks: for the stacks view (stackstat.h), or NULL
- * @keys: for the gfp and nodes views (keysums.h), or NULL
- * @pages: for the pages view (pagesums.h), or NULL
- * @mismatches: for the frees view (mismatches.h), or NULL
- * @allocinfo: for the allocinfo view (allocinfo.h), or NULL
- */
-struct report_consumers {
-	struct lifetimes *lifetimes;
-	struct stackstat *stacks;
-	struct keysums *keys;
-	struct pagesums *pages;
-	struct mismatches *mismatches;
-	struct allocinfo *allocinfo;
-};
-
-/**
- * report_views() - print the views of a report
- * @r: the report, its pass done
- * @c: the consumers of the views asked for
- * @t: the trace
- * @st: the statistics of its streams
- * @errors: number of problems in the streams
- * @o: the output
- */
-void report_views(struct report *r, const struct report_consumers *c,
-		  const struct kmt_trace *t, const struct kmt_stats *st,
-		  size_t errors, struct kmt_out *o);
-
-/**
- * report_sort_applies() - whether a view sorts by one of some keys
- * @views: bit per enum report_view
- * @keys: the keys of --sort, 0 after the last
- *
- * Return: true if one of @views has one of @keys.
- */
-bool report_sort_applies(unsigned int views, const enum report_key *keys);
 
 #endif /* __KMEMTRACE_REPORT_H */

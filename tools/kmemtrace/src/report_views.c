@@ -20,6 +20,8 @@
 #include "pagesums.h"
 #include "replay.h"
 #include "report.h"
+#include "report_views.h"
+#include "sitesums.h"
 #include "stackstat.h"
 #include "utils.h"
 
@@ -211,87 +213,164 @@ static const char *total_text(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
-static void summary_text(struct report *r, const struct kmt_trace *t,
-			 const struct kmt_stats *st, size_t errors,
-			 uint64_t live, uint64_t live_bytes)
+/* A row of the summary's top call sites or caches. */
+struct summary_top {
+	struct site s;
+	const char *name;	/* its symbol or cache name */
+	char buf[32];		/* "cache#ID", when @name is */
+};
+
+/*
+ * The header of a report and its summary view, built once (summary_build())
+ * for the text and the tables, which only print it.
+ */
+struct summary {
+	size_t events;
+	size_t errors;
+	uint64_t first_ts;
+	uint64_t last_ts;
+	const char *filter;
+	uint64_t selected;
+	/* The summary view, if asked for: */
+	const uint64_t (*count)[KMEMTRACE_TYPE_VMALLOC + 1];
+	const struct kmt_trace *t;
+	const struct kmt_stats *st;
+	uint64_t gaps;
+	uint64_t live;
+	uint64_t live_bytes;
+	uint64_t backing_allocs;
+	uint64_t backing_bytes;
+	uint64_t backing_frees;
+	uint64_t top;
+	struct summary_top *tops[2];	/* call sites, caches, by bytes */
+	size_t nr_tops[2];
+};
+
+static void summary_build(struct report *r, const struct sitesums *ss,
+			  const struct kmt_trace *t, const struct kmt_stats *st,
+			  size_t errors, struct summary *s)
 {
 	const enum report_key keys[REPORT_MAX_KEYS] = { KEY_BYTES };
-	unsigned int kind, type;
-	char buf[32], buf2[32], buf3[32];
+	struct summary_top *top;
 	struct site *sites;
-	uint64_t gaps = 0;
-	const char *name;
-	double waste;
 	size_t i, n;
 	int pass;
 
-	printf("events: %zu (alloc %llu, free %llu, realloc %llu)\n", r->events,
-	       (unsigned long long)r->count[KMEMTRACE_KIND_ALLOC][0],
-	       (unsigned long long)r->count[KMEMTRACE_KIND_FREE][0],
-	       (unsigned long long)r->count[KMEMTRACE_KIND_REALLOC][0]);
-	if (errors)
+	memset(s, 0, sizeof(*s));
+	s->events = r->events;
+	s->errors = errors;
+	s->first_ts = r->first_ts;
+	s->last_ts = r->last_ts;
+	s->filter = r->p->filter.text;
+	s->selected = r->selected;
+	if (!(r->p->views & (1u << VIEW_SUMMARY)))
+		return;
+	s->count = r->count;
+	s->t = t;
+	s->st = st;
+	for (i = 0; i < t->nr; i++)
+		s->gaps += st[i].gaps;
+	s->live = r->live_selected;
+	s->live_bytes = r->live_selected_bytes;
+	s->backing_allocs = r->backing_allocs;
+	s->backing_bytes = r->backing_bytes;
+	s->backing_frees = r->backing_frees;
+	s->top = r->p->top;
+	for (pass = 0; pass < 2; pass++) {
+		sites = sort_sites(pass ? &ss->caches : &ss->sites, keys,
+				   site_allocated, &n);
+		if (n > s->top)
+			n = s->top;
+		s->tops[pass] = xcalloc(n + 1, sizeof(*s->tops[pass]));
+		s->nr_tops[pass] = n;
+		for (i = 0; i < n; i++) {
+			top = &s->tops[pass][i];
+			top->s = sites[i];
+			top->name = pass ? report_cache_name(r, sites[i].key,
+							     top->buf,
+							     sizeof(top->buf)) :
+					   site_name(r, sites[i].key);
+		}
+		free(sites);
+	}
+}
+
+static void summary_free(struct summary *s)
+{
+	free(s->tops[0]);
+	free(s->tops[1]);
+}
+
+static void summary_text(const struct summary *s)
+{
+	const struct kmt_trace *t = s->t;
+	char buf[32], buf2[32];
+	const struct site *site;
+	unsigned int type;
+	double waste;
+	size_t i;
+	int pass;
+
+	printf("events: %zu (alloc %llu, free %llu, realloc %llu)\n", s->events,
+	       (unsigned long long)s->count[KMEMTRACE_KIND_ALLOC][0],
+	       (unsigned long long)s->count[KMEMTRACE_KIND_FREE][0],
+	       (unsigned long long)s->count[KMEMTRACE_KIND_REALLOC][0]);
+	if (s->errors)
 		printf("invalid: %zu problems, events skipped (see kmemtrace check)\n",
-		       errors);
+		       s->errors);
 	printf("\n%-8s %12s %12s %12s\n", "type", "alloc", "free", "realloc");
 	for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++)
 		printf("%-8s %12llu %12llu %12llu\n", kmt_type_name(type),
-		       (unsigned long long)r->count[KMEMTRACE_KIND_ALLOC][type],
-		       (unsigned long long)r->count[KMEMTRACE_KIND_FREE][type],
-		       (unsigned long long)r->count[KMEMTRACE_KIND_REALLOC][type]);
-	(void)kind;
+		       (unsigned long long)s->count[KMEMTRACE_KIND_ALLOC][type],
+		       (unsigned long long)s->count[KMEMTRACE_KIND_FREE][type],
+		       (unsigned long long)s->count[KMEMTRACE_KIND_REALLOC][type]);
 
 	printf("\n%-8s %12s\n", "cpu", "events");
-	for (i = 0; i < t->nr; i++) {
+	for (i = 0; i < t->nr; i++)
 		printf("%-8s %12zu\n", path_basename(t->streams[i].path),
-		       st[i].events);
-		gaps += st[i].gaps;
-	}
+		       s->st[i].events);
 	if (t->has_dropped)
 		printf("\ndropped: %llu (kernel counter, %s), %llu seen as seq gaps\n",
 		       (unsigned long long)t->dropped,
 		       t->has_dropped_start ? "while recording" : "since boot",
-		       (unsigned long long)gaps);
+		       (unsigned long long)s->gaps);
 	else
 		printf("\ndropped: unknown (no dropped file), %llu seen as seq gaps\n",
-		       (unsigned long long)gaps);
+		       (unsigned long long)s->gaps);
 
 	printf("\nstill allocated at end: %llu allocations, %s bytes\n",
-	       (unsigned long long)live, total_text(live_bytes, buf, sizeof(buf)));
+	       (unsigned long long)s->live,
+	       total_text(s->live_bytes, buf, sizeof(buf)));
 	printf("backing pages: %llu allocs (%s bytes), %llu frees\n",
-	       (unsigned long long)r->backing_allocs,
-	       total_text(r->backing_bytes, buf2, sizeof(buf2)),
-	       (unsigned long long)r->backing_frees);
+	       (unsigned long long)s->backing_allocs,
+	       total_text(s->backing_bytes, buf, sizeof(buf)),
+	       (unsigned long long)s->backing_frees);
 
 	for (pass = 0; pass < 2; pass++) {
-		sites = sort_sites(pass ? &r->caches : &r->sites, keys,
-				   site_allocated, &n);
 		printf("\ntop %llu %s by bytes allocated:\n",
-		       (unsigned long long)r->p->top, pass ? "caches" : "call sites");
+		       (unsigned long long)s->top, pass ? "caches" : "call sites");
 		printf("%10s %12s %12s %7s  %s\n", "count", "bytes_req",
 		       "bytes_alloc", "waste", pass ? "cache" : "call_site");
-		for (i = 0; i < n && i < r->p->top; i++) {
-			name = pass ? report_cache_name(r, sites[i].key, buf,
-							sizeof(buf)) :
-				      site_name(r, sites[i].key);
-			if (sites[i].req == UINT64_MAX ||
-			    sites[i].alloc == UINT64_MAX) {
+		for (i = 0; i < s->nr_tops[pass]; i++) {
+			site = &s->tops[pass][i].s;
+			if (site->req == UINT64_MAX || site->alloc == UINT64_MAX) {
 				printf("%10llu %12s %12s %7s  %s\n",
-				       (unsigned long long)sites[i].allocs,
-				       total_text(sites[i].req, buf2, sizeof(buf2)),
-				       total_text(sites[i].alloc, buf3, sizeof(buf3)),
-				       "?", name);
+				       (unsigned long long)site->allocs,
+				       total_text(site->req, buf, sizeof(buf)),
+				       total_text(site->alloc, buf2, sizeof(buf2)),
+				       "?", s->tops[pass][i].name);
 				continue;
 			}
 			waste = 0;
-			if (sites[i].alloc > sites[i].req)
-				waste = (sites[i].alloc - sites[i].req) * 100.0 /
-					sites[i].alloc;
+			if (site->alloc > site->req)
+				waste = (site->alloc - site->req) * 100.0 /
+					site->alloc;
 			printf("%10llu %12llu %12llu %6.1f%%  %s\n",
-			       (unsigned long long)sites[i].allocs,
-			       (unsigned long long)sites[i].req,
-			       (unsigned long long)sites[i].alloc, waste, name);
+			       (unsigned long long)site->allocs,
+			       (unsigned long long)site->req,
+			       (unsigned long long)site->alloc, waste,
+			       s->tops[pass][i].name);
 		}
-		free(sites);
 	}
 }
 
@@ -316,27 +395,23 @@ static const struct kmt_col top_cols[2][6] = {
 	},
 };
 
-static void summary_tables(struct report *r, const struct kmt_trace *t,
-			   const struct kmt_stats *st, uint64_t live,
-			   uint64_t live_bytes, struct kmt_out *o)
+static void summary_tables(const struct summary *s, struct kmt_out *o)
 {
-	const enum report_key keys[REPORT_MAX_KEYS] = { KEY_BYTES };
+	const struct kmt_trace *t = s->t;
+	const struct site *site;
 	struct kmt_table tab;
 	union kmt_cell *row;
 	unsigned int type;
-	struct site *sites;
-	uint64_t gaps = 0;
-	char buf[32];
-	size_t i, n;
+	size_t i;
 	int pass;
 
 	kmt_table_init(&tab, "kinds", kinds_cols, ARRAY_SIZE(kinds_cols));
 	for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++) {
 		row = kmt_table_row(&tab);
 		kmt_cell_str(&row[0], kmt_type_name(type));
-		row[1].u = r->count[KMEMTRACE_KIND_ALLOC][type];
-		row[2].u = r->count[KMEMTRACE_KIND_FREE][type];
-		row[3].u = r->count[KMEMTRACE_KIND_REALLOC][type];
+		row[1].u = s->count[KMEMTRACE_KIND_ALLOC][type];
+		row[2].u = s->count[KMEMTRACE_KIND_FREE][type];
+		row[3].u = s->count[KMEMTRACE_KIND_REALLOC][type];
 	}
 	kmt_out_table(o, &tab);
 	kmt_table_free(&tab);
@@ -345,9 +420,8 @@ static void summary_tables(struct report *r, const struct kmt_trace *t,
 	for (i = 0; i < t->nr; i++) {
 		row = kmt_table_row(&tab);
 		kmt_cell_str(&row[0], path_basename(t->streams[i].path));
-		row[1].u = st[i].events;
-		row[2].u = st[i].gaps;
-		gaps += st[i].gaps;
+		row[1].u = s->st[i].events;
+		row[2].u = s->st[i].gaps;
 	}
 	kmt_out_table(o, &tab);
 	kmt_table_free(&tab);
@@ -356,45 +430,56 @@ static void summary_tables(struct report *r, const struct kmt_trace *t,
 		kmt_out_u64(o, "dropped", t->dropped);
 	else
 		kmt_out_str(o, "dropped", NULL);
-	kmt_out_u64(o, "seq_gaps", gaps);
-	kmt_out_u64(o, "live_allocations", live);
-	kmt_out_u64(o, "live_bytes", live_bytes);
-	kmt_out_u64(o, "backing_allocs", r->backing_allocs);
-	kmt_out_u64(o, "backing_bytes", r->backing_bytes);
-	kmt_out_u64(o, "backing_frees", r->backing_frees);
+	kmt_out_u64(o, "seq_gaps", s->gaps);
+	kmt_out_u64(o, "live_allocations", s->live);
+	kmt_out_u64(o, "live_bytes", s->live_bytes);
+	kmt_out_u64(o, "backing_allocs", s->backing_allocs);
+	kmt_out_u64(o, "backing_bytes", s->backing_bytes);
+	kmt_out_u64(o, "backing_frees", s->backing_frees);
 
 	for (pass = 0; pass < 2; pass++) {
-		sites = sort_sites(pass ? &r->caches : &r->sites, keys,
-				   site_allocated, &n);
 		kmt_table_init(&tab, pass ? "top_caches" : "top_sites",
 			       top_cols[pass], ARRAY_SIZE(top_cols[pass]));
-		for (i = 0; i < n && i < r->p->top; i++) {
+		for (i = 0; i < s->nr_tops[pass]; i++) {
+			site = &s->tops[pass][i].s;
 			row = kmt_table_row(&tab);
-			row[0].u = sites[i].allocs;
-			row[1].u = sites[i].req;
-			row[2].u = sites[i].alloc;
-			row[3].d = pct(site_value(&sites[i], KEY_WASTE), sites[i].alloc);
-			row[4].u = sites[i].key;
-			kmt_cell_str(&row[5], pass ?
-				     report_cache_name(r, sites[i].key, buf, sizeof(buf)) :
-				     site_name(r, sites[i].key));
+			row[0].u = site->allocs;
+			row[1].u = site->req;
+			row[2].u = site->alloc;
+			row[3].d = pct(site_value(site, KEY_WASTE), site->alloc);
+			row[4].u = site->key;
+			kmt_cell_str(&row[5], s->tops[pass][i].name);
 		}
 		kmt_out_table(o, &tab);
 		kmt_table_free(&tab);
-		free(sites);
 	}
 }
 
-static void view_summary(struct report *r, const struct kmt_trace *t,
-			 const struct kmt_stats *st, size_t errors,
-			 struct kmt_out *o)
+/* What every report begins with, whatever its views. */
+static void header_print(const struct summary *s, struct kmt_out *o)
 {
-	uint64_t live = r->live_selected, live_bytes = r->live_selected_bytes;
+	if (o->format == KMT_TEXT) {
+		printf("kmemtrace report v%d\n", KMT_REPORT_VERSION);
+		if (s->filter)
+			printf("filter: %s (%llu allocations)\n", s->filter,
+			       (unsigned long long)s->selected);
+		return;
+	}
+	kmt_out_u64(o, "version", KMT_REPORT_VERSION);
+	kmt_out_u64(o, "events", s->events);
+	kmt_out_u64(o, "invalid", s->errors);
+	kmt_out_u64(o, "first_ts", s->first_ts);
+	kmt_out_u64(o, "last_ts", s->last_ts);
+	kmt_out_str(o, "filter", s->filter);
+	kmt_out_u64(o, "selected", s->selected);
+}
 
+static void view_summary(const struct summary *s, struct kmt_out *o)
+{
 	if (o->format == KMT_TEXT)
-		summary_text(r, t, st, errors, live, live_bytes);
+		summary_text(s);
 	else
-		summary_tables(r, t, st, live, live_bytes, o);
+		summary_tables(s, o);
 }
 
 /* ----------------------------------------------------------- sites view */
@@ -415,7 +500,8 @@ static const struct kmt_col caches_cols[] = {
 	KMT_COL("id", KMT_U64), KMT_COL("cache", KMT_STR),
 };
 
-static void view_sites(struct report *r, enum report_view v, struct kmt_out *o)
+static void view_sites(struct report *r, const struct sitesums *ss,
+		       enum report_view v, struct kmt_out *o)
 {
 	bool caches = v == VIEW_CACHES;
 	enum report_key keys[REPORT_MAX_KEYS];
@@ -426,8 +512,8 @@ static void view_sites(struct report *r, enum report_view v, struct kmt_out *o)
 	size_t i, n;
 
 	view_sort(r, v, KEY_BYTES, keys);
-	sites = sort_sites(caches ? &r->caches : &r->sites, keys, site_allocated,
-			   &n);
+	sites = sort_sites(caches ? &ss->caches : &ss->sites, keys,
+			   site_allocated, &n);
 	keys_title(keys, title, sizeof(title));
 	if (caches)
 		kmt_table_init(&tab, "caches", caches_cols, ARRAY_SIZE(caches_cols));
@@ -595,10 +681,16 @@ static uint32_t *number_groups(struct report *r)
 	size_t tags = r->p->by == BY_LINE ? r->og.nr_tags : 0;
 	struct site_key *keys = xcalloc(r->sites.nr + tags, sizeof(*keys));
 	uint32_t *group = xcalloc(r->sites.nr + tags, sizeof(*group));
-	size_t i, n = 0, lines = 0;
+	bool *live = xcalloc(r->sites.nr + 1, sizeof(*live));
+	size_t i, n = 0, lines = 0, pos = 0;
+	const struct live_obj *o;
 	const struct kmt_tag *t;
 	const char *name;
 	char buf[512];
+
+	while ((o = replay_live_next(r, &pos)))
+		if (o->selected)
+			live[o->site] = true;
 
 	for (i = 1; i < tags; i++) {
 		t = kmt_tags_find(r->tags, r->og.tags[i]);
@@ -609,7 +701,7 @@ static uint32_t *number_groups(struct report *r)
 		lines++;
 	}
 	for (i = 0; i < r->sites.nr; i++) {
-		if (!r->sites.sites[i].live)
+		if (!live[i])
 			continue;
 		if (r->p->by == BY_FUNC) {
 			name = site_name(r, r->sites.sites[i].key);
@@ -632,6 +724,7 @@ static uint32_t *number_groups(struct report *r)
 	for (i = 0; i < n; i++)
 		free(keys[i].name);
 	free(keys);
+	free(live);
 	return group;
 }
 
@@ -994,7 +1087,7 @@ static void view_lifetimes(struct report *r, const struct lifetimes *lt,
 	char title[128];
 	union kmt_cell *row;
 	const struct u64_vec *v;
-	size_t i, n = 0;
+	size_t i, j, n = 0;
 	uint64_t sum;
 
 	for (i = 0; i < lt->nr; i++) {
@@ -1014,7 +1107,8 @@ static void view_lifetimes(struct report *r, const struct lifetimes *lt,
 			title, (unsigned long long)r->p->top, n);
 	for (i = 0; i < n && i < r->p->top; i++) {
 		v = &lt->sites[sites[i].site];
-		sum = r->sites.sites[sites[i].site].life;
+		for (j = sum = 0; j < v->nr; j++)
+			add_u64_sat(&sum, v->v[j]);
 		row = kmt_table_row(&tab);
 		row[0].u = v->nr;
 		row[1].u = v->v[0];
@@ -1130,7 +1224,8 @@ static size_t group_mismatches(const struct report *r, const struct mismatches *
 	return n;
 }
 
-static void xcpu_table(struct report *r, bool caches, struct kmt_out *o)
+static void xcpu_table(struct report *r, const struct sitesums *ss, bool caches,
+		       struct kmt_out *o)
 {
 	enum report_key keys[REPORT_MAX_KEYS];
 	struct kmt_table tab;
@@ -1142,7 +1237,8 @@ static void xcpu_table(struct report *r, bool caches, struct kmt_out *o)
 	view_sort(r, VIEW_FREES, KEY_PINGPONG, keys);
 	if (keys[0] == KEY_MISMATCH)
 		keys[0] = KEY_PINGPONG;
-	sites = sort_sites(caches ? &r->caches : &r->sites, keys, site_freed, &n);
+	sites = sort_sites(caches ? &ss->caches : &ss->sites, keys, site_freed,
+			   &n);
 	keys_title(keys, title, sizeof(title));
 	if (caches)
 		kmt_table_init(&tab, "cross_cpu_caches", xcpu_cache_cols,
@@ -1169,8 +1265,8 @@ static void xcpu_table(struct report *r, bool caches, struct kmt_out *o)
 	free(sites);
 }
 
-static void view_frees(struct report *r, const struct mismatches *ms,
-		       struct kmt_out *o)
+static void view_frees(struct report *r, const struct sitesums *ss,
+		       const struct mismatches *ms, struct kmt_out *o)
 {
 	const enum report_key by_unknown[REPORT_MAX_KEYS] = { KEY_FREES };
 	uint64_t frees = 0, xcpu = 0, mismatched = 0, unknown = 0;
@@ -1181,11 +1277,11 @@ static void view_frees(struct report *r, const struct mismatches *ms,
 	char buf[32], buf2[32], types[64];
 	size_t i, n;
 
-	for (i = 0; i < r->sites.nr; i++) {
-		frees += r->sites.sites[i].frees;
-		xcpu += r->sites.sites[i].xcpu;
-		mismatched += r->sites.sites[i].mismatched;
-		unknown += r->sites.sites[i].unknown;
+	for (i = 0; i < ss->sites.nr; i++) {
+		frees += ss->sites.sites[i].frees;
+		xcpu += ss->sites.sites[i].xcpu;
+		mismatched += ss->sites.sites[i].mismatched;
+		unknown += ss->sites.sites[i].unknown;
 	}
 	kmt_table_init(&tab, "free_totals", free_totals_cols,
 		       ARRAY_SIZE(free_totals_cols));
@@ -1201,8 +1297,8 @@ static void view_frees(struct report *r, const struct mismatches *ms,
 	kmt_out_table(o, &tab);
 	kmt_table_free(&tab);
 
-	xcpu_table(r, false, o);
-	xcpu_table(r, true, o);
+	xcpu_table(r, ss, false, o);
+	xcpu_table(r, ss, true, o);
 
 	n = group_mismatches(r, ms, &groups);
 	kmt_table_init(&tab, "mismatched", mismatch_cols, ARRAY_SIZE(mismatch_cols));
@@ -1229,7 +1325,7 @@ static void view_frees(struct report *r, const struct mismatches *ms,
 	kmt_table_free(&tab);
 	free(groups);
 
-	sites = sort_sites(&r->sites, by_unknown, site_unknown, &n);
+	sites = sort_sites(&ss->sites, by_unknown, site_unknown, &n);
 	/* site_value() of KEY_FREES is the paired frees: sort by these. */
 	for (i = 0; i < n; i++)
 		sites[i].frees = sites[i].unknown;
@@ -1639,33 +1735,22 @@ void report_views(struct report *r, const struct report_consumers *c,
 		"summary", "sites", "caches", "live", "lifetimes", "frees",
 		"pages", "gfp", "nodes", "allocinfo", "stacks",
 	};
+	struct summary s;
 	unsigned int v;
 
-	if (o->format == KMT_TEXT) {
-		printf("kmemtrace report v%d\n", KMT_REPORT_VERSION);
-		if (r->p->filter.text)
-			printf("filter: %s (%llu allocations)\n", r->p->filter.text,
-			       (unsigned long long)r->selected);
-	} else {
-		kmt_out_u64(o, "version", KMT_REPORT_VERSION);
-		kmt_out_u64(o, "events", r->events);
-		kmt_out_u64(o, "invalid", errors);
-		kmt_out_u64(o, "first_ts", r->first_ts);
-		kmt_out_u64(o, "last_ts", r->last_ts);
-		kmt_out_str(o, "filter", r->p->filter.text);
-		kmt_out_u64(o, "selected", r->selected);
-	}
+	summary_build(r, c->sums, t, st, errors, &s);
+	header_print(&s, o);
 	for (v = 0; v < NR_VIEWS; v++) {
 		if (!(r->p->views & (1u << v)))
 			continue;
 		kmt_out_object(o, names[v]);
 		switch (v) {
 		case VIEW_SUMMARY:
-			view_summary(r, t, st, errors, o);
+			view_summary(&s, o);
 			break;
 		case VIEW_SITES:
 		case VIEW_CACHES:
-			view_sites(r, v, o);
+			view_sites(r, c->sums, v, o);
 			break;
 		case VIEW_LIVE:
 			view_live(r, o);
@@ -1674,7 +1759,7 @@ void report_views(struct report *r, const struct report_consumers *c,
 			view_lifetimes(r, c->lifetimes, o);
 			break;
 		case VIEW_FREES:
-			view_frees(r, c->mismatches, o);
+			view_frees(r, c->sums, c->mismatches, o);
 			break;
 		case VIEW_PAGES:
 			view_pages(c->pages, o);
@@ -1692,4 +1777,5 @@ void report_views(struct report *r, const struct report_consumers *c,
 		}
 		kmt_out_close(o);
 	}
+	summary_free(&s);
 }

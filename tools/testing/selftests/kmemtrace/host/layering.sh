@@ -9,8 +9,9 @@
 #             symbols* kallsyms tags stacks gfp
 #             dump_fields.h filter (the event streams, side files, options)
 #   engine    replay: pairs allocations with frees and calls consumers
-#   consumers report (report.c, report_views.c), lifetimes, stackstat,
-#             keysums, pagesums, mismatches, allocinfo, plot, pprof,
+#   consumers report (report.c, report_views.?), sitesums, lifetimes,
+#             stackstat, keysums, pagesums, mismatches, allocinfo, plot,
+#             pprof,
 #             and the
 #             commands check, dump, record, kmemtrace.c
 # Rules, from the #include lines and the identifiers of each file:
@@ -21,7 +22,8 @@
 #      starting with a consumer's name and _ (plot_, pprof_, ...), nor
 #      report_views;
 #   4. a consumer reaches into no other's state: plot.c, pprof.c,
-#      lifetimes.c, stackstat.c, keysums.c, pagesums.c, mismatches.c and
+#      sitesums.c, lifetimes.c, stackstat.c, keysums.c, pagesums.c,
+#      mismatches.c and
 #      allocinfo.c use neither struct report nor a run's ->r, nor report's functions
 #      (report_run, report_views), nor each other's;
 #   5. no view or consumer walks the engine's live table by its slots: they
@@ -31,7 +33,7 @@
 
 set -u
 [ $# -eq 1 ] || { echo "usage: $0 SRC_DIR" >&2; exit 2; }
-CONSUMERS="plot pprof lifetimes stackstat keysums pagesums mismatches allocinfo"
+CONSUMERS="plot pprof sitesums lifetimes stackstat keysums pagesums mismatches allocinfo"
 cd "$1" || exit 2
 bad=0
 
@@ -57,7 +59,8 @@ for f in utils.? hash.? opts.? fmt.h table.? kmemtrace.h trace.h event.c stream.
 	[ -e "$f" ] || continue
 	for h in $(includes "$f"); do
 		case $h in
-		replay.h|report.h|pprof.h|plot.h|lifetimes.h|stackstat.h|keysums.h|\
+		replay.h|report.h|report_views.h|pprof.h|plot.h|sitesums.h|\
+		lifetimes.h|stackstat.h|keysums.h|\
 		pagesums.h|mismatches.h|allocinfo.h)
 			broken "$f" 2 "includes $h" ;;
 		esac
