@@ -51,7 +51,8 @@ boot() {
 		result FAIL "boot.$name.tests_ran"
 	# A boot may expect one kind of warning (its last argument, a
 	# pattern of the WARNING line): drop those, a WARN()'s up to its end
-	# marker, a one-line warning alone.
+	# marker, a one-line warning alone.  KCSAN reports that do not
+	# involve kmemtrace are upstream's races (kcsan-ours.awk).
 	if awk -v allow="${5:-}" '
 		/cut here/ { cut = 1 }
 		allow != "" && /WARNING:/ && $0 ~ allow {
@@ -62,7 +63,8 @@ boot() {
 		}
 		/WARNING:/ { cut = 0 }
 		!skip { print }
-		skip && /---\[ end trace/ { skip = 0 }' "$log" | grep -nE "$SPLAT"; then
+		skip && /---\[ end trace/ { skip = 0 }' "$log" |
+	   awk -f "$KMT_SELFTESTS/guest/kcsan-ours.awk" | grep -nE "$SPLAT"; then
 		result FAIL "boot.$name.console_clean"
 	else
 		result PASS "boot.$name.console_clean"
