@@ -1243,16 +1243,9 @@ static int write_meta(struct recorder *r, const char *name, const char *buf,
 		      size_t len)
 {
 	char *dst = path_join(r->p->outdir, name);
-	int fd, ret;
+	int ret;
 
-	fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = -errno;
-	} else {
-		ret = write_all(fd, buf, len);
-		if (close(fd) && !ret)
-			ret = -errno;
-	}
+	ret = write_file(dst, buf, len);
 	if (ret) {
 		kmt_err("%s: %s", dst, strerror(-ret));
 		unlink(dst);

@@ -292,25 +292,31 @@ int write_string(const char *path, const char *s)
 	return ret;
 }
 
+int write_file(const char *path, const void *buf, size_t len)
+{
+	int fd, ret;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	ret = write_all(fd, buf, len);
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
+}
+
 int copy_file(const char *src, const char *dst)
 {
 	size_t len;
 	char *buf;
-	int fd, ret;
+	int ret;
 
 	ret = read_file(src, &buf, &len);
 	if (ret) {
 		kmt_err("%s: %s", src, strerror(-ret));
 		return ret;
 	}
-	fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = -errno;
-	} else {
-		ret = write_all(fd, buf, len);
-		if (close(fd) && !ret)
-			ret = -errno;
-	}
+	ret = write_file(dst, buf, len);
 	if (ret)
 		kmt_err("%s: %s", dst, strerror(-ret));
 	free(buf);

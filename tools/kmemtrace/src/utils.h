@@ -262,6 +262,16 @@ int read_side_file(const char *dir, const char *name, char **path,
 int write_string(const char *path, const char *s);
 
 /**
+ * write_file() - write a buffer to a file, creating or truncating it
+ * @path: the file
+ * @buf: what to write
+ * @len: bytes of @buf
+ *
+ * Return: 0, or a negative errno (the file may be left partly written).
+ */
+int write_file(const char *path, const void *buf, size_t len);
+
+/**
  * copy_file() - copy a file, creating or truncating the destination
  * @src: file to read
  * @dst: file to write
