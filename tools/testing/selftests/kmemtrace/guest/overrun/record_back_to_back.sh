@@ -51,11 +51,14 @@ for i in 1 2 3; do
 	[ "$printed" -gt 0 ] || fail "record $i: nothing dropped, no overrun to account for"
 	# Its own drops: what the kernel's count since boot grew by.
 	[ "$printed" = $((boot_after - boot_before)) ] ||
-		fail "record $i: printed $printed dropped, the kernel dropped $((boot_after - boot_before)) meanwhile ($boot_before to $boot_after since boot)"
+		fail "record $i: printed $printed dropped, the kernel dropped" \
+			"$((boot_after - boot_before)) meanwhile" \
+			"($boot_before to $boot_after since boot)"
 	[ "$(cat $dir/dropped)" = "$printed" ] ||
 		fail "record $i: $dir/dropped says $(cat $dir/dropped), record printed $printed"
 	[ "$(cat $dir/dropped.start)" = "$boot_before" ] ||
-		fail "record $i: $dir/dropped.start says $(cat $dir/dropped.start), not $boot_before"
+		fail "record $i: $dir/dropped.start says" \
+			"$(cat $dir/dropped.start), not $boot_before"
 	[ -f $dir/stats.start ] || fail "record $i: no $dir/stats.start"
 	# From the second one on, a count since boot would be wrong.
 	[ $i = 1 ] || [ "$boot_after" -gt "$printed" ] ||
@@ -80,7 +83,8 @@ for i in 1 2 3; do
 	[ "$dropped" = "$printed" ] ||
 		fail "record $i: check says dropped $dropped, record printed $printed"
 	[ $((gaps + leading + trailing)) = "$printed" ] ||
-		fail "record $i: gaps $gaps + leading $leading + trailing $trailing is not the $printed dropped"
+		fail "record $i: gaps $gaps + leading $leading + trailing" \
+			"$trailing is not the $printed dropped"
 
 	# The same per CPU, from the counters record kept: every seq number
 	# a CPU took while recording is an event of the stream or a drop.
@@ -123,5 +127,6 @@ for i in 1 2 3; do
 		exit bad != 0
 	}' $dir/stats.start $dir/stats $dir/check.txt ||
 		fail "record $i: a CPU's events and drops do not add up"
-	echo "ok: record $i: $printed dropped while recording ($boot_after since boot), all accounted for"
+	echo "ok: record $i: $printed dropped while recording" \
+		"($boot_after since boot), all accounted for"
 done
