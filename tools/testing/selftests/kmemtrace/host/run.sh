@@ -3300,6 +3300,7 @@ pprof_sums_are_reports
 ctf_metadata
 ctf_errors
 ctf_babeltrace2_reads_as_dump
+kcsan_ours_filter
 "
 
 # The regression corpus of the fuzz targets (../fuzz) replayed under
@@ -3319,6 +3320,24 @@ t_fuzz_corpus() {
 # no engine or consumer header.  It must fail on a bad edge: a copy of the
 # sources with a stream file including report.h, and plot.c reading the
 # run's sums.
+# kcsan-ours.awk (the KCSAN boots' splat filter): a report with a
+# kmemtrace frame stays whole, one without is one "(upstream)" line, named
+# on stderr, and the rest of the log passes untouched.
+t_kcsan_ours_filter() {
+	printf '%s\n' 'before' \
+		'BUG: KCSAN: data-race in __get_user_pages / lru_add' ' lru_add+0x25/0x266' \
+		'==================================================================' \
+		'BUG: KCSAN: data-race in probe_kmalloc / cpu_file_read' ' probe_kmalloc+0x3/0x9' \
+		'==================================================================' 'after' > log
+	awk -f "$HERE/../guest/kcsan-ours.awk" log > out 2> err || fail "awk failed"
+	printf '%s\n' 'before' 'KCSAN (upstream): data-race in __get_user_pages / lru_add' \
+		'BUG: KCSAN: data-race in probe_kmalloc / cpu_file_read' ' probe_kmalloc+0x3/0x9' \
+		'==================================================================' 'after' > want
+	cmp -s out want || { diff -u want out; fail "filtered log differs"; }
+	grep -q 'upstream report, no kmemtrace frame: KCSAN (upstream): data-race in __get_user_pages' err ||
+		fail "upstream report not named on stderr"
+}
+
 t_layering() {
 	sh "$HERE/layering.sh" "$SRC" || fail "the layering of $SRC is broken"
 	cp -R "$SRC" bad || return 1
