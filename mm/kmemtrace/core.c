@@ -267,6 +267,21 @@ static int kmemtrace_start_locked(unsigned int user,
 
 	if (kmemtrace_users & user)
 		return 0;
+	/*
+	 * A sampling recording and the tracer exclude each other: the tracer
+	 * takes every event, the relay streams a sample.
+	 */
+	if (user == KMEMTRACE_USER_TRACER && kmemtrace_sampling())
+		return -EBUSY;
+	if (user == KMEMTRACE_USER_RELAY) {
+		ret = kmemtrace_sample_start();
+		if (ret)
+			return ret;
+		if (kmemtrace_sampling() && kmemtrace_users) {
+			kmemtrace_sample_stop();
+			return -EBUSY;
+		}
+	}
 	/* The sink first, then scopes, then probes: no event misses either. */
 	static_branch_enable(key);
 	if (!kmemtrace_users) {
@@ -275,6 +290,8 @@ static int kmemtrace_start_locked(unsigned int user,
 		if (ret) {
 			static_branch_disable(&kmemtrace_scope_key);
 			static_branch_disable(key);
+			if (user == KMEMTRACE_USER_RELAY)
+				kmemtrace_sample_stop();
 			return ret;
 		}
 	}
@@ -308,6 +325,8 @@ static void kmemtrace_stop(unsigned int user, struct static_key_false *key)
 		WRITE_ONCE(kmemtrace_users, rest);
 		if (!rest)
 			static_branch_disable(&kmemtrace_scope_key);
+		if (user == KMEMTRACE_USER_RELAY)
+			kmemtrace_sample_stop();
 	}
 	mutex_unlock(&kmemtrace_mutex);
 }

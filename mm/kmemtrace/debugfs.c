@@ -14,6 +14,7 @@
  *                /proc/slabinfo: cache names and sizes help heap exploits)
  *   subbufs      sub-buffers per CPU (kmemtrace.subbufs), 0444
  *   subbuf_size  bytes per sub-buffer (kmemtrace.subbuf_size), 0444
+ *   sample_*     sampling (sample.c)
  *
  * See Documentation/trace/kmemtrace.rst.
  */
@@ -175,6 +176,7 @@ static int __init kmemtrace_debugfs_init(void)
 	debugfs_create_u32("subbufs", 0444, dir, &kmemtrace_subbufs);
 	debugfs_create_u32("subbuf_size", 0444, dir, &kmemtrace_subbuf_size);
 	kmemtrace_stacks_debugfs(dir);
+	kmemtrace_sample_debugfs(dir);
 	kmemtrace_tags_debugfs(dir);
 
 	ret = kmemtrace_set_dir(dir);

@@ -12,6 +12,7 @@
 #include <linux/kmemtrace.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
+#include <linux/prandom.h>
 #include <linux/relay.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -84,13 +85,51 @@ static __always_inline void kmemtrace_stack(struct kmemtrace_event *ev,
 }
 
 void kmemtrace_stacks_boot(void);
+int kmemtrace_stacks_prepare(void);
 void kmemtrace_stacks_debugfs(struct dentry *dir);
 #if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
 int kmemtrace_stack_configure(unsigned int sample, bool frees);
 #endif
 #else
 static inline void kmemtrace_stacks_boot(void) { }
+static inline int kmemtrace_stacks_prepare(void) { return 0; }
 static inline void kmemtrace_stacks_debugfs(struct dentry *dir) { }
+#endif
+
+/* sample.c */
+struct kmemtrace_slot;
+struct rnd_state;
+
+/*
+ * Per-CPU sampling state, changed only by the local CPU with interrupts
+ * off (kmemtrace_begin()).
+ * @left:	bytes to allocate before the next sample
+ * @sampled:	allocations sampled in this recording
+ * @untracked:	of those, left out of the table (KMEMTRACE_FLAG_UNTRACKED)
+ * @freed:	frees of sampled objects recorded
+ * @rnd:	the generator of the draws
+ */
+struct kmemtrace_sample_cpu {
+	long			left;
+	unsigned long		sampled;
+	unsigned long		untracked;
+	unsigned long		freed;
+	struct rnd_state	rnd;
+};
+
+DECLARE_STATIC_KEY_FALSE(kmemtrace_sample_key);
+DECLARE_PER_CPU(struct kmemtrace_sample_cpu, kmemtrace_sample_cpu);
+extern unsigned int kmemtrace_sample_period;
+u64 kmemtrace_sample_draw(struct rnd_state *rnd, unsigned int period);
+bool __kmemtrace_sample_alloc(struct kmemtrace_slot *slot, unsigned long ptr);
+bool kmemtrace_sample_other(struct kmemtrace_slot *slot, unsigned long ptr,
+			    bool free);
+int kmemtrace_sample_start(void);
+void kmemtrace_sample_stop(void);
+bool kmemtrace_sampling(void);
+void kmemtrace_sample_debugfs(struct dentry *dir);
+#if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
+int kmemtrace_sample_configure(unsigned int period, u64 seed);
 #endif
 
 /* tags.c */
@@ -216,31 +255,72 @@ static inline void kmemtrace_capture_event(const struct kmemtrace_event *ev) { }
  * @irqflags:	the interrupt state to restore
  * @flags:	KMEMTRACE_FLAG_* of the context and scope
  * @caller:	the call site the scope names, 0 if none
+ * @sample_period: the recording's mean bytes between samples if it
+ *		samples (sample.c), else 0
  */
 struct kmemtrace_slot {
 	struct kmemtrace_event	*ev;
 	struct kmemtrace_ring	*ring;
 	unsigned long		irqflags;
 	unsigned int		flags;
+	unsigned int		sample_period;
 	unsigned long		caller;
 };
+
+/**
+ * kmemtrace_sample() - whether a sampling recording records this event
+ * @slot: the event being recorded, its flags set
+ * @kind: KMEMTRACE_KIND_*
+ * @ptr: the memory
+ * @bytes: bytes the allocator reserved, for an alloc
+ *
+ * An alloc counts its bytes down from this CPU's draw and is sampled when
+ * it crosses zero; a free or resize is recorded if its memory was sampled.
+ * The allocators' own allocations (backing) are not sampled.
+ *
+ * Context: Interrupts disabled, not NMI.
+ * Return: true to record the event, with @slot->sample_period set.
+ */
+static __always_inline bool kmemtrace_sample(struct kmemtrace_slot *slot,
+					     u8 kind, unsigned long ptr,
+					     size_t bytes)
+{
+	if (kind == KMEMTRACE_KIND_ALLOC) {
+		long left;
+
+		if (slot->flags & (KMEMTRACE_FLAG_BACKING |
+				   KMEMTRACE_FLAG_UNPAIRED))
+			return false;
+		left = __this_cpu_read(kmemtrace_sample_cpu.left) - bytes;
+		__this_cpu_write(kmemtrace_sample_cpu.left, left);
+		if (likely(left > 0))
+			return false;
+		return __kmemtrace_sample_alloc(slot, ptr);
+	}
+	return kmemtrace_sample_other(slot, ptr, kind == KMEMTRACE_KIND_FREE);
+}
 
 /**
  * kmemtrace_begin() - start recording an event
  * @slot: filled in for kmemtrace_commit()
  * @page_event: the event comes from the page allocator, which the scope
  *	may suppress (KMEMTRACE_SCOPE_SUPPRESS) or flag unpaired
+ * @kind: KMEMTRACE_KIND_* of the event
+ * @ptr: its memory
+ * @bytes: bytes the allocator reserved (allocs; the sampling count)
  *
  * Looks the context and its scope up once, disables interrupts and
  * reserves the event's place: the probe then writes every field of
  * @slot->ev but seq, timestamp, cpu and pid, and calls kmemtrace_commit().
  *
  * Context: Any context; takes no lock.
- * Return: false if the event is not recorded: suppressed by the scope, or
- * in NMI context (counted as dropped, see kmemtrace_skip_nmi()).
+ * Return: false if the event is not recorded: suppressed by the scope,
+ * not sampled (kmemtrace_sample()), or in NMI context (counted as
+ * dropped, see kmemtrace_skip_nmi()).
  */
 static __always_inline bool kmemtrace_begin(struct kmemtrace_slot *slot,
-					    bool page_event)
+					    bool page_event, u8 kind,
+					    unsigned long ptr, size_t bytes)
 {
 	const struct kmemtrace_scope *s;
 
@@ -268,6 +348,12 @@ static __always_inline bool kmemtrace_begin(struct kmemtrace_slot *slot,
 			slot->flags |= KMEMTRACE_FLAG_UNPAIRED;
 	}
 	local_irq_save(slot->irqflags);
+	slot->sample_period = 0;
+	if (static_branch_unlikely(&kmemtrace_sample_key) &&
+	    !kmemtrace_sample(slot, kind, ptr, bytes)) {
+		local_irq_restore(slot->irqflags);
+		return false;
+	}
 	slot->ring = NULL;
 	if (static_branch_likely(&kmemtrace_relay_key)) {
 		struct kmemtrace_ring *ring = this_cpu_ptr(&kmemtrace_ring);
@@ -347,7 +433,7 @@ kmemtrace_fill(struct kmemtrace_slot *slot, u8 kind, u8 type,
 	ev->flags = slot->flags;
 	ev->__reserved1 = 0;
 	ev->stack_id = 0;
-	ev->sample_period = 0;
+	ev->sample_period = slot->sample_period;
 #ifdef CONFIG_MEM_ALLOC_PROFILING
 	/* The line alloc_hooks() made current: the allocation's codetag. */
 	ev->tag = kind == KMEMTRACE_KIND_FREE ? 0 :
@@ -358,7 +444,10 @@ kmemtrace_fill(struct kmemtrace_slot *slot, u8 kind, u8 type,
 	ev->call_site = slot->caller ?: call_site;
 	ev->ptr = ptr;
 #ifdef CONFIG_KMEMTRACE_STACKS
-	if (static_branch_unlikely(&kmemtrace_stack_key))
+	/* A sampled allocation always gets its stack. */
+	if (unlikely(slot->sample_period) && kind != KMEMTRACE_KIND_FREE)
+		__kmemtrace_stack(ev);
+	else if (static_branch_unlikely(&kmemtrace_stack_key))
 		kmemtrace_stack(ev, kind);
 #endif
 	return ev;

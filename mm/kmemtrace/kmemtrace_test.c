@@ -33,6 +33,7 @@
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/percpu.h>
+#include <linux/prandom.h>
 #include <linux/pgalloc_tag.h>
 #include <linux/rcupdate.h>
 #include <linux/relay.h>
@@ -1777,6 +1778,169 @@ static void test_stack_sample_one_in_n(struct kunit *test)
 }
 #endif
 
+/* === Sampling ============================================================ */
+
+/*
+ * The draws of a fixed seed: exponential with the mean asked for.  Over
+ * 100000 draws the mean is within 4 standard deviations (the deviation of
+ * an exponential is its mean: 4096 / sqrt(100000) = 13) of 4096 (plus
+ * the 1 every draw adds), and half of them are below the median 4096 *
+ * ln(2), within 4 standard deviations of a binomial (158).
+ */
+static void test_sample_draw_exponential(struct kunit *test)
+{
+	const unsigned int n = 100000, period = 4096, median = 2839;
+	struct rnd_state rnd;
+	unsigned int i, below = 0;
+	u64 sum = 0;
+
+	prandom_seed_state(&rnd, 42);
+	for (i = 0; i < n; i++) {
+		u64 d = kmemtrace_sample_draw(&rnd, period);
+
+		KUNIT_ASSERT_GE(test, d, 1);
+		sum += d;
+		below += d <= median;
+	}
+	KUNIT_EXPECT_LE(test, abs((long)div_u64(sum, n) - (long)(period + 1)),
+			4 * 13);
+	KUNIT_EXPECT_LE(test, abs((int)below - (int)n / 2), 4 * 158);
+}
+
+/* After the test's exit stopped the recording: full recording again. */
+static void sample_restore(void *unused)
+{
+	kmemtrace_disable();
+	kmemtrace_sample_configure(0, 0);
+}
+
+/* Record samples of mean @period from here to the end of the test. */
+static void sample_switch(struct kunit *test, unsigned int period)
+{
+	struct kmemtrace_test_ctx *ctx = test->priv;
+
+	if (ctx->was_enabled)
+		kunit_skip(test, "kmemtrace was recording already");
+	kmemtrace_disable();
+	KUNIT_ASSERT_EQ(test, kmemtrace_sample_configure(period, 1), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, sample_restore,
+							 NULL), 0);
+	KUNIT_ASSERT_EQ(test, kmemtrace_enable(), 0);
+	KUNIT_ASSERT_TRUE(test, kmemtrace_sampling());
+}
+
+/* A sampled event of @period, with its stack if an alloc. */
+static void expect_sampled(struct kunit *test, const struct kmemtrace_event *ev,
+			   unsigned int period)
+{
+	if (!ev)
+		return;
+	KUNIT_EXPECT_EQ(test, ev->sample_period, period);
+	KUNIT_EXPECT_FALSE(test, ev->flags & KMEMTRACE_FLAG_UNTRACKED);
+	if (IS_ENABLED(CONFIG_KMEMTRACE_STACKS) &&
+	    ev->kind != KMEMTRACE_KIND_FREE)
+		KUNIT_EXPECT_TRUE(test, ev->stack_id ||
+				  (ev->flags & KMEMTRACE_FLAG_STACK_LOST));
+}
+
+/*
+ * A mean of 1 byte samples every allocation: each is recorded with its
+ * stack, its resize and its free too, but not the free of memory
+ * allocated before the recording, nor the allocators' own allocations
+ * (vmalloc's pages and vm_struct).
+ */
+static void test_sample_every_allocation(struct kunit *test)
+{
+	struct kmemtrace_test_ctx *ctx = test->priv;
+	void *before = kmalloc(64, GFP_KERNEL);
+	struct page *page;
+	void *p, *q, *v;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, before);
+	sample_switch(test, 1);
+	capture_begin(test, false);
+	p = kmalloc(100, GFP_KERNEL);
+	q = krealloc(p, 120, GFP_KERNEL);
+	page = alloc_page(GFP_KERNEL);
+	v = vmalloc(3 * PAGE_SIZE);
+	vfree(v);
+	if (page)
+		__free_page(page);
+	kfree(q);
+	kfree(before);
+	capture_end(test);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	/* 100 and 120 bytes are both kmalloc-128: resized in place. */
+	KUNIT_ASSERT_PTR_EQ(test, p, q);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	expect_sampled(test, find_one(test, p, KMEMTRACE_KIND_ALLOC,
+				      KMEMTRACE_TYPE_KMALLOC), 1);
+	expect_sampled(test, find_one(test, p, KMEMTRACE_KIND_REALLOC,
+				      KMEMTRACE_TYPE_KMALLOC), 1);
+	expect_sampled(test, find_one(test, p, KMEMTRACE_KIND_FREE,
+				      KMEMTRACE_TYPE_KMALLOC), 1);
+	expect_sampled(test, find_one(test, page_address(page),
+				      KMEMTRACE_KIND_ALLOC,
+				      KMEMTRACE_TYPE_PAGES), 1);
+	expect_sampled(test, find_one(test, page_address(page),
+				      KMEMTRACE_KIND_FREE,
+				      KMEMTRACE_TYPE_PAGES), 1);
+	expect_sampled(test, find_one(test, v, KMEMTRACE_KIND_ALLOC,
+				      KMEMTRACE_TYPE_VMALLOC), 1);
+	expect_sampled(test, find_one(test, v, KMEMTRACE_KIND_FREE,
+				      KMEMTRACE_TYPE_VMALLOC), 1);
+	KUNIT_EXPECT_EQ(test, ctx_events_at(test, before), 0);
+	for (i = 0; i < ctx->count; i++) {
+		const struct kmemtrace_event *ev = &ctx->capture.events[i];
+
+		KUNIT_EXPECT_EQ(test, ev->sample_period, 1);
+		KUNIT_EXPECT_FALSE_MSG(test, ev->flags & (KMEMTRACE_FLAG_BACKING |
+							 KMEMTRACE_FLAG_UNPAIRED),
+				       "kind %u type %u flags %#x", ev->kind,
+				       ev->type, ev->flags);
+	}
+}
+
+/*
+ * A mean of 1 GiB samples none of a few small allocations (with seed 1
+ * the first draw is far above them), and records none of their frees.
+ */
+static void test_sample_unsampled_record_nothing(struct kunit *test)
+{
+	struct kmemtrace_test_ctx *ctx = test->priv;
+	void *p[8];
+	unsigned int i;
+
+	sample_switch(test, SZ_1G);
+	capture_begin(test, false);
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		p[i] = kmalloc(64, GFP_KERNEL);
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		kfree(p[i]);
+	capture_end(test);
+
+	KUNIT_EXPECT_EQ(test, ctx->count, 0);
+}
+
+#ifdef CONFIG_KMEMTRACE_TRACER
+/* The tracer takes every event: it cannot run beside a sampling recording. */
+static void test_sample_excludes_tracer(struct kunit *test)
+{
+	sample_switch(test, 4096);
+	KUNIT_EXPECT_EQ(test, kmemtrace_tracer_start(), -EBUSY);
+	/* Nor can the period change while recording. */
+	KUNIT_EXPECT_EQ(test, kmemtrace_sample_configure(8192, 1), -EBUSY);
+}
+#else
+static void test_sample_excludes_tracer(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_KMEMTRACE_TRACER");
+}
+#endif
+
 static int kmemtrace_test_init(struct kunit *test)
 {
 	struct kmemtrace_test_ctx *ctx;
@@ -1851,6 +2015,10 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_percpu_uncharged),
 	KUNIT_CASE(test_stack_two_calls_deep),
 	KUNIT_CASE(test_stack_sample_one_in_n),
+	KUNIT_CASE(test_sample_draw_exponential),
+	KUNIT_CASE(test_sample_every_allocation),
+	KUNIT_CASE(test_sample_unsampled_record_nothing),
+	KUNIT_CASE(test_sample_excludes_tracer),
 	{}
 };
 

@@ -43,7 +43,8 @@ static __always_inline void record_sized(u8 kind, u8 type,
 	struct kmemtrace_event *ev;
 	struct kmemtrace_slot slot __uninitialized;
 
-	if (!ptr || !kmemtrace_begin(&slot, false))
+	if (!ptr || !kmemtrace_begin(&slot, false, kind, (unsigned long)ptr,
+				     bytes_alloc))
 		return;
 	ev = kmemtrace_fill(&slot, kind, type, call_site, (unsigned long)ptr);
 	ev->flags |= flags;
@@ -65,7 +66,8 @@ static __always_inline void record_free(u8 type, unsigned int cache_id,
 	struct kmemtrace_event *ev;
 	struct kmemtrace_slot slot __uninitialized;
 
-	if (!ptr || !kmemtrace_begin(&slot, false))
+	if (!ptr || !kmemtrace_begin(&slot, false, KMEMTRACE_KIND_FREE,
+				     (unsigned long)ptr, 0))
 		return;
 	ev = kmemtrace_fill(&slot, KMEMTRACE_KIND_FREE, type, call_site,
 			    (unsigned long)ptr);
@@ -89,7 +91,8 @@ static __always_inline void record_pages(u8 kind, unsigned long call_site,
 	struct kmemtrace_event *ev;
 	struct kmemtrace_slot slot __uninitialized;
 
-	if (!ptr || !kmemtrace_begin(&slot, page_event))
+	if (!ptr || !kmemtrace_begin(&slot, page_event, kind,
+				     (unsigned long)ptr, bytes_alloc))
 		return;
 	ev = kmemtrace_fill(&slot, kind, KMEMTRACE_TYPE_PAGES, call_site,
 			    (unsigned long)ptr);
@@ -151,7 +154,8 @@ static void probe_kmem_cache_alloc(void *ignore, unsigned long call_site,
 	struct kmemtrace_event *ev;
 	struct kmemtrace_slot slot __uninitialized;
 
-	if (!ptr || !kmemtrace_begin(&slot, false))
+	if (!ptr || !kmemtrace_begin(&slot, false, KMEMTRACE_KIND_ALLOC,
+				     (unsigned long)ptr, s->size))
 		return;
 	ev = kmemtrace_fill(&slot, KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_CACHE,
 			    call_site, (unsigned long)ptr);

@@ -138,6 +138,45 @@ void __kmemtrace_stack(struct kmemtrace_event *ev)
 		sc->unlisted++;
 }
 
+/* The first time stacks are wanted, set up the depot and the table. */
+static int kmemtrace_stacks_prepare_locked(void)
+{
+	u32 *table;
+	int ret;
+
+	if (kmemtrace_stack_table)
+		return 0;
+	ret = stack_depot_init();
+	if (ret)
+		return ret;
+	table = kvcalloc(KMEMTRACE_STACK_TABLE, sizeof(*table), GFP_KERNEL);
+	if (!table)
+		return -ENOMEM;
+	WRITE_ONCE(kmemtrace_stack_table, table);
+	/* A spare pool, so that the first stacks are not lost. */
+	kmemtrace_stack_refill(NULL);
+	return 0;
+}
+
+/**
+ * kmemtrace_stacks_prepare() - make __kmemtrace_stack() usable
+ *
+ * For sampling (sample.c), which gives every sampled allocation its
+ * stack whatever stack_sample says.
+ *
+ * Context: Process context, may sleep.
+ * Return: 0, or the error of setting up the stack depot.
+ */
+int kmemtrace_stacks_prepare(void)
+{
+	int ret;
+
+	mutex_lock(&kmemtrace_stack_mutex);
+	ret = kmemtrace_stacks_prepare_locked();
+	mutex_unlock(&kmemtrace_stack_mutex);
+	return ret;
+}
+
 /*
  * Set the sample rate: 0 stops capturing, N captures one event in N per
  * CPU.  The first time, set up the depot and the table.
@@ -147,21 +186,10 @@ static int kmemtrace_stack_set(unsigned int sample)
 	int cpu, ret = 0;
 
 	mutex_lock(&kmemtrace_stack_mutex);
-	if (sample && !kmemtrace_stack_table) {
-		u32 *table;
-
-		ret = stack_depot_init();
+	if (sample) {
+		ret = kmemtrace_stacks_prepare_locked();
 		if (ret)
 			goto out;
-		table = kvcalloc(KMEMTRACE_STACK_TABLE, sizeof(*table),
-				 GFP_KERNEL);
-		if (!table) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		WRITE_ONCE(kmemtrace_stack_table, table);
-		/* A spare pool, so that the first stacks are not lost. */
-		kmemtrace_stack_refill(NULL);
 	}
 	WRITE_ONCE(kmemtrace_stack_sample, sample);
 	/* Start each CPU's count afresh at the next event. */

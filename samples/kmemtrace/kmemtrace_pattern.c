@@ -46,6 +46,13 @@
  * whose page array and vm_struct kmemtrace records as backing events),
  * and 24 bytes times the number of possible CPUs for alloc_percpu().
  *
+ * With bulk=N (for the sampling test, which needs many allocations per
+ * site for its bound to mean something), init then also allocates, and
+ * holds until unload, N kmalloc()s of 512 bytes (pattern_bulk_kmalloc),
+ * N / 4 order-0 pages (pattern_bulk_pages) and N / 64 vmalloc()s of
+ * 16 KiB (pattern_bulk_vmalloc), into arrays of its own (one kvcalloc()
+ * in pattern_bulk_arrays()); none of them is freed in init.
+ *
  * Deliberately not used: alloc_pages_exact(), which allocinfo accounts as
  * the whole power-of-two block before the tail pages are split off and
  * freed (a call count of one block, not one allocation as kmemtrace
@@ -91,9 +98,16 @@
 #define SIZE_KVMALLOC		2000
 #define ORDER_FREE_PAGES	1
 
+#define SIZE_BULK_KMALLOC	512
+#define SIZE_BULK_VMALLOC	(16 * 1024)
+
 static bool leak;
 module_param(leak, bool, 0444);
 MODULE_PARM_DESC(leak, "leave the held allocations allocated at unload (default: 0)");
+
+static unsigned int bulk;
+module_param(bulk, uint, 0444);
+MODULE_PARM_DESC(bulk, "also hold N kmalloc(512)s, N/4 pages and N/64 vmalloc(16K)s (default: 0)");
 
 /* 24 bytes per CPU. */
 struct pattern_percpu {
@@ -112,6 +126,9 @@ static unsigned long free_pages_addr[NR_FREE_PAGES];
 static void *vmalloced[NR_VMALLOC];
 static void *kvmalloced[NR_KVMALLOC];
 static struct pattern_percpu __percpu *percpu[NR_PERCPU];
+static void **bulk_kmalloced;
+static struct page **bulk_pages;
+static void **bulk_vmalloced;
 
 /*
  * The sites: one allocator call each.  Each returns -ENOMEM if a call
@@ -253,6 +270,56 @@ static noinline int pattern_percpu(void)
 	return 0;
 }
 
+/* The arrays of bulk=N, in one allocation (one site, one codetag). */
+static noinline int pattern_bulk_arrays(void)
+{
+	void **slots = kvcalloc(bulk + bulk / 4 + bulk / 64, sizeof(void *),
+				GFP_KERNEL);
+
+	if (!slots)
+		return -ENOMEM;
+	bulk_kmalloced = slots;
+	bulk_pages = (struct page **)(slots + bulk);
+	bulk_vmalloced = slots + bulk + bulk / 4;
+	return 0;
+}
+
+static noinline int pattern_bulk_kmalloc(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < bulk; i++) {
+		bulk_kmalloced[i] = kmalloc(SIZE_BULK_KMALLOC, GFP_KERNEL);
+		if (!bulk_kmalloced[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static noinline int pattern_bulk_pages(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < bulk / 4; i++) {
+		bulk_pages[i] = alloc_pages(GFP_KERNEL, 0);
+		if (!bulk_pages[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static noinline int pattern_bulk_vmalloc(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < bulk / 64; i++) {
+		bulk_vmalloced[i] = vmalloc(SIZE_BULK_VMALLOC);
+		if (!bulk_vmalloced[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /*
  * Free the first @n entries of @arr with @free_one and clear them.  NULL
  * entries (never allocated, or freed already) are skipped.
@@ -307,6 +374,16 @@ static void pattern_free_held(bool leak_held)
 	pattern_free(vmalloced, NR_VMALLOC, vfree);
 	pattern_free(kvmalloced, NR_KVMALLOC, kvfree);
 	pattern_free(percpu, NR_PERCPU, free_percpu);
+	if (bulk_kmalloced)
+		pattern_free(bulk_kmalloced, bulk, kfree);
+	if (bulk_pages)
+		pattern_free(bulk_pages, bulk / 4, pattern_free_page);
+	if (bulk_vmalloced)
+		pattern_free(bulk_vmalloced, bulk / 64, vfree);
+	kvfree(bulk_kmalloced);
+	bulk_kmalloced = NULL;
+	bulk_pages = NULL;
+	bulk_vmalloced = NULL;
 }
 
 static int __init kmemtrace_pattern_init(void)
@@ -329,6 +406,12 @@ static int __init kmemtrace_pattern_init(void)
 	ret = ret ?: pattern_vmalloc();
 	ret = ret ?: pattern_kvmalloc();
 	ret = ret ?: pattern_percpu();
+	if (bulk) {
+		ret = ret ?: pattern_bulk_arrays();
+		ret = ret ?: pattern_bulk_kmalloc();
+		ret = ret ?: pattern_bulk_pages();
+		ret = ret ?: pattern_bulk_vmalloc();
+	}
 	if (ret) {
 		pr_err("an allocation failed, freeing the pattern\n");
 		pattern_free_held(false);

@@ -84,6 +84,12 @@ enum kmemtrace_type {
  * still names the line.
  */
 #define KMEMTRACE_FLAG_UNCHARGED	0x0010
+/*
+ * A sampled allocation (@sample_period set) that kmemtrace could not
+ * enter into its table of sampled objects: its free will not be recorded.
+ * Analyses of what is still allocated leave it out.
+ */
+#define KMEMTRACE_FLAG_UNTRACKED	0x0020
 
 /* No NUMA node was asked for (NUMA_NO_NODE). */
 #define KMEMTRACE_NO_NODE	(-1)

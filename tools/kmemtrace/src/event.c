@@ -118,6 +118,7 @@ void kmt_flags_format(unsigned int flags, char *buf, size_t len)
 		{ KMEMTRACE_FLAG_UNPAIRED,	"unpaired" },
 		{ KMEMTRACE_FLAG_STACK_LOST,	"stack_lost" },
 		{ KMEMTRACE_FLAG_UNCHARGED,	"uncharged" },
+		{ KMEMTRACE_FLAG_UNTRACKED,	"untracked" },
 	};
 	size_t i, used = 0;
 	int n;

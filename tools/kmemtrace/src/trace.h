@@ -18,7 +18,7 @@
 /* The KMEMTRACE_FLAG_* bits this kmemtrace knows. */
 #define KMT_KNOWN_FLAGS	(KMEMTRACE_FLAG_INTERRUPT | KMEMTRACE_FLAG_BACKING | \
 			 KMEMTRACE_FLAG_UNPAIRED | KMEMTRACE_FLAG_STACK_LOST | \
-			 KMEMTRACE_FLAG_UNCHARGED)
+			 KMEMTRACE_FLAG_UNCHARGED | KMEMTRACE_FLAG_UNTRACKED)
 /* Those ABI 1 had; ABI 2 had them all. */
 #define KMT_KNOWN_FLAGS_V1	(KMEMTRACE_FLAG_INTERRUPT | KMEMTRACE_FLAG_BACKING | \
 				 KMEMTRACE_FLAG_UNPAIRED)
@@ -212,7 +212,7 @@ const char *kmt_type_name(unsigned int type);
  * kmt_flags_format() - write KMEMTRACE_FLAG_* bits as names
  * @flags: the bits
  * @buf: where to write "irq", "backing", "unpaired", "stack_lost",
- *	"uncharged",
+ *	"uncharged", "untracked",
  *	"irq,backing", with
  *	unknown bits
  *	as a last "0x..." element, or "0" when @flags is 0

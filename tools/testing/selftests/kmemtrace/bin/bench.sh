@@ -208,7 +208,7 @@ if [ -z "$smoke" ]; then
 fi
 modes=off,relay,drain,tracer,events,relay+tracer,relay+function
 boot bench-b "$modes,relay+stacks,relay+stacks64" kmt.ramp=$ramp
-boot bench-c c-off,profiling,profiling+relay
+boot bench-c c-off,profiling,profiling+relay,relay+sample
 
 # The hooked entry points, (a) against (b): one no-op more (offasm.sh).
 "$KMT_BIN/offasm.sh" "$(kmt_build bench-a)/vmlinux" "$(kmt_build bench-b)/vmlinux" \

@@ -179,6 +179,10 @@ anchor_stop() {
 
 # mode_start MODE / mode_stop MODE: switch the recorders of MODE on, off.
 mode_start() {
+	# Sampling at Go's default mean, 512 KiB: set before recording starts.
+	case $1 in
+	*sample*) echo 524288 >$K/sample_period ;;
+	esac
 	case $1 in
 	*relay*|drain) record_start 1 ;;
 	perf|bpf-*) anchor_start "$1" ;;
@@ -213,6 +217,7 @@ mode_stop() {
 	fi
 	[ -f /proc/sys/vm/mem_profiling ] && echo 0 >/proc/sys/vm/mem_profiling
 	[ -f $K/stack_sample ] && echo 0 >$K/stack_sample
+	[ -f $K/sample_period ] && echo 0 >$K/sample_period
 }
 
 # timed MODE OP PAIRS: one timed run, in a shell pinned on CPU 0 that runs

@@ -60,8 +60,8 @@ END {
 		tool_goals()
 		exit
 	}
-	nm = split("n n2 off relay drain tracer events perf bpf-live bpf-print relay+tracer relay+function relay+stacks relay+stacks64 c-off profiling profiling+relay", modes, " ")
-	split("(a)n (a')n (b)off relay relay+rd tracer events perf bpf-live bpf-print rel+trc rel+fn rel+stk rel+stk64 (c)off (c)prof prof+rel", label, " ")
+	nm = split("n n2 off relay drain tracer events perf bpf-live bpf-print relay+tracer relay+function relay+stacks relay+stacks64 c-off profiling profiling+relay relay+sample", modes, " ")
+	split("(a)n (a')n (b)off relay relay+rd tracer events perf bpf-live bpf-print rel+trc rel+fn rel+stk rel+stk64 (c)off (c)prof prof+rel (c)smp", label, " ")
 
 	print "Instructions per alloc+free pair, and overhead vs (a) (kernel (a): no kmemtrace)"
 	print "  relay: record on CPU 1 stopped during the timed loop (the allocating CPU's cost);"
@@ -71,6 +71,8 @@ END {
 	print "  stack of every event, of one in 64 (stack_sample); (c)off: kernel (c), nothing on;"
 	print "  (c)prof: vm.mem_profiling=1 on (c); (a')n: (a) built with its functions laid"
 	print "  out differently (-falign-functions=64), the same code: the layout spread."
+	print "  (c)smp: relay on (c) sampling one allocation per 512 KiB (sample_period),"
+	print "  with its stack, and the frees of the sampled objects."
 	print "  On (a), what users run instead:"
 	print "  perf: perf record -e 'kmem:*' -c 1 -a; bpf-live: bpftrace keeping a map of the"
 	print "  live allocations (memleak-style); bpf-print: bpftrace printing every event."
@@ -167,6 +169,7 @@ END {
 		split(ramp[i], rr, " ")
 		printf "ramp: %d events/s offered (%d events): %d dropped\n", rr[2], rr[3], rr[4]
 	}
+	sample_goals()
 	if (lossless_good != "")
 		printf "lossless capture (default buffers, record draining, 2 vCPUs): %d events/s with 0 dropped in two steps; %s\n",
 			lossless_good, lossless_bad ? "drops at " lossless_bad " events/s" : "no drops seen"
@@ -228,6 +231,39 @@ END {
 	if (lossless_good != "")
 		goal(lossless_good >= 4800000, sprintf("lossless capture: >= 4.8 M events/s on 2 vCPUs (2x one read() reader's 2.4 M): %.1f M", lossless_good / 1e6))
 	tool_goals()
+}
+
+# Sampling (relay+sample on (c)) against allocation profiling's counting,
+# per alloc+free pair over (c) with nothing on, and on the macro workloads.
+function sample_goals(	i, op, s, p, r, worst, worst_op, fails, w, ws) {
+	if (!("relay+sample" in seen_mode))
+		return
+	worst = -1e9; fails = ""
+	for (i = 0; i < nops; i++) {
+		op = ops[i]
+		if (!(("relay+sample", op) in best) || !(("profiling", op) in best) ||
+		    !(("c-off", op) in best))
+			continue
+		s = best["relay+sample", op] - best["c-off", op]
+		p = best["profiling", op] - best["c-off", op]
+		# Below the layout noise, profiling counts as 1 instruction.
+		r = s / (p > 1 ? p : 1)
+		if (r > 2)
+			fails = fails sprintf(" %s(%+.1f vs %+.1f)", op, s, p)
+		if (r > worst) { worst = r; worst_op = op }
+	}
+	if (worst > -1e9)
+		goal(fails == "", sprintf("sampling (512 KiB) per alloc+free pair <= 2x allocation profiling's counting, over (c) off: worst %.1fx (%s)%s", worst, worst_op, fails == "" ? "" : "; over on" fails))
+	ws = 0; w = ""
+	for (i = 0; i < nmacros; i++) {
+		if (!(("relay+sample", macros[i]) in macro) || !(("c-off", macros[i]) in macro))
+			continue
+		r = (macro["relay+sample", macros[i]] - macro["c-off", macros[i]]) * 100 / macro["c-off", macros[i]]
+		w = w sprintf(" %s %+.2f%%", macros[i], r)
+		if (r > ws) ws = r
+	}
+	if (w != "")
+		goal(ws <= 1, "sampling (512 KiB) on the macro workloads, over (c) off: <= 1%:" w)
 }
 
 # The macro workloads (guest/benchmark.sh's run_macro): millions of guest

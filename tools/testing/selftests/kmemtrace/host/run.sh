@@ -1641,7 +1641,7 @@ t_check_detects_seq_backwards() {
 
 t_check_detects_bad_fields() {
 	mktrace t && echo 4 > t/abi_version || return 1
-	mk t/cpu1 kind=0 kind=4 type=0 type=6 flags=32 flags=0xff03 abi=4 cpu=0 \
+	mk t/cpu1 kind=0 kind=4 type=0 type=6 flags=64 flags=0xff03 abi=4 cpu=0 \
 		kind=realloc,flags=3 abi=1 abi=2 || return 1
 	run check t
 	expect_rc 1 && expect_has out "result: 11 problems" && expect_err <<-'END'
@@ -1650,7 +1650,7 @@ t_check_detects_bad_fields() {
 	kmemtrace: t/cpu1: event 1 (offset 96): bad kind 4
 	kmemtrace: t/cpu1: event 2 (offset 192): bad type 0
 	kmemtrace: t/cpu1: event 3 (offset 288): bad type 6
-	kmemtrace: t/cpu1: event 4 (offset 384): bad flags 0x20
+	kmemtrace: t/cpu1: event 4 (offset 384): bad flags 0x40
 	kmemtrace: t/cpu1: event 5 (offset 480): bad flags 0xff03
 	kmemtrace: t/cpu1: event 6 (offset 576): unsupported abi_version 4 (expected 3)
 	kmemtrace: t/cpu1: event 7 (offset 672): cpu field 0 does not match file cpu1
@@ -1971,7 +1971,7 @@ t_abi2_all_fields() {
 # is one; its first event with a known magic sets its ABI.
 t_abi2_stream_problems() {
 	mktrace t && mkheader t abi_version=2 || return 1
-	mk -2 -t 40 t/cpu0 magic=0x1234 "" "" abi=3 flags=0x20 "" "" || return 1
+	mk -2 -t 40 t/cpu0 magic=0x1234 "" "" abi=3 flags=0x40 "" "" || return 1
 	run check t
 	expect_rc 1 && expect_out <<-'END' && expect_err <<-'END'
 	cpu0: events 3, first seq 1, last seq 5, gaps 2
@@ -1981,7 +1981,7 @@ t_abi2_stream_problems() {
 	kmemtrace: t/cpu0: event 0 (offset 0): bad magic 0x1234
 	kmemtrace: t/cpu0: event 3 (offset 264): abi_version 3 differs from the first event of the \
 		stream (2)
-	kmemtrace: t/cpu0: event 4 (offset 352): bad flags 0x20
+	kmemtrace: t/cpu0: event 4 (offset 352): bad flags 0x40
 	kmemtrace: t/cpu0: truncated event at offset 528 (40 bytes, file size not a multiple of 88)
 	END
 }

@@ -6,7 +6,8 @@
 #              before recording is first enabled
 # requires: booted with kmemtrace.subbufs=abc kmemtrace.subbuf_size=100
 #           kmemtrace.enable=maybe kmemtrace.subbufs=2048
-#           kmemtrace.subbuf_size=2097152, no kunit (the harness's params
+#           kmemtrace.subbuf_size=2097152 kmemtrace.sample=2147483648
+#           kmemtrace.sample_seed=xyz, no kunit (the harness's params
 #           boot); runs first in that boot
 
 D=/sys/kernel/debug/kmemtrace
@@ -30,6 +31,10 @@ want_msg "kmemtrace: invalid kmemtrace.enable=maybe: want 0 or 1, keeping 0"
 # 2048 x 64 KiB fits the cap of 1 GiB per CPU; 2048 x 2 MiB does not.
 msg="kmemtrace: invalid kmemtrace.subbuf_size=2097152: buffers of 4096 MiB per CPU"
 want_msg "$msg are above the 1024 MiB limit, keeping 65536"
+want_msg "kmemtrace: invalid kmemtrace.sample=2147483648: want 0 (every event) to 1073741824 bytes, keeping 0"
+want_msg "kmemtrace: invalid kmemtrace.sample_seed=xyz: want a number, 0 for a random seed"
+[ "$(cat $D/sample_period)" = 0 ] || fail "sample_period is $(cat $D/sample_period)"
+[ "$(cat $D/sample_seed)" = 0 ] || fail "sample_seed is $(cat $D/sample_seed)"
 
 [ "$(cat $D/subbufs)" = 2048 ] || fail "subbufs is $(cat $D/subbufs)"
 [ "$(cat $D/subbuf_size)" = 65536 ] || fail "subbuf_size is $(cat $D/subbuf_size)"

@@ -54,6 +54,42 @@ done
 err=$(printf 2 | dd of=$D/stack_frees 2>&1) && fail "writing 2 to stack_frees succeeded"
 [ "$(cat $D/stack_frees)" = 0 ] || fail "writing 2 changed stack_frees"
 
+# While recording, sample_period and sample_seed are busy for any number,
+# and a bad one is still EINVAL; nothing changes.
+for f in sample_period sample_seed; do
+	for busy in 4096 0; do
+		err=$(printf '%s' "$busy" | dd of=$D/$f 2>&1) &&
+			fail "writing '$busy' to $f while recording succeeded"
+		case $err in
+		*"Device or resource busy"*) ;;
+		*) fail "writing '$busy' to $f: '$err', want busy" ;;
+		esac
+	done
+	for bad in -1 abc " " "1 1" 18446744073709551616; do
+		err=$(printf '%s' "$bad" | dd of=$D/$f 2>&1) &&
+			fail "writing '$bad' to $f while recording succeeded"
+		# Beyond 64 bits, the debugfs attribute says ERANGE.
+		case $err in
+		*"Invalid argument"*|*"Numerical result out of range"*) ;;
+		*) fail "writing '$bad' to $f: '$err', want Invalid argument" ;;
+		esac
+		[ "$(cat $D/$f)" = 0 ] || fail "writing '$bad' changed $f"
+	done
+done
+
+# Not recording: sample_period takes 0 to 2^30 only.
+echo 0 >$D/enabled
+for bad in 1073741825 4294967296 -1 abc; do
+	err=$(printf '%s' "$bad" | dd of=$D/sample_period 2>&1) &&
+		fail "writing '$bad' to sample_period succeeded"
+	case $err in
+	*"Invalid argument"*) ;;
+	*) fail "writing '$bad' to sample_period: '$err', want Invalid argument" ;;
+	esac
+	[ "$(cat $D/sample_period)" = 0 ] || fail "writing '$bad' changed sample_period"
+done
+echo 1 >$D/enabled
+
 # Still recording after the rejected writes, and nothing was lost.
 events0=$(events)
 ls -R /proc/self >/dev/null
@@ -63,7 +99,7 @@ events1=$(events)
 [ "$(cat $D/dropped)" = "$dropped0" ] ||
 	fail "dropped went from $dropped0 to $(cat $D/dropped)"
 # Read-only files, root or not: EINVAL, content unchanged.
-for f in abi_version dropped caches subbufs subbuf_size tags stacks; do
+for f in abi_version dropped caches subbufs subbuf_size tags stacks sample_stats; do
 	before=$(cat $D/$f)
 	err=$(printf 1 | dd of=$D/$f conv=notrunc 2>&1) && fail "writing $f succeeded"
 	case $err in

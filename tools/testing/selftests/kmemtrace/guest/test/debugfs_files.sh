@@ -24,6 +24,9 @@ mode_is tags 400
 mode_is stacks 400
 mode_is stack_sample 600
 mode_is stack_frees 600
+mode_is sample_period 600
+mode_is sample_seed 600
+mode_is sample_stats 400
 
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
 [ "$ncpu" -ge 2 ] || fail "want at least 2 CPUs, have $ncpu"
@@ -63,6 +66,10 @@ nallocinfo=$(tail -n +3 /proc/allocinfo | wc -l)
 [ "$(cat $D/stack_sample)" = 0 ] || fail "stack_sample is not 0 at boot"
 [ "$(cat $D/stack_frees)" = 0 ] || fail "stack_frees is not 0 at boot"
 [ "$(head -n 1 $D/stacks)" = "# kmemtrace stacks v1" ] || fail "stacks header"
+[ "$(cat $D/sample_period)" = 0 ] || fail "sample_period is not 0 at boot"
+[ "$(cat $D/sample_seed)" = 0 ] || fail "sample_seed is not 0 at boot"
+[ "$(head -n 2 $D/sample_stats | tail -n 1)" = "# period 0" ] ||
+	fail "sample_stats: $(head -n 2 $D/sample_stats | tr '\n' ' ')"
 
 [ "$(cat $D/enabled)" = 0 ] || fail "enabled at boot without kmemtrace.enable"
 echo 1 >$D/enabled || fail "cannot write 1"
