@@ -3310,7 +3310,7 @@ t_fuzz_corpus() {
 	sh "$HERE/../fuzz/run.sh" "$PWD/build" > ktap 2>&1
 	status=$?
 	cat ktap
-	[ $status -eq 0 ] || fail "fuzz/run.sh: a corpus replay failed"
+	[ $status -eq 0 ] || fail "fuzz/run.sh: a corpus replay failed" || return 1
 	grep -q '^ok .* # SKIP' ktap && return 4
 	grep -q '^ok ' ktap || fail "fuzz/run.sh replayed nothing"
 }
