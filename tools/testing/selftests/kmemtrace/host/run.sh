@@ -3200,6 +3200,48 @@ t_pprof_sums_are_reports() {
 	diff -u report.csv pprof.csv || fail "pprof's sums per call site are not report's"
 }
 
+# ------------------------------------------------------- sampled traces
+
+# mkstream -p samples its synthetic workload as the kernel does: every
+# event written is one of the full workload (same time, call site,
+# pointer, sizes), only sampled allocations and the frees and reallocs of
+# those, the streams without gaps, the same every time; check passes them
+# with their exact drops.
+t_check_sampled_streams() {
+	mkdir full s s2 && "$MKSTREAM" -w 20000 full && "$MKSTREAM" -w 20000 -p 16384 s &&
+		"$MKSTREAM" -w 20000 -p 16384 s2 || fail "mkstream -w" || return 1
+	cmp s/cpu0 s2/cpu0 && cmp s/cpu1 s2/cpu1 || fail "mkstream -p is not deterministic" ||
+		return 1
+	for d in full s; do
+		"$KMT" dump $d 2> /dev/null |
+			sed 's/ seq=[0-9]*//; s/ sample_period=[0-9]*//' > $d.dump
+	done
+	n=$(wc -l < s.dump)
+	[ "$n" -gt 500 ] && [ "$n" -lt 5000 ] || fail "$n events sampled of 20000" || return 1
+	sort full.dump > full.sorted && sort s.dump > s.sorted &&
+		[ -z "$(comm -13 full.sorted s.sorted)" ] ||
+		fail "sampled events not in the full workload" || return 1
+	"$KMT" dump s 2> /dev/null | grep -v ' sample_period=16384' > bad
+	[ ! -s bad ] || fail "events without sample_period=16384" || return 1
+	# Every free is of an object sampled before it.
+	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^ptr=/) p = $i }
+		$4 == "alloc" { live[p] = 1 }
+		$4 == "free" { if (!(p in live)) bad++; delete live[p] }
+		END { exit bad > 0 }' s.dump || fail "a free of an object not sampled" || return 1
+	run check s
+	expect_rc 0 && expect_has out "gaps 0" && expect_has out "result: ok" || return 1
+	# One event dropped in a sampled stream: a gap, the drop counted.
+	mktrace d && echo 1 > d/dropped && echo 3 > d/abi_version &&
+		mk -p 4096 d/cpu0 site=0xffffffff81000110,ptr=1,alloc=64 \
+			seq=2,site=0xffffffff81000110,ptr=2,alloc=64 kind=free,ptr=2 || return 1
+	run check d
+	expect_rc 0 && expect_out <<-'END'
+	cpu0: events 3, first seq 0, last seq 3, gaps 1
+	total: events 3, gaps 1, dropped 1 (cumulative since boot, not exact)
+	result: ok
+	END
+}
+
 TESTS="
 cli_help_and_version
 cli_unknown_command
@@ -3297,6 +3339,7 @@ fuzz_corpus
 layering
 pprof_go_reads_it
 pprof_sums_are_reports
+check_sampled_streams
 ctf_metadata
 ctf_errors
 ctf_babeltrace2_reads_as_dump
@@ -3567,7 +3610,7 @@ fi
 mkdir -p "$SCRATCH/include/linux" &&
 	cp "$UAPI" "$SCRATCH/include/linux/kmemtrace.h" &&
 	${CC:-cc} -Wall -Wextra -O2 -I"$SCRATCH/include" -o "$MKSTREAM" \
-		"$HERE/mkstream.c" &&
+		"$HERE/mkstream.c" -lm &&
 	${CC:-cc} -Wall -Wextra -O2 -o "$MKELF" "$HERE/mkelf.c" &&
 	${CC:-cc} -Wall -Wextra -O2 -std=gnu11 -D_GNU_SOURCE -I"$SRC" \
 		-o "$COMMSTEST" "$HERE/comms-test.c" "$SRC/comms.c" "$SRC/hash.c" \
