@@ -28,6 +28,7 @@
 #include "opts.h"
 #include "replay.h"
 #include "report.h"
+#include "sample.h"
 #include "utils.h"
 
 #define PLOT_MAX_SNAPS	256
@@ -120,7 +121,8 @@ static void plot_usage(int status)
 		"  Draw the trace \"kmemtrace record\" wrote to DIR as an SVG picture:\n"
 		"  live bytes over time (the total and the top call sites, stacked),\n"
 		"  the sizes of the allocations of the top call sites, or their\n"
-		"  lifetimes.  The filters are those of report.\n"
+		"  lifetimes.  The filters are those of report.  Sampled traces\n"
+		"  (sample_period N) are refused: use report or pprof.\n"
 		"\n");
 	kmt_opts_usage(out, plot_opts, ARRAY_SIZE(plot_opts));
 	fprintf(out, "\n");
@@ -852,11 +854,23 @@ int plot_main(int argc, char **argv)
 	struct replay_run run;
 	struct replay_use use = { &plot_consumer, &ps };
 	FILE *f = stdout;
+	char buf[64];
 	int ret = 0;
 
 	plot_parse_args(argc, argv, &pp, &p);
 	memset(&ps, 0, sizeof(ps));
 	ps.p = &p;
+	if (kmt_trace_sample_period(p.dir, &p.sample_period)) {
+		report_params_free(&p);
+		return 1;
+	}
+	/* Its pictures draw events; those of samples would not be scaled. */
+	if (p.sample_period) {
+		kmt_err("plot: %s: not available for sampled traces (%s); use report or pprof, which scale them",
+			p.dir, kmt_sample_text(p.sample_period, buf, sizeof(buf)));
+		report_params_free(&p);
+		return 1;
+	}
 	if (replay_run(&run, &p, &use, 1)) {
 		report_params_free(&p);
 		plot_state_free(&ps);

@@ -972,6 +972,8 @@ t_report_json_csv() {
 	  "last_ts": 9500,
 	  "filter": null,
 	  "selected": 6,
+	  "sample_period": 0,
+	  "sampling": null,
 	  "sites": {
 	    "sites": [
 	      {"allocs": 2, "bytes_req": 13192, "bytes_alloc": 16384, "waste": 19.48, "frees": 0, \
@@ -3202,6 +3204,181 @@ t_pprof_sums_are_reports() {
 
 # ------------------------------------------------------- sampled traces
 
+# The events of a sampled recording of mean 4096 bytes, in time order, one
+# per line: the CPU stream, then mkstream's KEY=VALUE list.  Allocations of
+# several sizes (weights 1.16 to 32.5), a realloc (its weight stays that of
+# the alloc), a free on another CPU, a cache and a page allocation.
+SAMPLED_EVENTS='cpu0 ts=1000,site=0xffffffff81000110,ptr=0x1000,req=100,alloc=128,pid=10
+cpu0 ts=2000,site=0xffffffff81000110,ptr=0x2000,req=3000,alloc=4096,pid=10
+cpu1 ts=2500,site=0xffffffff81000220,type=cache,cache=3,ptr=0x3000,req=180,alloc=192,pid=11
+cpu0 ts=3000,site=0xffffffff81000110,ptr=0x4000,req=64,alloc=64,pid=10
+cpu1 ts=3500,site=0xffffffff81000220,type=cache,cache=3,ptr=0x5000,req=180,alloc=192,pid=11
+cpu0 ts=4000,kind=free,site=0xffffffff81000210,ptr=0x1000
+cpu0 ts=5000,kind=realloc,site=0xffffffff81000110,ptr=0x2000,req=6000,alloc=8192
+cpu1 ts=6000,kind=free,site=0xffffffff81000210,type=cache,cache=3,ptr=0x3000
+cpu0 ts=7000,site=0xffffffffc0001010,type=pages,order=1,ptr=0xffffea0000001000,req=8192,alloc=8192
+cpu1 ts=8000,kind=free,site=0xffffffff81000210,ptr=0x4000
+cpu0 ts=9000,site=0xffffffffc0001010,type=vmalloc,ptr=0xffffc90000001000,req=10000,alloc=12288'
+
+# sampled_trace DIR PERIOD: $SAMPLED_EVENTS as a recording sampled with
+# mean PERIOD bytes, every event carrying it
+sampled_trace() {
+	mktrace "$1" && echo "$KALLSYMS" > "$1/kallsyms" && echo 0 > "$1/dropped" &&
+		printf '%s\n' '# kmemtrace caches v1' '# id name object_size size' \
+			'3 my_cache 192 192' > "$1/caches" || return 1
+	for c in cpu0 cpu1; do
+		echo "$SAMPLED_EVENTS" | awk -v c=$c '$1 == c { print $2 }' |
+			xargs "$MKSTREAM" -p "$2" "$1/$c" || fail "mkstream $1/$c" || return 1
+	done
+}
+
+# sampled_expected PERIOD < EVENTS: per call site, what report's sites view
+# must print of the events, scaled: allocs, bytes_req, bytes_alloc, frees,
+# xcpu, live, live_bytes (the weight of each alloc, 1 / (1 - exp(-S /
+# PERIOD)), carried by its free and its realloc), rounded once per sum,
+# and the address; then a line "total LIVE LIVE_BYTES"
+sampled_expected() {
+	awk -v n="$1" '
+	function r(x) { return sprintf("%.0f", int(x + 0.5)) }
+	{
+		delete f
+		f["kind"] = "alloc"; f["type"] = "kmalloc"
+		k = split($2, kv, ",")
+		for (i = 1; i <= k; i++) {
+			split(kv[i], p, "="); f[p[1]] = p[2]
+		}
+		ptr = f["ptr"]
+		if (f["kind"] == "alloc") {
+			w = 1 / (1 - exp(-f["alloc"] / n))
+			s = f["site"]; sites[s] = 1
+			allocs[s] += w; req[s] += w * f["req"]; al[s] += w * f["alloc"]
+			live[ptr] = s; wt[ptr] = w; cur[ptr] = f["alloc"]; cpu[ptr] = $1
+		} else if (f["kind"] == "realloc") {
+			cur[ptr] = f["alloc"]
+		} else if (ptr in live) {
+			s = live[ptr]
+			frees[s] += wt[ptr]
+			if (cpu[ptr] != $1)
+				xcpu[s] += wt[ptr]
+			delete live[ptr]
+		}
+	}
+	END {
+		for (ptr in live) {
+			s = live[ptr]
+			lc[s] += wt[ptr]; lb[s] += wt[ptr] * cur[ptr]
+			tc += wt[ptr]; tb += wt[ptr] * cur[ptr]
+		}
+		for (s in sites)
+			print r(allocs[s]) "," r(req[s]) "," r(al[s]) "," r(frees[s]) "," \
+				r(xcpu[s]) "," r(lc[s]) "," r(lb[s]) "," s
+		print "total " r(tc) " " r(tb)
+	}'
+}
+
+# report scales a sampled trace by the weight of each allocation: the sums
+# per call site and what is live are those computed here with awk from the
+# events, exactly; the report says it is sampled, at the top and in JSON.
+t_report_sampled_scaled() {
+	sampled_trace t 4096 || return 1
+	echo "$SAMPLED_EVENTS" | sampled_expected 4096 > expected.all
+	grep -v '^total' expected.all | sort > expected
+	run report -v sites --csv t
+	expect_rc 0 && expect_err < /dev/null || return 1
+	awk -F, 'NR == 1 && $0 != "# sampled, mean 4096 bytes" { exit 1 }
+		NR > 3 { print $1 "," $2 "," $3 "," $5 "," $6 "," $7 "," $8 "," $11 }' out |
+		sort > got || fail "no '# sampled, mean 4096 bytes' line first" || return 1
+	diff -u expected got || fail "scaled sums per call site differ" || return 1
+	# The figures themselves, as awk computes them.
+	expect_file expected <<-'END' || return 1
+	2,19998,22406,0,0,2,22406,0xffffffffc0001010
+	44,7861,8385,22,0,22,4193,0xffffffff81000220
+	99,12124,14768,97,65,2,12960,0xffffffff81000110
+	END
+	run report t
+	expect_rc 0 && expect_err < /dev/null || return 1
+	set -- $(grep '^total' expected.all)
+	expect_has out "still allocated at end: $2 allocations, $3 bytes" &&
+		sed -n 2p out > line2 && expect_file line2 <<-'END' || return 1
+	sampled, mean 4096 bytes: allocations scaled by 1/(1-exp(-bytes/4096)), estimates
+	END
+	section out "top 10 caches" > caches
+	expect_file caches <<-'END' || return 1
+	top 10 caches by bytes allocated:
+	     count    bytes_req  bytes_alloc   waste  cache
+	        44         7861         8385    6.2%  my_cache
+	END
+	run report --json -v summary t
+	expect_rc 0 && expect_has out '"sample_period": 4096,' &&
+		expect_has out '"sampling": "sampled, mean 4096 bytes",' &&
+		expect_has out "\"live_allocations\": $2," &&
+		expect_has out "\"live_bytes\": $3,"
+}
+
+# The views that cannot scale samples say so; plot refuses them.
+t_report_sampled_views_not_available() {
+	sampled_trace t 4096 || return 1
+	run report -v lifetimes,frees,pages,gfp,nodes,allocinfo,stacks t
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
+	kmemtrace report v1
+	sampled, mean 4096 bytes: allocations scaled by 1/(1-exp(-bytes/4096)), estimates
+
+	lifetimes: not available for sampled traces
+
+	frees: not available for sampled traces
+
+	pages: not available for sampled traces
+
+	gfp: not available for sampled traces
+
+	nodes: not available for sampled traces
+
+	allocinfo: not available for sampled traces
+
+	stacks: not available for sampled traces
+	END
+	run report --json -v lifetimes t
+	expect_rc 0 && expect_has out '"lifetimes": {' &&
+		expect_has out '"not_available": "sampled trace"' || return 1
+	run plot -o x.svg t
+	expect_rc 1 && expect_out < /dev/null && [ ! -e x.svg ] && expect_err <<-'END'
+	kmemtrace: plot: t: not available for sampled traces (sampled, mean 4096 bytes); use \
+		report or pprof, which scale them
+	END
+}
+
+# Streams of different sample periods (a full and a sampled recording, or
+# two periods) are never added up: report and pprof refuse them, and so
+# they do an allocation of another period inside a stream.
+t_report_sampled_mixed_refused() {
+	sampled_trace t 4096 && mk t/cpu1 ts=2500,site=0xffffffff81000220 || return 1
+	for cmd in report pprof; do
+		run $cmd -o x.pb.gz t
+		[ $cmd = pprof ] || run report t
+		expect_rc 1 && expect_out < /dev/null && [ ! -e x.pb.gz ] && expect_err <<-'END' ||
+		kmemtrace: t: cpu0 is sampled, mean 4096 bytes but cpu1 is a full recording: streams \
+			of different sample periods are not added up
+		END
+			return 1
+	done
+	sampled_trace t 4096 && mk -p 8192 t/cpu1 ts=2500,site=0xffffffff81000220 || return 1
+	run report -v live t
+	expect_rc 1 && expect_out < /dev/null && expect_err <<-'END' || return 1
+	kmemtrace: t: cpu0 is sampled, mean 4096 bytes but cpu1 is sampled, mean 8192 bytes: \
+		streams of different sample periods are not added up
+	END
+	sampled_trace t 4096 && mk -p 4096 t/cpu1 ts=2500,site=0xffffffff81000220 \
+		ts=2600,site=0xffffffff81000220,ptr=8,period=8192 || return 1
+	for cmd in report pprof; do
+		if [ $cmd = pprof ]; then run pprof -o x.pb.gz t; else run report t; fi
+		expect_rc 1 && expect_out < /dev/null && [ ! -e x.pb.gz ] && expect_err <<-'END' ||
+		kmemtrace: t: 1 allocations have another sample_period than the first event of their \
+			stream (4096): events of different recordings are not added up
+		END
+			return 1
+	done
+}
+
 # mkstream -p samples its synthetic workload as the kernel does: every
 # event written is one of the full workload (same time, call site,
 # pointer, sizes), only sampled allocations and the frees and reallocs of
@@ -3239,6 +3416,75 @@ t_check_sampled_streams() {
 	cpu0: events 3, first seq 0, last seq 3, gaps 1
 	total: events 3, gaps 1, dropped 1 (cumulative since boot, not exact)
 	result: ok
+	END
+}
+
+# pprof writes a sampled trace's profile with the scaled values, which go
+# tool pprof reads as they are: period space/bytes 4096, the comment
+# "sampled, mean 4096 bytes", and per call site the sums report prints.
+t_pprof_sampled_go_reads_it() {
+	command -v go > /dev/null || { echo "go (golang-go) not installed"; return 4; }
+	export PPROF_TMPDIR=$PWD HOME=$PWD GOFLAGS=-mod=mod
+	sampled_trace t 4096 || return 1
+	run pprof -o t.pb.gz t
+	expect_rc 0 && expect_err < /dev/null || return 1
+	go tool pprof -raw t.pb.gz > raw.txt 2> err || fail "go tool pprof -raw failed" ||
+		return 1
+	ends raw.txt | sed 's/\([^ ]\)\$$/\1/' > raw
+	expect_file raw <<-END || return 1
+	Comment: sampled, mean 4096 bytes
+	PeriodType: space bytes
+	Period: 4096
+	Samples:
+	alloc_objects/count alloc_space/bytes inuse_objects/count inuse_space/bytes[dflt]
+	         99      14768          2      12960: 1 \$
+	                type:[kmalloc]
+	                pid:[10]
+	         44       8385         22       4193: 2 \$
+	                cache:[my_cache] type:[cache]
+	                pid:[11]
+	          1       9474          1       9474: 3 \$
+	                type:[pages]
+	          1      12932          1      12932: 3 \$
+	                type:[vmalloc]
+	Locations
+	     1: 0xffffffff81000110 M=1 foo_alloc :0 s=0
+	     2: 0xffffffff81000220 M=1 bar_create :0 s=0
+	     3: 0xffffffffc0001010 M=1 mod_fn :0 s=0
+	Mappings
+	1: 0x0/0xffffffffffffffff/0x0 [kernel.kallsyms] $BUILD_ID [FN]
+	END
+	# Per call site, what awk computes and report prints.
+	echo "$SAMPLED_EVENTS" | sampled_expected 4096 | grep -v '^total' |
+		awk -F, '{ print $8 "," $1 "," $3 "," $6 "," $7 }' | sort > expected
+	awk '/^Samples:/ { s = 1; next }
+		/^Locations/ { s = 0; l = 1; next }
+		/^Mappings/ { l = 0 }
+		s && /^ *[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+: / {
+			split($0, a, ":"); split(a[1], v, " "); split(a[2], ids, " ")
+			for (i = 1; i <= 4; i++)
+				sum[ids[1], i] += v[i]
+			leaf[ids[1]] = 1
+		}
+		l && /^ *[0-9]+: 0x/ { id = $1; sub(/:/, "", id); addr[id] = $2 }
+		END {
+			for (k in leaf)
+				printf "%s,%d,%d,%d,%d\n", addr[k], sum[k, 1], sum[k, 2],
+					sum[k, 3], sum[k, 4]
+		}' raw | sort > got
+	diff -u expected got || fail "pprof's scaled sums are not awk's" || return 1
+	go tool pprof -top -sample_index=alloc_space t.pb.gz > top 2> err ||
+		fail "go tool pprof -top failed" || return 1
+	expect_file top <<-END
+	File: [kernel.kallsyms]
+	Build ID: $BUILD_ID
+	sampled, mean 4096 bytes
+	Type: alloc_space
+	Showing nodes accounting for 44.49kB, 100% of 44.49kB total
+	      flat  flat%   sum%        cum   cum%
+	   21.88kB 49.18% 49.18%    21.88kB 49.18%  mod_fn
+	   14.42kB 32.42% 81.60%    14.42kB 32.42%  foo_alloc
+	    8.19kB 18.40%   100%     8.19kB 18.40%  bar_create
 	END
 }
 
@@ -3339,7 +3585,11 @@ fuzz_corpus
 layering
 pprof_go_reads_it
 pprof_sums_are_reports
+report_sampled_scaled
+report_sampled_views_not_available
+report_sampled_mixed_refused
 check_sampled_streams
+pprof_sampled_go_reads_it
 ctf_metadata
 ctf_errors
 ctf_babeltrace2_reads_as_dump
