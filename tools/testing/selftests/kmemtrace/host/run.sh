@@ -3488,6 +3488,199 @@ t_pprof_sampled_go_reads_it() {
 	END
 }
 
+# The events of a recording sampled with mean 4096 bytes, by the interval
+# of --pprof-every they are read in, then the stream and mkstream's
+# KEY=VALUE list.  In interval 2, a free on cpu1 of memory allocated on
+# cpu0 in interval 1, and one (ts 8000) whose alloc (ts 7000) is only read
+# in interval 3, as when cpu0's drain lags behind: that memory is never
+# live.  Backing store is left out, as pprof leaves it out.
+PERIODIC_EVENTS='1 cpu0 seq=0,ts=1000,site=0xffffffff81000110,ptr=0x1000,req=100,alloc=128,pid=10
+1 cpu0 seq=1,ts=2000,site=0xffffffff81000110,ptr=0x2000,req=3000,alloc=4096,pid=10
+1 cpu1 seq=0,ts=2500,site=0xffffffff81000220,type=cache,cache=3,ptr=0x3000,req=180,alloc=192,pid=10
+1 cpu1 seq=1,ts=2600,site=0xffffffff81000220,type=pages,ptr=0x4000,req=4096,alloc=4096,flags=backing
+2 cpu0 seq=2,ts=5000,kind=realloc,site=0xffffffff81000110,ptr=0x2000,req=6000,alloc=8192,pid=10
+2 cpu1 seq=2,ts=6000,kind=free,site=0xffffffff81000210,ptr=0x1000
+2 cpu1 seq=3,ts=8000,kind=free,site=0xffffffff81000210,ptr=0x5000
+2 cpu0 seq=3,ts=9000,site=0xffffffffc0001010,type=vmalloc,ptr=0xffffc90000001000,req=10000,alloc=12288,pid=10
+3 cpu0 seq=4,ts=7000,site=0xffffffff81000110,ptr=0x5000,req=64,alloc=64,pid=10'
+
+# periodic_expected PERIOD < EVENTS: per interval and call site, the
+# profile's alloc_objects, alloc_space, inuse_objects and inuse_space:
+# the allocations read in the interval and what is live at its end,
+# each weighing 1 / (1 - exp(-S / PERIOD)), S the bytes of its alloc
+# event; a free read before its older alloc ends it.  Lines
+# "INTERVAL,ADDRESS,AO,AS,IO,IS", values rounded once per sum.
+periodic_expected() {
+	awk -v n="$1" '
+	function r(x) { return sprintf("%.0f", int(x + 0.5)) }
+	function flush(iv,   s, p) {
+		for (p in live) {
+			s = live[p]; sites[s] = 1
+			io[s] += wt[p]; is[s] += wt[p] * cur[p]
+		}
+		for (s in sites)
+			print iv "," s "," r(ao[s]) "," r(as[s]) "," r(io[s]) "," r(is[s])
+		for (s in sites)
+			delete sites[s]
+		for (s in ao) delete ao[s]
+		for (s in as) delete as[s]
+		for (s in io) delete io[s]
+		for (s in is) delete is[s]
+	}
+	{
+		if (NR > 1 && $1 != iv)
+			flush(iv)
+		iv = $1
+		delete f
+		f["kind"] = "alloc"; f["flags"] = ""
+		k = split($3, kv, ",")
+		for (i = 1; i <= k; i++) {
+			split(kv[i], p, "="); f[p[1]] = p[2]
+		}
+		if (f["flags"] == "backing")
+			next
+		ptr = f["ptr"]
+		if (f["kind"] == "alloc") {
+			w = 1 / (1 - exp(-f["alloc"] / n))
+			s = f["site"]; sites[s] = 1
+			ao[s] += w; as[s] += w * f["alloc"]
+			if ((ptr in freed) && freed[ptr] > f["ts"]) {
+				delete freed[ptr]
+				next
+			}
+			live[ptr] = s; wt[ptr] = w; cur[ptr] = f["alloc"]
+		} else if (f["kind"] == "realloc") {
+			if (ptr in live)
+				cur[ptr] = f["alloc"]
+		} else if (ptr in live) {
+			delete live[ptr]
+		} else {
+			freed[ptr] = f["ts"]
+		}
+	}
+	END { flush(iv) }'
+}
+
+# periodic_streams: the events of $PERIODIC_EVENTS of interval I on cpuN
+# as evI/cpuN, an empty file for none
+periodic_streams() {
+	for i in 1 2 3; do
+		mkdir -p ev$i || return 1
+		for c in cpu0 cpu1; do
+			echo "$PERIODIC_EVENTS" |
+				awk -v i=$i -v c=$c '$1 == i && $2 == c { print $3 }' > evs
+			: > ev$i/$c
+			[ ! -s evs ] || xargs "$MKSTREAM" -p 4096 ev$i/$c < evs ||
+				fail "mkstream ev$i/$c" || return 1
+		done
+	done
+}
+
+# record --pprof-every writes, while it records, one profile per interval
+# into DIR/pprof, named by host and time (UTC), which go tool pprof reads:
+# alloc_* of the events read in the interval, inuse_* of what is live at
+# its end, scaled as awk computes it; the last, shorter interval ends when
+# recording stops.  The recording is recorded as without it.  A merge of
+# the profiles adds up their alloc_*.
+t_record_pprof_every() {
+	command -v go > /dev/null || { echo "go (golang-go) not installed"; return 4; }
+	export PPROF_TMPDIR=$PWD HOME=$PWD GOFLAGS=-mod=mod
+	fake_debugfs fake && rm fake/cpu0 fake/cpu1 fake/stats && echo 0 > fake/dropped &&
+		printf '%s\n' '# kmemtrace caches v1' '# id name object_size size' \
+			'3 my_cache 192 192' > fake/caches &&
+		periodic_streams && cp ev1/cpu0 ev1/cpu1 fake || return 1
+	# A profile of an earlier recording goes; other files stay.
+	mkdir -p rec/pprof && : > rec/pprof/heap-old-20200101T000000.000Z.pb.gz &&
+		: > rec/pprof/notes || return 1
+	# Interval 2's events once the first profile is written, 3's once
+	# the second is.
+	run_limited record -q -D fake -o rec -K kallsyms --pprof-every 1 -- sh -c '
+		profiles() {
+			n=0
+			while [ "$(ls rec/pprof | grep -c "^heap-.*Z\.pb\.gz$")" -lt $1 ]; do
+				sleep 0.05
+				n=$((n + 1))
+				[ $n -lt 200 ] || exit 1
+			done
+		}
+		profiles 1 && cat ev2/cpu0 >> fake/cpu0 && cat ev2/cpu1 >> fake/cpu1 &&
+			profiles 2 && cat ev3/cpu0 >> fake/cpu0'
+	expect_rc 0 && expect_out < /dev/null && expect_err <<-'END' || return 1
+	kmemtrace: rec/pprof: removed 1 profiles of an earlier recording
+	kmemtrace: wrote 3 pprof profiles into rec/pprof
+	kmemtrace: warning: fake/stats: not found (older kernel?), check cannot account for lost \
+		events per CPU
+	kmemtrace: recorded 9 events (864 bytes) from 2 CPUs into rec, 0 dropped
+	END
+	[ -e rec/pprof/notes ] || fail "rec/pprof/notes was removed" || return 1
+	host=$(hostname | tr '/ ' '__')
+	ls rec/pprof | grep -v '^notes$' > names
+	[ "$(grep -c "^heap-$host-[0-9]\{8\}T[0-9]\{6\}\.[0-9]\{3\}Z\.pb\.gz\$" names)" = 3 ] ||
+		fail "profiles not named heap-$host-YYYYmmddTHHMMSS.mmmZ.pb.gz: $(cat names)" ||
+		return 1
+	echo "$PERIODIC_EVENTS" | periodic_expected 4096 | sort > expected
+	i=0
+	for f in $(cat names); do
+		i=$((i + 1))
+		go tool pprof -raw "rec/pprof/$f" > raw.$i 2> err ||
+			fail "go tool pprof -raw $f failed" || return 1
+		awk -v i=$i '/^Samples:/ { s = 1; next }
+			/^Locations/ { s = 0; l = 1; next }
+			/^Mappings/ { l = 0 }
+			s && /^ *[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+: / {
+				split($0, a, ":"); split(a[1], v, " "); split(a[2], ids, " ")
+				for (j = 1; j <= 4; j++)
+					sum[ids[1], j] += v[j]
+				leaf[ids[1]] = 1
+			}
+			l && /^ *[0-9]+: 0x/ { id = $1; sub(/:/, "", id); addr[id] = $2 }
+			END {
+				for (k in leaf)
+					printf "%d,%s,%d,%d,%d,%d\n", i, addr[k], sum[k, 1],
+						sum[k, 2], sum[k, 3], sum[k, 4]
+			}' raw.$i >> got
+		head -3 raw.$i > head.$i
+		expect_file head.$i <<-'END' || return 1
+		Comment: sampled, mean 4096 bytes
+		PeriodType: space bytes
+		Period: 4096
+		END
+	done
+	sort got > got.sorted
+	diff -u expected got.sorted || fail "the profiles' values are not awk's" || return 1
+	# The figures, as awk computes them.
+	expect_file expected <<-'END' || return 1
+	1,0xffffffff81000110,34,10640,34,10640
+	1,0xffffffff81000220,22,4193,22,4193
+	2,0xffffffff81000110,0,0,2,12960
+	2,0xffffffff81000220,0,0,22,4193
+	2,0xffffffffc0001010,1,12932,1,12932
+	3,0xffffffff81000110,65,4128,2,12960
+	3,0xffffffff81000220,0,0,22,4193
+	3,0xffffffffc0001010,0,0,1,12932
+	END
+	go tool pprof -proto $(sed 's|^|rec/pprof/|' names) > merged.pb.gz 2> err &&
+		go tool pprof -top -sample_index=alloc_space merged.pb.gz > top 2> err ||
+		fail "go tool pprof cannot merge the profiles" || return 1
+	expect_has top "Showing nodes accounting for 31.15kB, 100% of 31.15kB total" || return 1
+	# The recording is as without --pprof-every.
+	run check rec
+	expect_rc 0 && expect_has out "result: ok" || return 1
+	for c in cpu0 cpu1; do
+		cmp fake/$c rec/$c || fail "rec/$c differs from fake/$c" || return 1
+	done
+}
+
+# --pprof-every takes 1 second or more.
+t_record_pprof_every_bad_args() {
+	for a in 0 -1 x 4294967296; do
+		run record -o rec --pprof-every "$a" -d 1
+		expect_rc 2 && expect_has err \
+			"kmemtrace: record: --pprof-every takes 1 to 4294967295 seconds, not '$a'" ||
+			return 1
+	done
+}
+
 TESTS="
 cli_help_and_version
 cli_unknown_command
@@ -3590,6 +3783,8 @@ report_sampled_views_not_available
 report_sampled_mixed_refused
 check_sampled_streams
 pprof_sampled_go_reads_it
+record_pprof_every
+record_pprof_every_bad_args
 ctf_metadata
 ctf_errors
 ctf_babeltrace2_reads_as_dump
