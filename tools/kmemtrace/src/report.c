@@ -143,9 +143,9 @@ static void report_usage(int status)
 		"  A sampled trace (kmemtrace.sample=N: events with sample_period N)\n"
 		"  is scaled: each allocation of S bytes, its free and what is live of\n"
 		"  it count 1 / (1 - exp(-S / N)) times, sums rounded, and the report\n"
-		"  begins with \"sampled, mean N bytes\".  The summary, sites, caches\n"
-		"  and live views scale; the others print \"not available for sampled\n"
-		"  traces\".  Streams of different periods (0 and N, N1 and N2) are\n"
+		"  begins with \"sampled, mean N bytes\".  The summary, sites, caches,\n"
+		"  live and allocinfo views scale; the others print \"not available\n"
+		"  for sampled traces\".  Streams of different periods (0 and N, N1 and N2) are\n"
 		"  an error, exit 1.\n"
 		"\n");
 	kmt_opts_usage(out, report_opts, ARRAY_SIZE(report_opts));
@@ -366,6 +366,7 @@ static size_t report_uses(const struct report_params *p, struct report_consumers
 	if (views & (1u << VIEW_ALLOCINFO)) {
 		c->allocinfo = &s->allocinfo;
 		s->allocinfo.filtering = kmt_filter_selects_allocs(&p->filter);
+		s->allocinfo.period = p->sample_period;
 		uses[n++] = (struct replay_use){ &allocinfo_consumer, &s->allocinfo };
 	}
 	if (views & (1u << VIEW_PAGES)) {

@@ -1526,6 +1526,8 @@ static void view_allocinfo(struct report *r, const struct allocinfo *ai,
 		       ARRAY_SIZE(allocinfo_cols));
 	if (o->format == KMT_TEXT) {
 		printf("\n# allocinfo: the change of /proc/allocinfo over the trace,");
+		if (r->p->sample_period)
+			printf(" estimated from its samples,");
 		printf(" by codetag address\n");
 		printf("#     <size>  <calls> <tag info>\n");
 	}

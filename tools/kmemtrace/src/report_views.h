@@ -49,7 +49,7 @@ struct report_consumers {
 static inline unsigned int report_sampled_views(void)
 {
 	return 1u << VIEW_SUMMARY | 1u << VIEW_SITES | 1u << VIEW_CACHES |
-	       1u << VIEW_LIVE;
+	       1u << VIEW_LIVE | 1u << VIEW_ALLOCINFO;
 }
 
 /**
