@@ -3382,6 +3382,64 @@ cpu0 ts=6000,kind=free,ptr=0x4000'
 	END
 }
 
+# The estimates of a sampled trace are within 4 standard deviations of
+# the exact figures of the same workload recorded in full (mkstream -w
+# with and without -p): the allocations and their bytes, and what is
+# live at the end.  The deviations are those of the estimator, computed
+# here with awk from the full trace: an allocation of S bytes, sampled
+# with p = 1 - exp(-S / N), weighs 1 / p; its estimate's variance is
+# (1 - p) / p for a count, S'^2 (1 - p) / p for S' bytes (its size then).
+# The sampling of mkstream is a countdown, as the kernel's, not a coin per
+# allocation: it deviates less than that, not more.
+t_report_sampled_estimates_within_4_sd() {
+	mkdir full s && "$MKSTREAM" -w 200000 full && "$MKSTREAM" -w 200000 -p 65536 s ||
+		fail "mkstream -w" || return 1
+	"$KMT" dump full 2> /dev/null | awk -v n=65536 '
+	function field(k,   i) {
+		for (i = 1; i <= NF; i++)
+			if (index($i, k "=") == 1)
+				return substr($i, length(k) + 2)
+	}
+	/ flags=[a-z,]*backing/ { next }
+	{
+		fam = $5 == "cache" ? "kmalloc" : $5
+		key = fam " " field("ptr")
+	}
+	$4 == "alloc" {
+		s = field("alloc"); p = 1 - exp(-s / n)
+		c++; b += s; vc += (1 - p) / p; vb += s * s * (1 - p) / p
+		live[key] = p; cur[key] = s
+	}
+	$4 == "realloc" && (key in live) { cur[key] = field("alloc") }
+	$4 == "free" { delete live[key] }
+	END {
+		for (k in live) {
+			p = live[k]
+			lc++; lb += cur[k]; vlc += (1 - p) / p
+			vlb += cur[k] * cur[k] * (1 - p) / p
+		}
+		printf "allocs %d %f\nbytes %d %f\nlive %d %f\nlive_bytes %d %f\n",
+			c, sqrt(vc), b, sqrt(vb), lc, sqrt(vlc), lb, sqrt(vlb)
+	}' > exact
+	run report -v summary,sites --csv -n 1000000 s
+	expect_rc 0 || return 1
+	awk -F, '/^# sites/ { s = 1; next } s && /^[0-9]/ { c += $1; b += $3 }
+		END { printf "allocs %d\nbytes %d\n", c, b }' out > est
+	run report --json s
+	expect_rc 0 || return 1
+	sed -n 's/^ *"live_allocations": \([0-9]*\),/live \1/p; s/^ *"live_bytes": \([0-9]*\),/live_bytes \1/p' \
+		out >> est
+	[ "$(wc -l < est)" = 4 ] || fail "no estimates in the report" || return 1
+	# Each estimate, the exact figure, its deviation, and how many.
+	join est exact | awk '{
+		z = ($2 - $3) / $4
+		printf "%s: estimate %d, exact %d, sd %.0f, %.2f sd\n", $1, $2, $3, $4, z
+		if (z > 4 || z < -4)
+			bad = 1
+	} END { exit bad }' > z || { cat z; fail "an estimate is off by more than 4 sd"; return 1; }
+	cat z
+}
+
 # The views that cannot scale samples say so; plot refuses them.
 t_report_sampled_views_not_available() {
 	sampled_trace t 4096 || return 1
@@ -3845,6 +3903,7 @@ pprof_go_reads_it
 pprof_sums_are_reports
 report_sampled_scaled
 report_sampled_allocinfo
+report_sampled_estimates_within_4_sd
 report_sampled_views_not_available
 report_sampled_mixed_refused
 check_sampled_streams
