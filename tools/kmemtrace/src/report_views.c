@@ -1764,8 +1764,8 @@ static void view_stacks(struct report *r, const struct stackstat *c, struct kmt_
 /*
  * A view that cannot be scaled from samples: lifetimes (a distribution of
  * the samples' lifetimes is not that of the allocations), frees (its
- * pairs, frees without an alloc and unpaired frees have no weight),
- * pages, gfp, nodes, allocinfo and stacks (not scaled yet).
+ * frees without an alloc and unpaired frees have no weight) and pages
+ * (backing pages, which the pass hands over as they are).
  */
 static void view_not_sampled(const char *name, struct kmt_out *o)
 {

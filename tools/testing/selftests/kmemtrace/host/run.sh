@@ -3440,10 +3440,65 @@ t_report_sampled_estimates_within_4_sd() {
 	cat z
 }
 
+# The gfp, nodes and stacks views of a sampled trace are estimates too:
+# per gfp_flags value, per node and per call site and stack, the weights
+# of the allocations and their bytes, as computed here with awk; the
+# allocations without a stack, and those whose stack was lost, weighed
+# as well.
+t_report_sampled_keys_stacks() {
+	sampled_trace t 4096 && echo "$STACKS" > t/stacks || return 1
+	evs='cpu0 site=0xffffffff81000110,ptr=1,req=100,alloc=128,gfp=0xcc0,node=0,stack=0xa01
+cpu0 site=0xffffffff81000110,ptr=2,req=60,alloc=64,gfp=0xcc0,stack=0xa01
+cpu0 site=0xffffffff81000110,ptr=3,req=3000,alloc=4096,gfp=0xdc0,node=0,stack=0xa02
+cpu0 site=0xffffffff81000220,ptr=4,req=500,alloc=512,gfp=0xcc0
+cpu0 site=0xffffffff81000220,ptr=5,req=8,alloc=8,gfp=0x820,flags=stack_lost'
+	echo "$evs" | awk '{ print $2 }' | xargs "$MKSTREAM" -p 4096 t/cpu0 &&
+		"$MKSTREAM" -p 4096 t/cpu1 || fail "mkstream" || return 1
+	echo "$evs" | awk -v n=4096 '
+	function r(x) { return sprintf("%.0f", int(x + 0.5)) }
+	{
+		delete f
+		f["node"] = "-1"; f["gfp"] = "0x0"; f["stack"] = ""; f["flags"] = ""
+		k = split($2, kv, ",")
+		for (i = 1; i <= k; i++) {
+			split(kv[i], p, "="); f[p[1]] = p[2]
+		}
+		w = 1 / (1 - exp(-f["alloc"] / n))
+		ga[f["gfp"]] += w; gb[f["gfp"]] += w * f["alloc"]
+		na[f["node"]] += w; nb[f["node"]] += w * f["alloc"]
+		if (f["stack"] != "") {
+			k = f["site"] "," f["stack"]
+			sa[k] += w; sb[k] += w * f["alloc"]; wa += w; wb += w * f["alloc"]
+		} else {
+			ns += w
+		}
+		if (f["flags"] == "stack_lost")
+			nl += w
+	}
+	END {
+		for (k in ga) print "gfp," k "," r(ga[k]) "," r(gb[k])
+		for (k in na) print "node," k "," r(na[k]) "," r(nb[k])
+		for (k in sa) print "stack," k "," r(sa[k]) "," r(sb[k])
+		print "with a stack: " r(wa) " (" r(wb) " bytes), without: " r(ns) \
+			", of which stack lost (depot full): " r(nl)
+	}' > expected.all
+	grep -v '^with' expected.all | sort > expected
+	run report -v gfp,nodes,stacks --csv -n 100 t
+	expect_rc 0 && expect_err < /dev/null || return 1
+	awk -F, '/^# / { t = $0; next } /^[a-z]/ { next }
+		t == "# gfp" && NF { print "gfp," $3 "," $1 "," $2 }
+		t == "# nodes" && NF { print "node," $3 "," $1 "," $2 }
+		t == "# stacks" && NF { print "stack," $1 "," $3 "," $4 "," $5 }' out |
+		sort > got
+	diff -u expected got || fail "scaled gfp, nodes or stacks differ from awk's" || return 1
+	run report -v stacks t
+	expect_rc 0 && expect_has out "allocations $(grep '^with' expected.all)"
+}
+
 # The views that cannot scale samples say so; plot refuses them.
 t_report_sampled_views_not_available() {
 	sampled_trace t 4096 || return 1
-	run report -v lifetimes,frees,pages,gfp,nodes,stacks t
+	run report -v lifetimes,frees,pages t
 	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
 	kmemtrace report v1
 	sampled, mean 4096 bytes: allocations scaled by 1/(1-exp(-bytes/4096)), estimates
@@ -3453,12 +3508,6 @@ t_report_sampled_views_not_available() {
 	frees: not available for sampled traces
 
 	pages: not available for sampled traces
-
-	gfp: not available for sampled traces
-
-	nodes: not available for sampled traces
-
-	stacks: not available for sampled traces
 	END
 	run report --json -v lifetimes t
 	expect_rc 0 && expect_has out '"lifetimes": {' &&
@@ -3904,6 +3953,7 @@ pprof_sums_are_reports
 report_sampled_scaled
 report_sampled_allocinfo
 report_sampled_estimates_within_4_sd
+report_sampled_keys_stacks
 report_sampled_views_not_available
 report_sampled_mixed_refused
 check_sampled_streams
