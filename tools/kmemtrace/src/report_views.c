@@ -1030,6 +1030,52 @@ static uint64_t percentile(const uint64_t *sorted, size_t n, unsigned int p)
 	return sorted[rank ? rank - 1 : 0];
 }
 
+/*
+ * The same of the lifetimes of a site, weighed in a sampled trace: the
+ * smallest with at least p% of the weight at or below it.
+ */
+static uint64_t life_percentile(const struct u64_vec *v, unsigned int p)
+{
+	double target, cum = 0;
+	size_t i;
+
+	if (!v->w)
+		return percentile(v->v, v->nr, p);
+	target = v->total * p / 100;
+	for (i = 0; i < v->nr; i++) {
+		cum += v->w[i];
+		if (cum >= target)
+			return v->v[i];
+	}
+	return v->v[v->nr - 1];
+}
+
+/* The frees of a site: their weight, in a sampled trace. */
+static uint64_t life_frees(const struct u64_vec *v)
+{
+	bool overflow = false;
+
+	return v->w ? kmt_sample_round(v->total, &overflow) : v->nr;
+}
+
+/* Their mean lifetime, weighed in a sampled trace. */
+static uint64_t life_mean(const struct u64_vec *v)
+{
+	bool overflow = false;
+	uint64_t sum = 0;
+	double wsum = 0;
+	size_t i;
+
+	if (!v->w) {
+		for (i = 0; i < v->nr; i++)
+			add_u64_sat(&sum, v->v[i]);
+		return sum / v->nr;
+	}
+	for (i = 0; i < v->nr; i++)
+		wsum += v->w[i] * v->v[i];
+	return kmt_sample_round(wsum / v->total, &overflow);
+}
+
 struct life_site {
 	uint32_t site;
 	uint64_t key;
@@ -1076,12 +1122,19 @@ static void life_histogram(struct report *r, const struct u64_vec *v,
 {
 	uint64_t hist[LIFE_BUCKETS] = { 0 }, max = 0;
 	unsigned int b, lo = LIFE_BUCKETS, hi = 0;
+	double whist[LIFE_BUCKETS] = { 0 };
+	bool overflow = false;
 	struct kmt_table tab;
 	union kmt_cell *row;
 	size_t i;
 
-	for (i = 0; i < v->nr; i++)
+	for (i = 0; i < v->nr; i++) {
 		hist[life_bucket(v->v[i])]++;
+		if (v->w)
+			whist[life_bucket(v->v[i])] += v->w[i];
+	}
+	for (b = 0; v->w && b < LIFE_BUCKETS; b++)
+		hist[b] = kmt_sample_round(whist[b], &overflow);
 	for (b = 0; b < LIFE_BUCKETS; b++) {
 		if (!hist[b])
 			continue;
@@ -1119,8 +1172,7 @@ static void view_lifetimes(struct report *r, const struct lifetimes *lt,
 	char title[128];
 	union kmt_cell *row;
 	const struct u64_vec *v;
-	size_t i, j, n = 0;
-	uint64_t sum;
+	size_t i, n = 0;
 
 	for (i = 0; i < lt->nr; i++) {
 		v = &lt->sites[i];
@@ -1128,8 +1180,8 @@ static void view_lifetimes(struct report *r, const struct lifetimes *lt,
 			continue;
 		sites[n].site = i;
 		sites[n].key = r->sites.sites[i].key;
-		sites[n].frees = v->nr;
-		sites[n++].p50 = percentile(v->v, v->nr, 50);
+		sites[n].frees = life_frees(v);
+		sites[n++].p50 = life_percentile(v, 50);
 	}
 	view_sort(r, VIEW_LIFETIMES, KEY_FREES, life_keys);
 	qsort_r(sites, n, sizeof(*sites), life_cmp, life_keys);
@@ -1139,16 +1191,14 @@ static void view_lifetimes(struct report *r, const struct lifetimes *lt,
 			title, (unsigned long long)r->p->top, n);
 	for (i = 0; i < n && i < r->p->top; i++) {
 		v = &lt->sites[sites[i].site];
-		for (j = sum = 0; j < v->nr; j++)
-			add_u64_sat(&sum, v->v[j]);
 		row = kmt_table_row(&tab);
-		row[0].u = v->nr;
+		row[0].u = sites[i].frees;
 		row[1].u = v->v[0];
 		row[2].u = sites[i].p50;
-		row[3].u = percentile(v->v, v->nr, 90);
-		row[4].u = percentile(v->v, v->nr, 99);
+		row[3].u = life_percentile(v, 90);
+		row[4].u = life_percentile(v, 99);
 		row[5].u = v->v[v->nr - 1];
-		row[6].u = sum / v->nr;
+		row[6].u = life_mean(v);
 		row[7].u = sites[i].key;
 		kmt_cell_str(&row[8], site_name(r, sites[i].key));
 	}
@@ -1762,10 +1812,9 @@ static void view_stacks(struct report *r, const struct stackstat *c, struct kmt_
 /* ---------------------------------------------------------------- views */
 
 /*
- * A view that cannot be scaled from samples: lifetimes (a distribution of
- * the samples' lifetimes is not that of the allocations), frees (its
- * frees without an alloc and unpaired frees have no weight) and pages
- * (backing pages, which the pass hands over as they are).
+ * A view that cannot be scaled from samples: frees (its frees without an
+ * alloc and unpaired frees have no weight) and pages (backing pages,
+ * which the pass hands over as they are).
  */
 static void view_not_sampled(const char *name, struct kmt_out *o)
 {

@@ -3495,22 +3495,87 @@ cpu0 site=0xffffffff81000220,ptr=5,req=8,alloc=8,gfp=0x820,flags=stack_lost'
 	expect_rc 0 && expect_has out "allocations $(grep '^with' expected.all)"
 }
 
+# The lifetimes view of a sampled trace weighs each lifetime by its
+# allocation: the frees are the weights' sum, the percentiles the
+# smallest lifetime with at least p% of the weight at or below it, the
+# mean and the histograms' counts weighed; as computed here with awk from
+# the events of a sampled synthetic workload.
+t_report_sampled_lifetimes() {
+	mktrace s && "$MKSTREAM" -w 20000 -p 16384 s || fail "mkstream -w" || return 1
+	"$KMT" dump s 2> /dev/null | awk -v n=16384 '
+	function field(k,   i) {
+		for (i = 1; i <= NF; i++)
+			if (index($i, k "=") == 1)
+				return substr($i, length(k) + 2)
+	}
+	/ flags=[a-z,]*backing/ { next }
+	{
+		fam = $5 == "cache" ? "kmalloc" : $5
+		key = fam " " field("ptr")
+		ts = substr($3, 4)
+	}
+	$4 == "alloc" {
+		w[key] = 1 / (1 - exp(-field("alloc") / n)); t[key] = ts; s[key] = field("site")
+	}
+	$4 == "free" && (key in w) {
+		# The weights whole: the sums must be those of the same doubles.
+		printf "%s %d %.17g\n", s[key], ts - t[key], w[key]
+		delete w[key]
+	}' | sort -k1,1 -k2,2n -k3,3g | awk '
+	function r(x) { return sprintf("%.0f", int(x + 0.5)) }
+	function flush(   i, p, k, c, target, b, from) {
+		split("50 90 99", p, " ")
+		for (k = 1; k <= 3; k++) {
+			target = tot * p[k] / 100; c = 0
+			for (i = 1; i <= m; i++) {
+				c += ww[i]
+				if (c >= target)
+					break
+			}
+			pc[k] = i > m ? ll[m] : ll[i]
+		}
+		print "life," site "," r(tot) "," ll[1] "," pc[1] "," pc[2] "," pc[3] "," \
+			ll[m] "," r(wl / tot)
+		for (i = 1; i <= m; i++) {
+			b = 0
+			while (ll[i] >= 2 ^ (b + 1))
+				b++
+			h[b] += ww[i]
+		}
+		for (b in h) {
+			from = b ? 2 ^ b : 0
+			printf "hist,%s,%.0f,%s\n", site, from, r(h[b])
+			delete h[b]
+		}
+	}
+	# As strings: mawk reads 0x... as numbers, all alike in a double.
+	$1 "" != site { if (m) flush(); site = $1 ""; m = 0; tot = 0; wl = 0 }
+	{ m++; ll[m] = $2; ww[m] = $3; tot += $3; wl += $3 * $2 }
+	END { if (m) flush() }' | sort > expected
+	[ "$(grep -c '^life' expected)" -gt 100 ] || fail "too few call sites freed" || return 1
+	run report -v lifetimes --csv -n 1000000 s
+	expect_rc 0 && expect_err < /dev/null || return 1
+	awk -F, '/^# / { t = $0; next } /^[a-z]/ || !NF { next }
+		t == "# lifetimes" { print "life," $8 "," $1 "," $2 "," $3 "," $4 "," $5 "," $6 "," $7 }
+		t == "# histograms" && $5 != "0" { print "hist," $1 "," $3 "," $5 }' out |
+		sort > got
+	diff -u expected got > diff || { head -20 diff; fail "weighed lifetimes differ from awk's"; }
+}
+
 # The views that cannot scale samples say so; plot refuses them.
 t_report_sampled_views_not_available() {
 	sampled_trace t 4096 || return 1
-	run report -v lifetimes,frees,pages t
+	run report -v frees,pages t
 	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
 	kmemtrace report v1
 	sampled, mean 4096 bytes: allocations scaled by 1/(1-exp(-bytes/4096)), estimates
-
-	lifetimes: not available for sampled traces
 
 	frees: not available for sampled traces
 
 	pages: not available for sampled traces
 	END
-	run report --json -v lifetimes t
-	expect_rc 0 && expect_has out '"lifetimes": {' &&
+	run report --json -v frees t
+	expect_rc 0 && expect_has out '"frees": {' &&
 		expect_has out '"not_available": "sampled trace"' || return 1
 	run plot -o x.svg t
 	expect_rc 1 && expect_out < /dev/null && [ ! -e x.svg ] && expect_err <<-'END'
@@ -3954,6 +4019,7 @@ report_sampled_scaled
 report_sampled_allocinfo
 report_sampled_estimates_within_4_sd
 report_sampled_keys_stacks
+report_sampled_lifetimes
 report_sampled_views_not_available
 report_sampled_mixed_refused
 check_sampled_streams
