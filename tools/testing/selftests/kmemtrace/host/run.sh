@@ -3649,11 +3649,36 @@ t_check_sampled_streams() {
 		mk -p 4096 d/cpu0 site=0xffffffff81000110,ptr=1,alloc=64 \
 			seq=2,site=0xffffffff81000110,ptr=2,alloc=64 kind=free,ptr=2 || return 1
 	run check d
-	expect_rc 0 && expect_out <<-'END'
+	expect_rc 0 && expect_out <<-'END' || return 1
 	cpu0: events 3, first seq 0, last seq 3, gaps 1
 	total: events 3, gaps 1, dropped 1 (cumulative since boot, not exact)
 	result: ok
 	END
+	# A sampled recording's window, each CPU held to its drops exactly:
+	# cpu0 took seq 10 to 19 (sampled events only), dropped 13 and 19.
+	mktrace e && echo 0 > e/dropped.start && echo 2 > e/dropped &&
+		stats_start e '0 10 0 10' '1 3 0 3' && stats e '0 18 2 20' '1 5 0 5' &&
+		mk -p 4096 e/cpu0 seq=10,site=0xffffffff81000110,ptr=1,alloc=64 \
+			seq=11,site=0xffffffff81000110,ptr=2,alloc=128 kind=free,ptr=1 \
+			seq=14,site=0xffffffff81000110,ptr=3,alloc=64 kind=free,ptr=2 \
+			kind=free,ptr=3 seq=17,site=0xffffffff81000110,ptr=4,alloc=8192 \
+			kind=free,ptr=4 &&
+		mk -p 4096 e/cpu1 seq=3,site=0xffffffff81000220,ptr=5,alloc=32 kind=free,ptr=5 ||
+		return 1
+	run check e
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
+	cpu0: events 8, first seq 10, last seq 18, gaps 1, start seq 10, end seq 20, leading 0, \
+		trailing 1, dropped 2
+	cpu1: events 2, first seq 3, last seq 4, gaps 0, start seq 3, end seq 5, leading 0, \
+		trailing 0, dropped 0
+	total: events 10, gaps 1, leading 0, trailing 1, dropped 2
+	result: ok
+	END
+	# One sampled event lost uncounted: check says so.
+	stats e '0 18 1 20' '1 5 0 5' && echo 1 > e/dropped || return 1
+	run check e
+	expect_rc 1 && expect_has err \
+		"kmemtrace: cpu0: 2 events of seq 10 to 19 missing from the stream but 1 dropped while recording"
 }
 
 # pprof writes a sampled trace's profile with the scaled values, which go
