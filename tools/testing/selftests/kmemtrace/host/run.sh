@@ -3562,7 +3562,72 @@ t_report_sampled_lifetimes() {
 	diff -u expected got > diff || { head -20 diff; fail "weighed lifetimes differ from awk's"; }
 }
 
-# The views that cannot scale samples say so; plot refuses them.
+# plot draws a sampled trace scaled: the live bytes are, per allocation,
+# its weight times its bytes, rounded (the same taken back at its free),
+# and the histograms count weights, rounded per call site and bucket; as
+# computed here with awk; the picture says it is sampled.
+t_plot_sampled_scaled() {
+	sampled_trace t 4096 || return 1
+	# The total at each snapshot, every 1000 ns from the first event,
+	# before the events of that time; and the sizes histograms.
+	echo "$SAMPLED_EVENTS" | awk -v n=4096 '
+	function r(x) { return sprintf("%.0f", int(x + 0.5)) }
+	{
+		delete f
+		f["kind"] = "alloc"
+		k = split($2, kv, ",")
+		for (i = 1; i <= k; i++) {
+			split(kv[i], p, "="); f[p[1]] = p[2]
+		}
+		ev[NR] = f["kind"] " " f["ts"] " " f["ptr"] " " f["alloc"] " " f["site"]
+		if (f["kind"] == "alloc") {
+			b = 0
+			while (f["alloc"] >= 2 ^ (b + 1))
+				b++
+			h[f["site"] "," b] += 1 / (1 - exp(-f["alloc"] / n))
+		}
+	}
+	END {
+		for (t = 1000; t <= 9000; t += 1000) {
+			for (; e < NR && split(ev[e + 1], x, " ") && x[2] < t; e++) {
+				if (x[1] == "alloc") {
+					w[x[3]] = 1 / (1 - exp(-x[4] / n)); lb[x[3]] = r(w[x[3]] * x[4])
+					tot += lb[x[3]]
+				} else if (x[1] == "realloc") {
+					tot += r(w[x[3]] * x[4]) - lb[x[3]]; lb[x[3]] = r(w[x[3]] * x[4])
+				} else {
+					tot -= lb[x[3]]; delete lb[x[3]]
+				}
+			}
+			vals = vals (t > 1000 ? "," : "") (tot + 0)
+		}
+		print "total " vals
+		for (k in h) {
+			split(k, x, ",")
+			print "bucket " x[1] " " x[2] ":" r(h[k])
+		}
+	}' > expected.all
+	run plot -c live t
+	expect_rc 0 && expect_err < /dev/null || return 1
+	expect_has out '<text class="sampled" x="10" y="40">sampled, mean 4096 bytes: estimates</text>' ||
+		return 1
+	sed -n 's/.*class="total" data-ts="[^"]*" data-name="total" data-values="\([^"]*\)".*/total \1/p' \
+		out > got
+	grep '^total' expected.all > expected
+	diff -u expected got || fail "scaled live bytes differ from awk's" || return 1
+	run plot -c sizes -n 20 t
+	expect_rc 0 && expect_err < /dev/null || return 1
+	sed -n 's/.*<g class="hist" data-name="\([^" ]*\)[^"]*" data-buckets="\([^"]*\)".*/\1 \2/p' out |
+		awk '{ n = split($2, b, ","); for (i = 1; i <= n; i++) print $1, b[i] }' |
+		sort > got
+	grep '^bucket' expected.all | sed 's/^bucket //' | sort | awk '{
+		print ($1 == "0xffffffff81000110" ? "foo_alloc+0x10" : \
+		       $1 == "0xffffffff81000220" ? "bar_create+0x20" : "mod_fn+0x10"), $2
+	}' | sort > expected
+	diff -u expected got || fail "scaled size histograms differ from awk's"
+}
+
+# The views that cannot scale samples say so.
 t_report_sampled_views_not_available() {
 	sampled_trace t 4096 || return 1
 	run report -v frees,pages t
@@ -3576,22 +3641,17 @@ t_report_sampled_views_not_available() {
 	END
 	run report --json -v frees t
 	expect_rc 0 && expect_has out '"frees": {' &&
-		expect_has out '"not_available": "sampled trace"' || return 1
-	run plot -o x.svg t
-	expect_rc 1 && expect_out < /dev/null && [ ! -e x.svg ] && expect_err <<-'END'
-	kmemtrace: plot: t: not available for sampled traces (sampled, mean 4096 bytes); use \
-		report or pprof, which scale them
-	END
+		expect_has out '"not_available": "sampled trace"'
 }
 
 # Streams of different sample periods (a full and a sampled recording, or
-# two periods) are never added up: report and pprof refuse them, and so
-# they do an allocation of another period inside a stream.
+# two periods) are never added up: report, pprof and plot refuse them, and
+# so they do an allocation of another period inside a stream.
 t_report_sampled_mixed_refused() {
 	sampled_trace t 4096 && mk t/cpu1 ts=2500,site=0xffffffff81000220 || return 1
-	for cmd in report pprof; do
+	for cmd in report pprof plot; do
 		run $cmd -o x.pb.gz t
-		[ $cmd = pprof ] || run report t
+		[ $cmd = pprof ] || run $cmd t
 		expect_rc 1 && expect_out < /dev/null && [ ! -e x.pb.gz ] && expect_err <<-'END' ||
 		kmemtrace: t: cpu0 is sampled, mean 4096 bytes but cpu1 is a full recording: streams \
 			of different sample periods are not added up
@@ -3606,8 +3666,11 @@ t_report_sampled_mixed_refused() {
 	END
 	sampled_trace t 4096 && mk -p 4096 t/cpu1 ts=2500,site=0xffffffff81000220 \
 		ts=2600,site=0xffffffff81000220,ptr=8,period=8192 || return 1
-	for cmd in report pprof; do
-		if [ $cmd = pprof ]; then run pprof -o x.pb.gz t; else run report t; fi
+	for cmd in report pprof plot; do
+		case $cmd in
+		pprof)	run pprof -o x.pb.gz t ;;
+		*)	run $cmd t ;;
+		esac
 		expect_rc 1 && expect_out < /dev/null && [ ! -e x.pb.gz ] && expect_err <<-'END' ||
 		kmemtrace: t: 1 allocations have another sample_period than the first event of their \
 			stream (4096): events of different recordings are not added up
@@ -4045,6 +4108,7 @@ report_sampled_allocinfo
 report_sampled_estimates_within_4_sd
 report_sampled_keys_stacks
 report_sampled_lifetimes
+plot_sampled_scaled
 report_sampled_views_not_available
 report_sampled_mixed_refused
 check_sampled_streams
