@@ -144,8 +144,9 @@ static void report_usage(int status)
 		"  is scaled: each allocation of S bytes, its free and what is live of\n"
 		"  it count 1 / (1 - exp(-S / N)) times, sums rounded, and the report\n"
 		"  begins with \"sampled, mean N bytes\".  The frees and pages views\n"
-		"  print \"not available for sampled traces\"; the others scale.  Streams of different periods (0 and N, N1 and N2) are\n"
-		"  an error, exit 1.\n"
+		"  print \"not available for sampled traces\"; the others scale.\n"
+		"  Streams of different periods (0 and N, N1 and N2) are an error,\n"
+		"  exit 1.\n"
 		"\n");
 	kmt_opts_usage(out, report_opts, ARRAY_SIZE(report_opts));
 	fprintf(out, "\n");

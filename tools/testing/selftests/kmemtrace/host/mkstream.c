@@ -57,6 +57,7 @@
 #include <linux/kmemtrace.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define USAGE		"mkstream [-1|-2] [-s] [-t BYTES] [-p PERIOD] FILE [EVENT...]"
 /* The kernel's __packed, as tools/kmemtrace/src/utils.h spells it. */
 #define __mks_attribute(x)	__attribute__((x))
 #define __packed	__mks_attribute(packed)
@@ -707,10 +708,10 @@ int main(int argc, char **argv)
 		else if (c == 'p')
 			period = parse_value(optarg);
 		else
-			die("usage", "mkstream [-1|-2] [-s] [-t BYTES] [-p PERIOD] FILE [EVENT...]");
+			die("usage", USAGE);
 	}
 	if (optind >= argc)
-		die("usage", "mkstream [-1|-2] [-s] [-t BYTES] [-p PERIOD] FILE [EVENT...]");
+		die("usage", USAGE);
 	if (period > UINT32_MAX || (period && abi != KMEMTRACE_ABI_VERSION))
 		die("-p takes 1 to 4294967295, with ABI 3", "-p");
 	if (work && (!w_sites || w_sites > W_SITES))
