@@ -143,8 +143,8 @@ static void report_usage(int status)
 		"  A sampled trace (kmemtrace.sample=N: events with sample_period N)\n"
 		"  is scaled: each allocation of S bytes, its free and what is live of\n"
 		"  it count 1 / (1 - exp(-S / N)) times, sums rounded, and the report\n"
-		"  begins with \"sampled, mean N bytes\".  The frees and pages views\n"
-		"  print \"not available for sampled traces\"; the others scale.\n"
+		"  begins with \"sampled, mean N bytes\".  The frees view prints \"not\n"
+		"  available for sampled traces\"; the others scale.\n"
 		"  Streams of different periods (0 and N, N1 and N2) are an error,\n"
 		"  exit 1.\n"
 		"\n");
@@ -348,6 +348,7 @@ static size_t report_uses(const struct report_params *p, struct report_consumers
 	s->keys.period = p->sample_period;
 	s->stacks.period = p->sample_period;
 	s->lifetimes.period = p->sample_period;
+	s->pages.period = p->sample_period;
 	s->keys.by_gfp = views & (1u << VIEW_GFP);
 	s->keys.by_node = views & (1u << VIEW_NODES);
 	if (s->keys.by_gfp || s->keys.by_node) {

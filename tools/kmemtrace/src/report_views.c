@@ -1813,8 +1813,7 @@ static void view_stacks(struct report *r, const struct stackstat *c, struct kmt_
 
 /*
  * A view that cannot be scaled from samples: frees (its frees without an
- * alloc and unpaired frees have no weight) and pages (backing pages,
- * which the pass hands over as they are).
+ * alloc and unpaired frees have no weight).
  */
 static void view_not_sampled(const char *name, struct kmt_out *o)
 {

@@ -49,8 +49,8 @@ struct report_consumers {
 static inline unsigned int report_sampled_views(void)
 {
 	return 1u << VIEW_SUMMARY | 1u << VIEW_SITES | 1u << VIEW_CACHES |
-	       1u << VIEW_LIVE | 1u << VIEW_LIFETIMES | 1u << VIEW_GFP |
-	       1u << VIEW_NODES |
+	       1u << VIEW_LIVE | 1u << VIEW_LIFETIMES | 1u << VIEW_PAGES |
+	       1u << VIEW_GFP | 1u << VIEW_NODES |
 	       1u << VIEW_ALLOCINFO | 1u << VIEW_STACKS;
 }
 

@@ -3440,18 +3440,23 @@ t_report_sampled_estimates_within_4_sd() {
 	cat z
 }
 
-# The gfp, nodes and stacks views of a sampled trace are estimates too:
-# per gfp_flags value, per node and per call site and stack, the weights
-# of the allocations and their bytes, as computed here with awk; the
-# allocations without a stack, and those whose stack was lost, weighed
-# as well.
+# The gfp, nodes, stacks and pages views of a sampled trace are estimates
+# too: per gfp_flags value, per node, per call site and stack and per page
+# order and migrate type, the weights of the allocations and their bytes
+# (and of the page frees, which know their size), as computed here with
+# awk; the allocations without a stack, and those whose stack was lost,
+# weighed as well.
 t_report_sampled_keys_stacks() {
 	sampled_trace t 4096 && echo "$STACKS" > t/stacks || return 1
 	evs='cpu0 site=0xffffffff81000110,ptr=1,req=100,alloc=128,gfp=0xcc0,node=0,stack=0xa01
 cpu0 site=0xffffffff81000110,ptr=2,req=60,alloc=64,gfp=0xcc0,stack=0xa01
 cpu0 site=0xffffffff81000110,ptr=3,req=3000,alloc=4096,gfp=0xdc0,node=0,stack=0xa02
 cpu0 site=0xffffffff81000220,ptr=4,req=500,alloc=512,gfp=0xcc0
-cpu0 site=0xffffffff81000220,ptr=5,req=8,alloc=8,gfp=0x820,flags=stack_lost'
+cpu0 site=0xffffffff81000220,ptr=5,req=8,alloc=8,gfp=0x820,flags=stack_lost
+cpu0 type=pages,order=0,mt=1,ptr=0x6000,req=4096,alloc=4096,gfp=0x820
+cpu0 type=pages,order=0,mt=1,ptr=0x7000,req=4096,alloc=4096,gfp=0x820
+cpu0 type=pages,order=2,ptr=0x8000,req=16384,alloc=16384,gfp=0x820
+cpu0 kind=free,type=pages,order=0,ptr=0x6000,req=4096,alloc=4096'
 	echo "$evs" | awk '{ print $2 }' | xargs "$MKSTREAM" -p 4096 t/cpu0 &&
 		"$MKSTREAM" -p 4096 t/cpu1 || fail "mkstream" || return 1
 	echo "$evs" | awk -v n=4096 '
@@ -3459,11 +3464,20 @@ cpu0 site=0xffffffff81000220,ptr=5,req=8,alloc=8,gfp=0x820,flags=stack_lost'
 	{
 		delete f
 		f["node"] = "-1"; f["gfp"] = "0x0"; f["stack"] = ""; f["flags"] = ""
+		f["kind"] = "alloc"; f["type"] = "kmalloc"; f["mt"] = 0
 		k = split($2, kv, ",")
 		for (i = 1; i <= k; i++) {
 			split(kv[i], p, "="); f[p[1]] = p[2]
 		}
 		w = 1 / (1 - exp(-f["alloc"] / n))
+		if (f["type"] == "pages") {
+			o = f["order"]; orders[o] = 1
+			if (f["kind"] == "free") {
+				pf[o] += w
+				next
+			}
+			pa[o "," f["mt"] + 0] += w; pt[o] += w; pb[o] += w * f["alloc"]
+		}
 		ga[f["gfp"]] += w; gb[f["gfp"]] += w * f["alloc"]
 		na[f["node"]] += w; nb[f["node"]] += w * f["alloc"]
 		if (f["stack"] != "") {
@@ -3479,18 +3493,26 @@ cpu0 site=0xffffffff81000220,ptr=5,req=8,alloc=8,gfp=0x820,flags=stack_lost'
 		for (k in ga) print "gfp," k "," r(ga[k]) "," r(gb[k])
 		for (k in na) print "node," k "," r(na[k]) "," r(nb[k])
 		for (k in sa) print "stack," k "," r(sa[k]) "," r(sb[k])
+		for (o in orders) {
+			line = "page," o
+			for (m = 0; m < 5; m++)
+				line = line "," r(pa[o "," m])
+			print line "," r(pt[o]) "," r(pf[o]) "," r(pb[o])
+		}
 		print "with a stack: " r(wa) " (" r(wb) " bytes), without: " r(ns) \
 			", of which stack lost (depot full): " r(nl)
 	}' > expected.all
 	grep -v '^with' expected.all | sort > expected
-	run report -v gfp,nodes,stacks --csv -n 100 t
+	run report -v pages,gfp,nodes,stacks --csv -n 100 t
 	expect_rc 0 && expect_err < /dev/null || return 1
 	awk -F, '/^# / { t = $0; next } /^[a-z]/ { next }
 		t == "# gfp" && NF { print "gfp," $3 "," $1 "," $2 }
 		t == "# nodes" && NF { print "node," $3 "," $1 "," $2 }
-		t == "# stacks" && NF { print "stack," $1 "," $3 "," $4 "," $5 }' out |
+		t == "# stacks" && NF { print "stack," $1 "," $3 "," $4 "," $5 }
+		t == "# pages" && NF { print "page," $0 }' out |
 		sort > got
-	diff -u expected got || fail "scaled gfp, nodes or stacks differ from awk's" || return 1
+	diff -u expected got || fail "scaled gfp, nodes, stacks or pages differ from awk's" ||
+		return 1
 	run report -v stacks t
 	expect_rc 0 && expect_has out "allocations $(grep '^with' expected.all)"
 }
@@ -3630,17 +3652,15 @@ t_plot_sampled_scaled() {
 	diff -u expected got || fail "scaled size histograms differ from awk's"
 }
 
-# The views that cannot scale samples say so.
+# The view that cannot scale samples says so.
 t_report_sampled_views_not_available() {
 	sampled_trace t 4096 || return 1
-	run report -v frees,pages t
+	run report -v frees t
 	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
 	kmemtrace report v1
 	sampled, mean 4096 bytes: allocations scaled by 1/(1-exp(-bytes/4096)), estimates
 
 	frees: not available for sampled traces
-
-	pages: not available for sampled traces
 	END
 	run report --json -v frees t
 	expect_rc 0 && expect_has out '"frees": {' &&
