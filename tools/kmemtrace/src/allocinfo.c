@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "allocinfo.h"
+#include "sample.h"
 #include "utils.h"
 
 /* The index of codetag @tag, added if new; 0 for no tag. */
@@ -59,6 +60,7 @@ static void count_alloc(struct allocinfo *ai, const struct kmemtrace_event *ev,
 			const struct live_obj *o, uint32_t ti)
 {
 	struct ai_count *c;
+	double w;
 
 	if (!ti)
 		return;
@@ -66,6 +68,12 @@ static void count_alloc(struct allocinfo *ai, const struct kmemtrace_event *ev,
 	c->touched = true;
 	if (!counted(o, ti))
 		return;
+	if (ai->period) {
+		w = kmt_sample_weight(o->bytes0, ai->period);
+		c->est_calls += w;
+		c->est_bytes += w * ev->bytes_alloc;
+		return;
+	}
 	c->calls++;
 	c->bytes += ev->bytes_alloc;
 }
@@ -75,10 +83,17 @@ static void count_free(struct allocinfo *ai, const struct live_obj *o,
 		       uint32_t ti)
 {
 	struct ai_count *c;
+	double w;
 
 	if (!o->selected || !counted(o, ti))
 		return;
 	c = &ai->counts[ti];
+	if (ai->period) {
+		w = kmt_sample_weight(o->bytes0, ai->period);
+		c->est_calls -= w;
+		c->est_bytes -= w * o->bytes;
+		return;
+	}
 	c->calls--;
 	c->bytes -= o->bytes;
 }
@@ -99,6 +114,11 @@ static void count_realloc(struct allocinfo *ai, const struct kmemtrace_event *ev
 	}
 	if (!o->selected || !counted(o, ti))
 		return;
+	if (ai->period) {
+		ai->counts[ti].est_bytes += kmt_sample_weight(o->bytes0, ai->period) *
+					    ((double)ev->bytes_alloc - (double)o->bytes);
+		return;
+	}
 	ai->counts[ti].bytes += (int64_t)(ev->bytes_alloc - o->bytes);
 }
 
@@ -194,6 +214,7 @@ static void allocinfo_on_backing(void *ctx, const struct kmemtrace_event *ev,
 		lt->nr++;
 	}
 	o->bytes = ev->bytes_alloc;
+	o->bytes0 = ev->bytes_alloc;
 	o->origin = tag_index(ai, ev->tag);
 	o->type = ev->type;
 	o->selected = selected;
@@ -208,6 +229,7 @@ static void *allocinfo_fork(void *ctx)
 	struct allocinfo *sh = xcalloc(1, sizeof(*sh));
 
 	sh->filtering = ai->filtering;
+	sh->period = ai->period;
 	return sh;
 }
 
@@ -232,6 +254,8 @@ static void allocinfo_merge(void *ctx, void *shard,
 		c->bytes += sh->counts[i].bytes;
 		c->calls += sh->counts[i].calls;
 		c->touched |= sh->counts[i].touched;
+		c->est_bytes += sh->counts[i].est_bytes;
+		c->est_calls += sh->counts[i].est_calls;
 	}
 	ai->free_unknown += sh->free_unknown;
 	ai->realloc_unknown += sh->realloc_unknown;
@@ -239,10 +263,37 @@ static void allocinfo_merge(void *ctx, void *shard,
 	free(sh);
 }
 
+/* A scaled count, rounded to the nearest integer, half away from 0. */
+static int64_t est_round(double v)
+{
+	bool overflow = false;
+	uint64_t u = kmt_sample_round(v < 0 ? -v : v, &overflow);
+
+	if (overflow || u > INT64_MAX)
+		return v < 0 ? INT64_MIN : INT64_MAX;
+	return v < 0 ? -(int64_t)u : (int64_t)u;
+}
+
+/* In a sampled trace, the estimates, rounded once. */
+static void allocinfo_on_end(void *ctx, const struct replay_run *run,
+			     uint64_t last_ts)
+{
+	struct allocinfo *ai = ctx;
+	size_t i;
+
+	(void)run;
+	(void)last_ts;
+	for (i = 0; ai->period && i < ai->nr; i++) {
+		ai->counts[i].bytes = est_round(ai->counts[i].est_bytes);
+		ai->counts[i].calls = est_round(ai->counts[i].est_calls);
+	}
+}
+
 const struct replay_consumer allocinfo_consumer = {
 	.name		= "allocinfo",
 	.needs		= REPLAY_ALLOC | REPLAY_FREE | REPLAY_RESIZE | REPLAY_STRAY |
-			  REPLAY_BACKING,
+			  REPLAY_BACKING | REPLAY_END,
+	.end		= allocinfo_on_end,
 	.alloc		= allocinfo_on_alloc,
 	.free		= allocinfo_on_free,
 	.resize		= allocinfo_on_resize,

@@ -25,6 +25,8 @@ struct ai_count {
 	int64_t bytes;
 	int64_t calls;
 	bool touched;		/* an alloc or realloc of the trace carried it */
+	double est_bytes;	/* in a sampled trace, @bytes during the pass */
+	double est_calls;	/* and @calls */
 };
 
 /**
@@ -39,6 +41,10 @@ struct ai_count {
  * @backing: the backing allocations live, their tag index in .origin
  * @free_unknown: frees without an alloc in the trace
  * @realloc_unknown: reallocs without one
+ * @period: the sample_period of the trace (sample.h), set before the
+ *	    pass: N counts each allocation, its free and its resizes with
+ *	    the weight of its alloc event, in @est_bytes and @est_calls,
+ *	    rounded into @bytes and @calls at the end
  */
 struct allocinfo {
 	bool filtering;
@@ -51,9 +57,13 @@ struct allocinfo {
 	struct live_table backing;
 	uint64_t free_unknown;
 	uint64_t realloc_unknown;
+	uint32_t period;
 };
 
-/* Its callbacks; the context is a zeroed struct allocinfo, but @filtering. */
+/*
+ * Its callbacks; the context is a zeroed struct allocinfo, but @filtering
+ * and @period.
+ */
 extern const struct replay_consumer allocinfo_consumer;
 
 /**

@@ -19,6 +19,13 @@
  * @gfps: allocs and bytes allocated per gfp_flags value
  * @nodes: allocs and bytes allocated per node (-1 as 0xffffffff)
  * @overflow: a byte sum saturated (add_u64_sat())
+ * @period: the sample_period of the trace (sample.h), set before the
+ *	    pass: N counts each allocation with the weight of its event,
+ *	    in doubles per index of @gfps and @nodes, rounded at the end
+ * @gfp_est: the weights and weighted bytes per index of @gfps, two a key
+ * @nr_gfp_est: room in @gfp_est, in keys
+ * @node_est: the same per index of @nodes
+ * @nr_node_est: room in @node_est
  */
 struct keysums {
 	bool by_gfp;
@@ -26,9 +33,14 @@ struct keysums {
 	struct site_table gfps;
 	struct site_table nodes;
 	bool overflow;
+	uint32_t period;
+	double *gfp_est;
+	size_t nr_gfp_est;
+	double *node_est;
+	size_t nr_node_est;
 };
 
-/* Its callbacks; the context is a struct keysums, zeroed but @by_*. */
+/* Its callbacks; the context is a struct keysums, zeroed but @by_*, @period. */
 extern const struct replay_consumer keysums_consumer;
 
 /**

@@ -13,11 +13,17 @@
 
 #include "replay.h"
 
-/* A growable array of numbers: the lifetimes of one site. */
+/*
+ * A growable array of numbers: the lifetimes of one site; in a sampled
+ * trace, with the weight of each (@w, in the same order, NULL otherwise)
+ * and, once sorted, their sum in that order (@total).
+ */
 struct u64_vec {
 	uint64_t *v;
 	size_t nr;
 	size_t size;
+	double *w;
+	double total;
 };
 
 /**
@@ -25,13 +31,16 @@ struct u64_vec {
  * @sites: per site index of the run, its lifetimes, sorted once the pass
  *	   ended; sites without a free have none
  * @nr: number of @sites
+ * @period: the sample_period of the trace (sample.h), set before the
+ *	    pass: N keeps each lifetime with the weight of its alloc event
  */
 struct lifetimes {
 	struct u64_vec *sites;
 	size_t nr;
+	uint32_t period;
 };
 
-/* Its callbacks; the context is a zeroed struct lifetimes. */
+/* Its callbacks; the context is a zeroed struct lifetimes, but @period. */
 extern const struct replay_consumer lifetimes_consumer;
 
 /**

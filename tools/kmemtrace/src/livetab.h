@@ -23,6 +23,7 @@ struct live_obj {
 	uint64_t ptr;
 	uint64_t ts;		/* when it was allocated */
 	uint64_t bytes;		/* bytes allocated, after reallocs */
+	uint64_t bytes0;	/* bytes allocated by the alloc: its sample weight's */
 	uint32_t site;		/* the run's site index (replay_site_key()) */
 	uint32_t pid;
 	uint32_t cache_id;

@@ -24,15 +24,25 @@
  * @frees: frees, by order
  * @bytes: bytes allocated, by order
  * @overflow: a byte sum saturated (add_u64_sat())
+ * @period: the sample_period of the trace (sample.h), set before the
+ *	    pass: N weighs each event by its bytes (a page free knows its
+ *	    size, so it weighs as its alloc), in @est, rounded at the end
+ * @est: @allocs, @frees and @bytes during the pass of a sampled trace
  */
 struct pagesums {
 	uint64_t allocs[PAGES_MAX_ORDER][PAGES_MAX_MT];
 	uint64_t frees[PAGES_MAX_ORDER];
 	uint64_t bytes[PAGES_MAX_ORDER];
 	bool overflow;
+	uint32_t period;
+	struct {
+		double allocs[PAGES_MAX_ORDER][PAGES_MAX_MT];
+		double frees[PAGES_MAX_ORDER];
+		double bytes[PAGES_MAX_ORDER];
+	} est;
 };
 
-/* Its callbacks; the context is a zeroed struct pagesums. */
+/* Its callbacks; the context is a zeroed struct pagesums, but @period. */
 extern const struct replay_consumer pagesums_consumer;
 
 #endif /* __KMEMTRACE_PAGESUMS_H */

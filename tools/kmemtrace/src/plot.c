@@ -17,6 +17,11 @@
  *
  * Every series carries its numbers in data-* attributes, so that tests
  * and scripts can read them back.
+ *
+ * A sampled trace (sample.h) is drawn scaled: an allocation adds its
+ * weight times its bytes, rounded, to the live bytes (and its free and
+ * resizes take back as much), and its weight to the histograms, which
+ * are sums of weights, rounded when drawn.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,6 +33,7 @@
 #include "opts.h"
 #include "replay.h"
 #include "report.h"
+#include "sample.h"
 #include "utils.h"
 
 #define PLOT_MAX_SNAPS	256
@@ -63,6 +69,9 @@ static const char * const chart_names[NR_CHARTS] = {
  * @sizes: per site, log2 histogram of the bytes of its allocations
  * @lives: per site, log2 histogram of the lifetimes of its allocations
  * @nr_hist: number of sites @sizes and @lives have room for
+ * @period: the sample_period of the trace, 0 when every event is recorded
+ * @other_period: allocations of another sample_period: a trace that mixes
+ *		  recordings, not drawn
  * @p: the options
  * @run: the run, once it ended
  * @names: the names of the call sites
@@ -79,9 +88,11 @@ struct plot_state {
 	uint64_t *snap_ts;
 	size_t nr_snaps;
 	bool started;
-	uint32_t (*sizes)[LOG2_BUCKETS];
-	uint32_t (*lives)[LOG2_BUCKETS];
+	double (*sizes)[LOG2_BUCKETS];
+	double (*lives)[LOG2_BUCKETS];
 	size_t nr_hist;
+	uint32_t period;
+	uint64_t other_period;
 	const struct report_params *p;
 	const struct replay_run *run;
 	struct kmt_symcache names;
@@ -120,7 +131,8 @@ static void plot_usage(int status)
 		"  Draw the trace \"kmemtrace record\" wrote to DIR as an SVG picture:\n"
 		"  live bytes over time (the total and the top call sites, stacked),\n"
 		"  the sizes of the allocations of the top call sites, or their\n"
-		"  lifetimes.  The filters are those of report.\n"
+		"  lifetimes.  The filters are those of report.  A sampled trace\n"
+		"  (sample_period N) is drawn scaled, as report scales it.\n"
 		"\n");
 	kmt_opts_usage(out, plot_opts, ARRAY_SIZE(plot_opts));
 	fprintf(out, "\n");
@@ -295,17 +307,34 @@ static void plot_mark(void *ctx, const struct kmemtrace_event *ev)
 	}
 }
 
+/*
+ * The live bytes @bytes of allocation @o stand for: themselves, or in a
+ * sampled trace their weight times them, rounded, the same at the alloc
+ * and at the free.
+ */
+static uint64_t live_bytes(const struct plot_state *ps, const struct live_obj *o,
+			   uint64_t bytes)
+{
+	bool overflow = false;
+
+	if (!ps->period)
+		return bytes;
+	return kmt_sample_round(kmt_sample_weight(o->bytes0, ps->period) * bytes,
+				&overflow);
+}
+
 static void plot_alloc(void *ctx, const struct kmemtrace_event *ev,
 		       const struct live_obj *o)
 {
 	struct plot_state *ps = ctx;
+	uint64_t bytes = live_bytes(ps, o, o->bytes);
 
-	(void)ev;
-
+	ps->other_period += ev->sample_period != ps->period;
 	plot_grow(ps, o->site);
-	ps->live[o->site] += o->bytes;
-	ps->total += o->bytes;
-	ps->sizes[o->site][log2_bucket(o->bytes)]++;
+	ps->live[o->site] += bytes;
+	ps->total += bytes;
+	ps->sizes[o->site][log2_bucket(o->bytes)] +=
+		kmt_sample_weight(o->bytes0, ps->period);
 }
 
 static void plot_resize(void *ctx, const struct kmemtrace_event *ev,
@@ -316,8 +345,8 @@ static void plot_resize(void *ctx, const struct kmemtrace_event *ev,
 	(void)ev;
 
 	plot_grow(ps, o->site);
-	ps->live[o->site] += bytes - o->bytes;
-	ps->total += bytes - o->bytes;
+	ps->live[o->site] += live_bytes(ps, o, bytes) - live_bytes(ps, o, o->bytes);
+	ps->total += live_bytes(ps, o, bytes) - live_bytes(ps, o, o->bytes);
 }
 
 static void plot_free(void *ctx, const struct kmemtrace_event *ev,
@@ -328,9 +357,10 @@ static void plot_free(void *ctx, const struct kmemtrace_event *ev,
 	(void)ev;
 
 	plot_grow(ps, o->site);
-	ps->live[o->site] -= o->bytes;
-	ps->total -= o->bytes;
-	ps->lives[o->site][log2_bucket(life)]++;
+	ps->live[o->site] -= live_bytes(ps, o, o->bytes);
+	ps->total -= live_bytes(ps, o, o->bytes);
+	ps->lives[o->site][log2_bucket(life)] +=
+		kmt_sample_weight(o->bytes0, ps->period);
 }
 
 /* The end of the trace is a last point. */
@@ -367,6 +397,7 @@ static void *plot_fork(void *ctx)
 	struct plot_state *sh = xcalloc(1, sizeof(*sh));
 
 	sh->p = ps->p;
+	sh->period = ps->period;
 	return sh;
 }
 
@@ -390,6 +421,7 @@ static void plot_merge(void *ctx, void *shard, const struct replay_remap *map)
 	size_t i, k, b, si;
 
 	ps->total += sh->total;
+	ps->other_period += sh->other_period;
 	for (k = 0; k < ps->nr_snaps && k < sh->nr_snaps; k++)
 		ps->snap_total[k] += sh->snap_total[k];
 	for (i = 0; i < map->nr_sites; i++) {
@@ -511,6 +543,8 @@ static uint64_t nice_step(uint64_t max, unsigned int ticks, bool pow2)
 
 static void svg_begin(FILE *f, const char *title, const struct plot_state *ps)
 {
+	char buf[64];
+
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
 		SVG_W, SVG_H, SVG_W, SVG_H);
@@ -531,6 +565,11 @@ static void svg_begin(FILE *f, const char *title, const struct plot_state *ps)
 		fprintf(f, "<text x=\"10\" y=\"40\">filter: ");
 		xml_text(f, ps->p->filter.text);
 		fputs("</text>\n", f);
+	}
+	if (ps->period) {
+		fprintf(f, "<text class=\"sampled\" x=\"10\" y=\"%d\">%s: estimates</text>\n",
+			ps->p->filter.text ? 54 : 40,
+			kmt_sample_text(ps->period, buf, sizeof(buf)));
 	}
 }
 
@@ -739,7 +778,8 @@ static void chart_hist(FILE *f, struct plot_state *ps, bool sizes)
 	size_t nr_sites = replay_nr_sites(ps->run);
 	unsigned int b, lo = LOG2_BUCKETS, hi = 0;
 	size_t i, n = 0, nr_rows, row;
-	uint32_t (*hist)[LOG2_BUCKETS];
+	double (*hist)[LOG2_BUCKETS];
+	bool overflow = false;
 	unsigned int stride;
 	struct hist_row *rows;
 	uint64_t max, total;
@@ -759,10 +799,10 @@ static void chart_hist(FILE *f, struct plot_state *ps, bool sizes)
 		rows[n].site = i;
 		rows[n].key = replay_site_key(ps->run, i);
 		for (b = 0; b < LOG2_BUCKETS; b++) {
-			rows[n].count[b] = hist[i][b];
-			rows[n].weight += hist[i][b] * (sizes ? 1ULL << b : 1);
+			rows[n].count[b] = kmt_sample_round(hist[i][b], &overflow);
+			rows[n].weight += rows[n].count[b] * (sizes ? 1ULL << b : 1);
 			if (!sizes)
-				rows[0].count[b] += hist[i][b];
+				rows[0].count[b] += rows[n].count[b];
 		}
 		if (rows[n].weight)
 			n++;
@@ -857,13 +897,23 @@ int plot_main(int argc, char **argv)
 	plot_parse_args(argc, argv, &pp, &p);
 	memset(&ps, 0, sizeof(ps));
 	ps.p = &p;
+	if (kmt_trace_sample_period(p.dir, &p.sample_period)) {
+		report_params_free(&p);
+		return 1;
+	}
+	ps.period = p.sample_period;
 	if (replay_run(&run, &p, &use, 1)) {
 		report_params_free(&p);
 		plot_state_free(&ps);
 		return 1;
 	}
 	kmt_symcache_init(&ps.names, &run.syms);
-	if (pp.output && strcmp(pp.output, "-")) {
+	if (ps.other_period) {
+		kmt_err("%s: %llu allocations have another sample_period than the first event of their stream (%u): events of different recordings are not added up",
+			p.dir, (unsigned long long)ps.other_period, p.sample_period);
+		f = NULL;
+		ret = 1;
+	} else if (pp.output && strcmp(pp.output, "-")) {
 		f = fopen(pp.output, "w");
 		if (!f) {
 			kmt_err("plot: %s: %s", pp.output, strerror(errno));

@@ -37,6 +37,7 @@
 #include "gfp.h"
 #include "header.h"
 #include "kmemtrace.h"
+#include "periodic.h"
 #include "trace.h"
 #include "utils.h"
 
@@ -69,6 +70,7 @@ struct record_params {
 	const char *tracefs;
 	uint64_t duration;
 	bool has_duration;
+	uint64_t pprof_every;
 	bool empty;
 	bool quiet;
 	bool read;
@@ -149,6 +151,9 @@ struct recorder {
 	int pidfd;
 	sigset_t sigs;
 	struct kmt_comm_rec *comms;
+	struct kmt_periodic_params periodic_params;
+	struct kmt_periodic *periodic;
+	bool periodic_failed;
 	struct progress progress;
 	char buf[KMT_READ_SIZE];
 };
@@ -160,7 +165,8 @@ static void record_usage(int status)
 	fprintf(out,
 		"  usage: kmemtrace record -o DIR [-e] [-q] [-d SECONDS] [-D DEBUGFS_DIR]\n"
 		"                          [-K KALLSYMS] [--modules FILE] [--notes FILE]\n"
-		"                          [--tracefs DIR] [-- CMD [ARGS...]]\n"
+		"                          [--tracefs DIR] [--read] [--pprof-every SECONDS]\n"
+		"                          [-- CMD [ARGS...]]\n"
 		"\n"
 		"  Write DIR/header (the traced kernel and the recording), enable\n"
 		"  kmemtrace, run CMD (or wait for SIGINT/SIGTERM, or SECONDS), disable\n"
@@ -196,6 +202,14 @@ static void record_usage(int status)
 		"                             debugfs one, else " KMT_TRACEFS ")\n"
 		"     --read                  copy the streams with read(), even where\n"
 		"                             the kernel lets record map its buffers\n"
+		"     --pprof-every SECONDS   while recording, write a pprof heap profile\n"
+		"                             every SECONDS (1 to 4294967295) to\n"
+		"                             DIR/pprof/heap-HOST-YYYYmmddTHHMMSS.mmmZ.pb.gz\n"
+		"                             (UTC, the interval's end):\n"
+		"                             alloc_* of the interval, inuse_* at its\n"
+		"                             end, scaled in sampling mode\n"
+		"                             (kmemtrace.sample); the profiles of an\n"
+		"                             earlier recording there are removed first\n"
 		"     -q/--quiet              no progress line (shown every second when\n"
 		"                             stderr is a terminal: events/s per CPU,\n"
 		"                             bytes written, events dropped so far)\n"
@@ -230,6 +244,7 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 		{ "tracefs",	required_argument,	NULL, 'T' },
 		{ "quiet",	no_argument,		NULL, 'q' },
 		{ "read",	no_argument,		NULL, 'R' },
+		{ "pprof-every", required_argument,	NULL, 'P' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 },
 	};
@@ -282,6 +297,14 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 			break;
 		case 'R':
 			p->read = true;
+			break;
+		case 'P':
+			if (parse_u64(optarg, &p->pprof_every) || !p->pprof_every ||
+			    p->pprof_every > KMT_MAX_DURATION) {
+				kmt_err("record: --pprof-every takes 1 to %llu seconds, not '%s'",
+					(unsigned long long)KMT_MAX_DURATION, optarg);
+				record_usage(KMT_EXIT_USAGE);
+			}
 			break;
 		case 'h':
 			record_usage(0);
@@ -1081,6 +1104,8 @@ static int record_loop(struct recorder *r)
 		}
 		poll(pfd, 2, timeout);
 		take_pids(r);
+		if (r->periodic && kmt_periodic_poll(r->periodic, now_ms()))
+			r->periodic_failed = true;
 		progress_show(r);
 	}
 	progress_end(r);
@@ -1382,6 +1407,15 @@ int record_main(int argc, char **argv)
 		ret = -1;
 	if (!ret)
 		ret = start_drains(r);
+	if (!ret && p.pprof_every) {
+		r->periodic_params = (struct kmt_periodic_params){
+			.dir = p.outdir, .debugfs = p.debugfs,
+			.kallsyms = p.kallsyms, .seconds = p.pprof_every,
+		};
+		r->periodic = kmt_periodic_start(&r->periodic_params, now_ms());
+		if (!r->periodic)
+			ret = -1;
+	}
 	if (!ret)
 		ret = record_run(r);
 	/* A CPU may have come online just before recording stopped. */
@@ -1389,13 +1423,20 @@ int record_main(int argc, char **argv)
 		ret = -1;
 	if (finish_drains(r))
 		ret = -1;
+	/* The last interval's profile, of every event left. */
+	if (!ret && r->periodic && kmt_periodic_finish(r->periodic, now_ms()))
+		r->periodic_failed = true;
 	if (!ret)
 		ret = record_finish(r);
+	/* A profile not written fails the command, not the recording. */
+	if (!ret && r->periodic_failed)
+		ret = -1;
 	record_close(r);
 	if (r->pidfd >= 0)
 		close(r->pidfd);
 	free(r->start.stats);
 	modules_free(&r->modules);
+	kmt_periodic_free(r->periodic);
 	kmt_comm_rec_free(r->comms);
 	free(r);
 	return ret ? 1 : 0;

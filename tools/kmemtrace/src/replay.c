@@ -445,6 +445,7 @@ static void account_alloc(struct replay_shard *sh, const struct shard_ev *in,
 	}
 	o->ts = ev->timestamp;
 	o->bytes = ev->bytes_alloc;
+	o->bytes0 = ev->bytes_alloc;
 	o->site = si;
 	o->cpu = ev->cpu;
 	o->pid = ev->pid;

@@ -26,6 +26,7 @@
 #include "replay.h"
 #include "report.h"
 #include "report_views.h"
+#include "sample.h"
 #include "sitesums.h"
 #include "stackstat.h"
 #include "utils.h"
@@ -138,6 +139,14 @@ static void report_usage(int status)
 		"  DIR/stacks, when recorded, name the codetags and the stacks of the\n"
 		"  events; traces of event ABI 1 are read too.  Exits 1 when no event\n"
 		"  is valid.\n"
+		"\n"
+		"  A sampled trace (kmemtrace.sample=N: events with sample_period N)\n"
+		"  is scaled: each allocation of S bytes, its free and what is live of\n"
+		"  it count 1 / (1 - exp(-S / N)) times, sums rounded, and the report\n"
+		"  begins with \"sampled, mean N bytes\".  The frees view prints \"not\n"
+		"  available for sampled traces\"; the others scale.\n"
+		"  Streams of different periods (0 and N, N1 and N2) are an error,\n"
+		"  exit 1.\n"
 		"\n");
 	kmt_opts_usage(out, report_opts, ARRAY_SIZE(report_opts));
 	fprintf(out, "\n");
@@ -317,43 +326,54 @@ struct report_sums {
 static size_t report_uses(const struct report_params *p, struct report_consumers *c,
 			  struct report_sums *s, struct replay_use *uses)
 {
-	unsigned int types = p->filter.types;
+	unsigned int types = p->filter.types, views = p->views;
 	size_t n = 0;
 
 	memset(c, 0, sizeof(*c));
 	memset(s, 0, sizeof(*s));
-	if (p->views & (1u << VIEW_SITES | 1u << VIEW_CACHES | 1u << VIEW_FREES)) {
+	/* A sampled trace only has the views that scale it. */
+	if (p->sample_period)
+		views &= report_sampled_views();
+	s->sums.period = p->sample_period;
+	/* In a sampled trace, the summary weighs what is live: sitesums does. */
+	if ((views & (1u << VIEW_SITES | 1u << VIEW_CACHES | 1u << VIEW_FREES)) ||
+	    (p->sample_period && (views & (1u << VIEW_SUMMARY)))) {
 		c->sums = &s->sums;
 		uses[n++] = (struct replay_use){ &sitesums_frees_consumer, &s->sums };
-	} else if (p->views & (1u << VIEW_SUMMARY)) {
+	} else if (views & (1u << VIEW_SUMMARY)) {
 		/* The summary looks at the allocations only. */
 		c->sums = &s->sums;
 		uses[n++] = (struct replay_use){ &sitesums_consumer, &s->sums };
 	}
-	s->keys.by_gfp = p->views & (1u << VIEW_GFP);
-	s->keys.by_node = p->views & (1u << VIEW_NODES);
+	s->keys.period = p->sample_period;
+	s->stacks.period = p->sample_period;
+	s->lifetimes.period = p->sample_period;
+	s->pages.period = p->sample_period;
+	s->keys.by_gfp = views & (1u << VIEW_GFP);
+	s->keys.by_node = views & (1u << VIEW_NODES);
 	if (s->keys.by_gfp || s->keys.by_node) {
 		c->keys = &s->keys;
 		uses[n++] = (struct replay_use){ &keysums_consumer, &s->keys };
 	}
-	if (p->views & (1u << VIEW_LIFETIMES)) {
+	if (views & (1u << VIEW_LIFETIMES)) {
 		c->lifetimes = &s->lifetimes;
 		uses[n++] = (struct replay_use){ &lifetimes_consumer, &s->lifetimes };
 	}
-	if (p->views & (1u << VIEW_STACKS)) {
+	if (views & (1u << VIEW_STACKS)) {
 		c->stacks = &s->stacks;
 		uses[n++] = (struct replay_use){ &stackstat_consumer, &s->stacks };
 	}
-	if (p->views & (1u << VIEW_FREES)) {
+	if (views & (1u << VIEW_FREES)) {
 		c->mismatches = &s->mismatches;
 		uses[n++] = (struct replay_use){ &mismatches_consumer, &s->mismatches };
 	}
-	if (p->views & (1u << VIEW_ALLOCINFO)) {
+	if (views & (1u << VIEW_ALLOCINFO)) {
 		c->allocinfo = &s->allocinfo;
 		s->allocinfo.filtering = kmt_filter_selects_allocs(&p->filter);
+		s->allocinfo.period = p->sample_period;
 		uses[n++] = (struct replay_use){ &allocinfo_consumer, &s->allocinfo };
 	}
-	if (p->views & (1u << VIEW_PAGES)) {
+	if (views & (1u << VIEW_PAGES)) {
 		c->pages = &s->pages;
 		if (!types || (types & (1u << KMEMTRACE_TYPE_PAGES)))
 			uses[n++] = (struct replay_use){ &pagesums_consumer, &s->pages };
@@ -373,12 +393,21 @@ int report_main(int argc, char **argv)
 	int ret = 0;
 
 	report_parse_args(argc, argv, &p);
+	if (kmt_trace_sample_period(p.dir, &p.sample_period)) {
+		report_params_free(&p);
+		return 1;
+	}
 	nr_uses = report_uses(&p, &c, &s, uses);
 	if (replay_run(&run, &p, uses, nr_uses)) {
 		report_params_free(&p);
 		return 1;
 	}
 	if (replay_no_valid_event(&run)) {
+		ret = 1;
+	} else if (s.sums.other_period) {
+		kmt_err("%s: %llu allocations have another sample_period than the first event of their stream (%u): events of different recordings are not added up",
+			p.dir, (unsigned long long)s.sums.other_period,
+			p.sample_period);
 		ret = 1;
 	} else {
 		kmt_out_begin(&out, stdout, p.format);

@@ -77,6 +77,7 @@ struct report_params {
 	uint64_t min_age;
 	enum kmt_format format;
 	unsigned int jobs;	/* threads of the pass (-j), 0 for one */
+	uint32_t sample_period;	/* of the trace (sample.h), 0: not sampled */
 	struct kmt_filter filter;
 };
 

@@ -21,6 +21,7 @@
 #include "replay.h"
 #include "report.h"
 #include "report_views.h"
+#include "sample.h"
 #include "sitesums.h"
 #include "stackstat.h"
 #include "utils.h"
@@ -231,6 +232,7 @@ struct summary {
 	uint64_t last_ts;
 	const char *filter;
 	uint64_t selected;
+	uint32_t period;	/* the trace's sample_period, 0: not sampled */
 	/* The summary view, if asked for: */
 	const uint64_t (*count)[KMEMTRACE_TYPE_VMALLOC + 1];
 	const struct kmt_trace *t;
@@ -263,6 +265,7 @@ static void summary_build(struct report *r, const struct sitesums *ss,
 	s->last_ts = r->last_ts;
 	s->filter = r->p->filter.text;
 	s->selected = r->selected;
+	s->period = r->p->sample_period;
 	if (!(r->p->views & (1u << VIEW_SUMMARY)))
 		return;
 	s->count = r->count;
@@ -272,6 +275,11 @@ static void summary_build(struct report *r, const struct sitesums *ss,
 		s->gaps += st[i].gaps;
 	s->live = r->live_selected;
 	s->live_bytes = r->live_selected_bytes;
+	/* In a sampled trace, the weights of what is live: sitesums'. */
+	if (s->period) {
+		s->live = ss->live;
+		s->live_bytes = ss->live_bytes;
+	}
 	s->backing_allocs = r->backing_allocs;
 	s->backing_bytes = r->backing_bytes;
 	s->backing_frees = r->backing_frees;
@@ -341,8 +349,9 @@ static void summary_text(const struct summary *s)
 	printf("\nstill allocated at end: %llu allocations, %s bytes\n",
 	       (unsigned long long)s->live,
 	       total_text(s->live_bytes, buf, sizeof(buf)));
-	printf("backing pages: %llu allocs (%s bytes), %llu frees\n",
+	printf("backing pages: %llu %sallocs (%s bytes), %llu frees\n",
 	       (unsigned long long)s->backing_allocs,
+	       s->period ? "sampled " : "",
 	       total_text(s->backing_bytes, buf, sizeof(buf)),
 	       (unsigned long long)s->backing_frees);
 
@@ -458,13 +467,22 @@ static void summary_tables(const struct summary *s, struct kmt_out *o)
 /* What every report begins with, whatever its views. */
 static void header_print(const struct summary *s, struct kmt_out *o)
 {
+	char sampled[64];
+
+	if (s->period)
+		kmt_sample_text(s->period, sampled, sizeof(sampled));
 	if (o->format == KMT_TEXT) {
 		printf("kmemtrace report v%d\n", KMT_REPORT_VERSION);
+		if (s->period)
+			printf("%s: allocations scaled by 1/(1-exp(-bytes/%u)), estimates\n",
+			       sampled, s->period);
 		if (s->filter)
 			printf("filter: %s (%llu allocations)\n", s->filter,
 			       (unsigned long long)s->selected);
 		return;
 	}
+	if (o->format == KMT_CSV && s->period)
+		printf("# %s\n", sampled);
 	kmt_out_u64(o, "version", KMT_REPORT_VERSION);
 	kmt_out_u64(o, "events", s->events);
 	kmt_out_u64(o, "invalid", s->errors);
@@ -472,6 +490,8 @@ static void header_print(const struct summary *s, struct kmt_out *o)
 	kmt_out_u64(o, "last_ts", s->last_ts);
 	kmt_out_str(o, "filter", s->filter);
 	kmt_out_u64(o, "selected", s->selected);
+	kmt_out_u64(o, "sample_period", s->period);
+	kmt_out_str(o, "sampling", s->period ? sampled : NULL);
 }
 
 static void view_summary(const struct summary *s, struct kmt_out *o)
@@ -887,7 +907,10 @@ static void live_groups(struct report *r, struct live_ref *refs, size_t n,
 {
 	struct live_group *groups = xcalloc(n, sizeof(*groups)), *g = NULL;
 	enum report_key keys[REPORT_MAX_KEYS];
+	uint32_t period = r->p->sample_period;
 	const struct live_obj *obj;
+	double count, bytes, w;
+	bool overflow = false;
 	struct kmt_table tab;
 	union kmt_cell *row;
 	char title[128], buf[512], types[64];
@@ -899,10 +922,15 @@ static void live_groups(struct report *r, struct live_ref *refs, size_t n,
 		g = &groups[nr++];
 		g->group = refs[i].group;
 		g->first = refs[i].obj;
+		count = 0;
+		bytes = 0;
 		for (j = i; j < n && refs[j].group == g->group; j++) {
 			obj = refs[j].obj;
 			g->count++;
 			add_u64_sat(&g->bytes, obj->bytes);
+			w = kmt_sample_weight(obj->bytes0, period);
+			count += w;
+			bytes += w * obj->bytes;
 			g->types |= 1u << obj->type;
 			if (obj->type != KMEMTRACE_TYPE_CACHE)
 				continue;
@@ -911,6 +939,10 @@ static void live_groups(struct report *r, struct live_ref *refs, size_t n,
 			else if (g->cache_id != obj->cache_id)
 				g->caches = true;
 			g->cache = true;
+		}
+		if (period) {
+			g->count = kmt_sample_round(count, &overflow);
+			g->bytes = kmt_sample_round(bytes, &overflow);
 		}
 		g->oldest = refs[j - 1].age;
 		/* The lower median, an age the group has. */
@@ -998,6 +1030,52 @@ static uint64_t percentile(const uint64_t *sorted, size_t n, unsigned int p)
 	return sorted[rank ? rank - 1 : 0];
 }
 
+/*
+ * The same of the lifetimes of a site, weighed in a sampled trace: the
+ * smallest with at least p% of the weight at or below it.
+ */
+static uint64_t life_percentile(const struct u64_vec *v, unsigned int p)
+{
+	double target, cum = 0;
+	size_t i;
+
+	if (!v->w)
+		return percentile(v->v, v->nr, p);
+	target = v->total * p / 100;
+	for (i = 0; i < v->nr; i++) {
+		cum += v->w[i];
+		if (cum >= target)
+			return v->v[i];
+	}
+	return v->v[v->nr - 1];
+}
+
+/* The frees of a site: their weight, in a sampled trace. */
+static uint64_t life_frees(const struct u64_vec *v)
+{
+	bool overflow = false;
+
+	return v->w ? kmt_sample_round(v->total, &overflow) : v->nr;
+}
+
+/* Their mean lifetime, weighed in a sampled trace. */
+static uint64_t life_mean(const struct u64_vec *v)
+{
+	bool overflow = false;
+	uint64_t sum = 0;
+	double wsum = 0;
+	size_t i;
+
+	if (!v->w) {
+		for (i = 0; i < v->nr; i++)
+			add_u64_sat(&sum, v->v[i]);
+		return sum / v->nr;
+	}
+	for (i = 0; i < v->nr; i++)
+		wsum += v->w[i] * v->v[i];
+	return kmt_sample_round(wsum / v->total, &overflow);
+}
+
 struct life_site {
 	uint32_t site;
 	uint64_t key;
@@ -1044,12 +1122,19 @@ static void life_histogram(struct report *r, const struct u64_vec *v,
 {
 	uint64_t hist[LIFE_BUCKETS] = { 0 }, max = 0;
 	unsigned int b, lo = LIFE_BUCKETS, hi = 0;
+	double whist[LIFE_BUCKETS] = { 0 };
+	bool overflow = false;
 	struct kmt_table tab;
 	union kmt_cell *row;
 	size_t i;
 
-	for (i = 0; i < v->nr; i++)
+	for (i = 0; i < v->nr; i++) {
 		hist[life_bucket(v->v[i])]++;
+		if (v->w)
+			whist[life_bucket(v->v[i])] += v->w[i];
+	}
+	for (b = 0; v->w && b < LIFE_BUCKETS; b++)
+		hist[b] = kmt_sample_round(whist[b], &overflow);
 	for (b = 0; b < LIFE_BUCKETS; b++) {
 		if (!hist[b])
 			continue;
@@ -1087,8 +1172,7 @@ static void view_lifetimes(struct report *r, const struct lifetimes *lt,
 	char title[128];
 	union kmt_cell *row;
 	const struct u64_vec *v;
-	size_t i, j, n = 0;
-	uint64_t sum;
+	size_t i, n = 0;
 
 	for (i = 0; i < lt->nr; i++) {
 		v = &lt->sites[i];
@@ -1096,8 +1180,8 @@ static void view_lifetimes(struct report *r, const struct lifetimes *lt,
 			continue;
 		sites[n].site = i;
 		sites[n].key = r->sites.sites[i].key;
-		sites[n].frees = v->nr;
-		sites[n++].p50 = percentile(v->v, v->nr, 50);
+		sites[n].frees = life_frees(v);
+		sites[n++].p50 = life_percentile(v, 50);
 	}
 	view_sort(r, VIEW_LIFETIMES, KEY_FREES, life_keys);
 	qsort_r(sites, n, sizeof(*sites), life_cmp, life_keys);
@@ -1107,16 +1191,14 @@ static void view_lifetimes(struct report *r, const struct lifetimes *lt,
 			title, (unsigned long long)r->p->top, n);
 	for (i = 0; i < n && i < r->p->top; i++) {
 		v = &lt->sites[sites[i].site];
-		for (j = sum = 0; j < v->nr; j++)
-			add_u64_sat(&sum, v->v[j]);
 		row = kmt_table_row(&tab);
-		row[0].u = v->nr;
+		row[0].u = sites[i].frees;
 		row[1].u = v->v[0];
 		row[2].u = sites[i].p50;
-		row[3].u = percentile(v->v, v->nr, 90);
-		row[4].u = percentile(v->v, v->nr, 99);
+		row[3].u = life_percentile(v, 90);
+		row[4].u = life_percentile(v, 99);
 		row[5].u = v->v[v->nr - 1];
-		row[6].u = sum / v->nr;
+		row[6].u = life_mean(v);
 		row[7].u = sites[i].key;
 		kmt_cell_str(&row[8], site_name(r, sites[i].key));
 	}
@@ -1494,6 +1576,8 @@ static void view_allocinfo(struct report *r, const struct allocinfo *ai,
 		       ARRAY_SIZE(allocinfo_cols));
 	if (o->format == KMT_TEXT) {
 		printf("\n# allocinfo: the change of /proc/allocinfo over the trace,");
+		if (r->p->sample_period)
+			printf(" estimated from its samples,");
 		printf(" by codetag address\n");
 		printf("#     <size>  <calls> <tag info>\n");
 	}
@@ -1727,6 +1811,18 @@ static void view_stacks(struct report *r, const struct stackstat *c, struct kmt_
 
 /* ---------------------------------------------------------------- views */
 
+/*
+ * A view that cannot be scaled from samples: frees (its frees without an
+ * alloc and unpaired frees have no weight).
+ */
+static void view_not_sampled(const char *name, struct kmt_out *o)
+{
+	if (o->format == KMT_TEXT)
+		printf("\n%s: not available for sampled traces\n", name);
+	else
+		kmt_out_str(o, "not_available", "sampled trace");
+}
+
 void report_views(struct report *r, const struct report_consumers *c,
 		  const struct kmt_trace *t, const struct kmt_stats *st,
 		  size_t errors, struct kmt_out *o)
@@ -1744,6 +1840,11 @@ void report_views(struct report *r, const struct report_consumers *c,
 		if (!(r->p->views & (1u << v)))
 			continue;
 		kmt_out_object(o, names[v]);
+		if (s.period && !((1u << v) & report_sampled_views())) {
+			view_not_sampled(names[v], o);
+			kmt_out_close(o);
+			continue;
+		}
 		switch (v) {
 		case VIEW_SUMMARY:
 			view_summary(&s, o);

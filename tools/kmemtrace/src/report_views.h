@@ -40,6 +40,21 @@ struct report_consumers {
 };
 
 /**
+ * report_sampled_views() - the views that scale a sampled trace
+ *
+ * Return: a bit per enum report_view that scales a trace of
+ * report_params.sample_period N by the weight of each allocation; the
+ * others say "not available for sampled traces".
+ */
+static inline unsigned int report_sampled_views(void)
+{
+	return 1u << VIEW_SUMMARY | 1u << VIEW_SITES | 1u << VIEW_CACHES |
+	       1u << VIEW_LIVE | 1u << VIEW_LIFETIMES | 1u << VIEW_PAGES |
+	       1u << VIEW_GFP | 1u << VIEW_NODES |
+	       1u << VIEW_ALLOCINFO | 1u << VIEW_STACKS;
+}
+
+/**
  * report_views() - print the views of a report
  * @r: the report, its pass done
  * @c: the consumers of the views asked for

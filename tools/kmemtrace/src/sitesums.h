@@ -19,6 +19,19 @@
 #include "replay.h"
 #include "sitetab.h"
 
+/* Sums of weights, and of weights times bytes or ns: struct site's, scaled. */
+struct site_est {
+	double allocs;
+	double req;
+	double alloc;
+	double frees;
+	double xcpu;
+	double life;
+	double mismatched;
+	double live;
+	double live_bytes;
+};
+
 /**
  * struct sitesums - the sums of the selected allocations
  * @sites: once the pass ended, per site index of the run (replay_site_key()),
@@ -27,6 +40,23 @@
  * @overflow: a byte sum saturated (add_u64_sat())
  * @unknown: per call site of a free of memory not allocated in the
  *	     trace, @unknown and @unknown_types, during the pass
+ * @period: the sample_period of the trace (sample.h), set before the
+ *	    pass: 0 adds up the events as they are; N scales each
+ *	    allocation, its free and what is live of it by the weight of
+ *	    its alloc event, 1 / (1 - exp(-bytes_alloc / N)), and rounds
+ *	    the sums once, at the end (the frees of memory not allocated
+ *	    in the trace, whose weight is unknown, are counted as they are)
+ * @other_period: allocations whose sample_period is not @period: a trace
+ *		  that mixes recordings, which must not be shown
+ * @est: the scaled sums per site index, during the pass of a sampled trace
+ * @nr_est: room in @est
+ * @cache_est: the same per index of @caches
+ * @nr_cache_est: room in @cache_est
+ * @live: in a sampled trace, once the pass ended: the weights of the
+ *	  selected allocations live at the end, rounded
+ * @live_bytes: the same of their bytes
+ * @live_est: @live during the pass
+ * @live_bytes_est: @live_bytes during the pass
  *
  * Use sitesums_frees_consumer for all the sums, sitesums_consumer when
  * only the allocations and their bytes are looked at (the summary): it
@@ -37,6 +67,16 @@ struct sitesums {
 	struct site_table caches;
 	bool overflow;
 	struct site_table unknown;
+	uint32_t period;
+	uint64_t other_period;
+	struct site_est *est;
+	size_t nr_est;
+	struct site_est *cache_est;
+	size_t nr_cache_est;
+	uint64_t live;
+	uint64_t live_bytes;
+	double live_est;
+	double live_bytes_est;
 };
 
 /*

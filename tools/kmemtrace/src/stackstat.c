@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sample.h"
 #include "stackstat.h"
 #include "utils.h"
 
@@ -34,7 +35,22 @@ static void stackstat_on_alloc(void *ctx, const struct kmemtrace_event *ev,
 {
 	struct stackstat *ss = ctx;
 	struct stack_stat *s;
+	double w;
 
+	if (ss->period) {
+		w = kmt_sample_weight(ev->bytes_alloc, ev->sample_period);
+		ss->est.lost += ev->flags & KMEMTRACE_FLAG_STACK_LOST ? w : 0;
+		if (!ev->stack_id) {
+			ss->est.nostack += w;
+			return;
+		}
+		ss->est.allocs += w;
+		ss->est.bytes += w * ev->bytes_alloc;
+		s = stat_get(ss, o->site, ev->stack_id);
+		s->est_allocs += w;
+		s->est_bytes += w * ev->bytes_alloc;
+		return;
+	}
 	if (ev->flags & KMEMTRACE_FLAG_STACK_LOST)
 		ss->lost++;
 	if (!ev->stack_id) {
@@ -50,8 +66,10 @@ static void stackstat_on_alloc(void *ctx, const struct kmemtrace_event *ev,
 
 static void *stackstat_fork(void *ctx)
 {
-	(void)ctx;
-	return xcalloc(1, sizeof(struct stackstat));
+	struct stackstat *sh = xcalloc(1, sizeof(*sh));
+
+	sh->period = ((struct stackstat *)ctx)->period;
+	return sh;
 }
 
 /* By call site and stack; the stacks view sorts them. */
@@ -68,7 +86,13 @@ static void stackstat_merge(void *ctx, void *shard,
 		d = stat_get(ss, map->site[s->site], s->stack);
 		d->allocs += s->allocs;
 		ss->overflow |= add_u64_sat(&d->bytes, s->bytes);
+		d->est_allocs += s->est_allocs;
+		d->est_bytes += s->est_bytes;
 	}
+	ss->est.allocs += sh->est.allocs;
+	ss->est.bytes += sh->est.bytes;
+	ss->est.nostack += sh->est.nostack;
+	ss->est.lost += sh->est.lost;
 	ss->allocs += sh->allocs;
 	ss->overflow |= add_u64_sat(&ss->bytes, sh->bytes);
 	ss->nostack += sh->nostack;
@@ -78,9 +102,33 @@ static void stackstat_merge(void *ctx, void *shard,
 	free(sh);
 }
 
+/* In a sampled trace, the estimates, rounded once. */
+static void stackstat_on_end(void *ctx, const struct replay_run *run,
+			     uint64_t last_ts)
+{
+	struct stackstat *ss = ctx;
+	struct stack_stat *s;
+	size_t i;
+
+	(void)run;
+	(void)last_ts;
+	if (!ss->period)
+		return;
+	for (i = 0; i < ss->nr; i++) {
+		s = &ss->stats[i];
+		s->allocs = kmt_sample_round(s->est_allocs, &ss->overflow);
+		s->bytes = kmt_sample_round(s->est_bytes, &ss->overflow);
+	}
+	ss->allocs = kmt_sample_round(ss->est.allocs, &ss->overflow);
+	ss->bytes = kmt_sample_round(ss->est.bytes, &ss->overflow);
+	ss->nostack = kmt_sample_round(ss->est.nostack, &ss->overflow);
+	ss->lost = kmt_sample_round(ss->est.lost, &ss->overflow);
+}
+
 const struct replay_consumer stackstat_consumer = {
 	.name	= "stackstat",
-	.needs	= REPLAY_ALLOC,
+	.needs	= REPLAY_ALLOC | REPLAY_END,
+	.end	= stackstat_on_end,
 	.alloc	= stackstat_on_alloc,
 	.fork	= stackstat_fork,
 	.merge	= stackstat_merge,

@@ -20,6 +20,8 @@ struct stack_stat {
 	uint32_t stack;		/* the stack_id */
 	uint64_t allocs;
 	uint64_t bytes;
+	double est_allocs;	/* in a sampled trace, @allocs during the pass */
+	double est_bytes;	/* and @bytes */
 };
 
 /**
@@ -33,6 +35,11 @@ struct stack_stat {
  * @nostack: allocations without one
  * @lost: of those, flagged stack_lost (the kernel's depot was full)
  * @overflow: a byte sum saturated (add_u64_sat())
+ * @period: the sample_period of the trace (sample.h), set before the
+ *	    pass: N counts each allocation with the weight of its event,
+ *	    in doubles (@est), rounded into the counts at the end
+ * @est: @allocs, @bytes, @nostack and @lost during the pass of a sampled
+ *	 trace
  */
 struct stackstat {
 	struct stack_stat *stats;
@@ -44,9 +51,16 @@ struct stackstat {
 	uint64_t nostack;
 	uint64_t lost;
 	bool overflow;
+	uint32_t period;
+	struct {
+		double allocs;
+		double bytes;
+		double nostack;
+		double lost;
+	} est;
 };
 
-/* Its callbacks; the context is a zeroed struct stackstat. */
+/* Its callbacks; the context is a zeroed struct stackstat, but @period. */
 extern const struct replay_consumer stackstat_consumer;
 
 /**

@@ -77,7 +77,7 @@ tool_bench() {
 	kmt=$KMT_CACHE/tool/host/kmemtrace
 	floor=$OUT/floor
 	${CC:-cc} -O2 -I"$KMT_REPO/include/uapi" -o "$OUT/mkstream" \
-		"$KMT_SELFTESTS/host/mkstream.c" || kmt_die "cannot build mkstream"
+		"$KMT_SELFTESTS/host/mkstream.c" -lm || kmt_die "cannot build mkstream"
 	src=$KMT_REPO/tools/kmemtrace/src
 	${CC:-cc} -O2 -Wall -D_GNU_SOURCE -I"$KMT_REPO/include/uapi" -I"$src" -o "$floor" \
 		"$KMT_SELFTESTS/host/floor.c" "$src/hash.c" "$src/utils.c" ||

@@ -8,6 +8,10 @@
 #   stream    trace.h (event, stream, merge, tracedir, sidefiles) header comms
 #             symbols* kallsyms tags stacks gfp
 #             dump_fields.h filter (the event streams, side files, options)
+#             sample (the sample period of a trace, the weight of a sample)
+#             profile (the pprof profile writer, given samples by address)
+#             periodic (record --pprof-every: reads DIR's streams, writes
+#             profiles; record's, not the engine's)
 #   engine    replay: pairs allocations with frees and calls consumers
 #   consumers report (report.c, report_views.?), sitesums, lifetimes,
 #             stackstat, keysums, pagesums, mismatches, allocinfo, plot,
@@ -55,7 +59,7 @@ done
 for f in utils.? hash.? opts.? fmt.h table.? kmemtrace.h trace.h event.c stream.c merge.c \
 	tracedir.c sidefiles.c header.? comms.? \
 	symbols.? symbols_dw.c kallsyms.? tags.? stacks.? gfp.? dump_fields.h filter.? \
-	protobuf.? sitetab.? livetab.?; do
+	protobuf.? sitetab.? livetab.? sample.? profile.? periodic.?; do
 	[ -e "$f" ] || continue
 	for h in $(includes "$f"); do
 		case $h in

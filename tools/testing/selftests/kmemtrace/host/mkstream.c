@@ -2,8 +2,8 @@
 /*
  * mkstream - write crafted kmemtrace event streams for the host tests
  *
- * usage: mkstream [-1|-2] [-s] [-t BYTES] FILE [EVENT...]
- *        mkstream [-1|-2] -w EVENTS [-c CPUS] [-u] [-S SITES] DIR
+ * usage: mkstream [-1|-2] [-s] [-t BYTES] [-p PERIOD] FILE [EVENT...]
+ *        mkstream [-1|-2] -w EVENTS [-c CPUS] [-u] [-S SITES] [-p PERIOD] DIR
  *
  * Each EVENT is a comma-separated list of KEY=VALUE pairs; every key has a
  * default, so "" is a valid event.  Keys: kind (alloc, free, realloc or a
@@ -16,7 +16,7 @@
  * Defaults: magic KMEMTRACE_MAGIC, abi KMEMTRACE_ABI_VERSION (1 with -1,
  * 2 with -2), kind alloc, type kmalloc, cpu N of a FILE named cpuN (else
  * 0), seq one above the previous event (0 first), ts 1000 above the
- * previous event, node -1.
+ * previous event, node -1, period PERIOD of -p (else 0).
  *
  * Events are written in the current layout (ABI 3, 96 bytes), with -2 in
  * that of ABI 2 (88 bytes: the timestamp after seq, no sample_period) or
@@ -34,8 +34,20 @@
  * object; about half of the frees are on another CPU than the alloc, and
  * freed addresses are reused as slab freelists do.  The output only
  * depends on the arguments.
+ *
+ * -w with -p PERIOD writes what a sampled recording (kmemtrace.sample=
+ * PERIOD) of that same workload holds: each CPU counts down the bytes
+ * allocated on it, from a draw of an exponential distribution of mean
+ * PERIOD (from a pseudo-random sequence of its own, so that the workload
+ * is the one written without -p); the allocation that crosses 0 is
+ * sampled, and the countdown drawn again.  Only the sampled allocations
+ * are written, with sample_period PERIOD, and only the frees and reallocs
+ * of sampled objects; every written event takes the next seq of its CPU,
+ * as in the kernel, so that the streams have no gaps.  EVENTS counts the
+ * events of the workload, written or not.
  */
 #include <byteswap.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +57,7 @@
 #include <linux/kmemtrace.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define USAGE		"mkstream [-1|-2] [-s] [-t BYTES] [-p PERIOD] FILE [EVENT...]"
 /* The kernel's __packed, as tools/kmemtrace/src/utils.h spells it. */
 #define __mks_attribute(x)	__attribute__((x))
 #define __packed	__mks_attribute(packed)
@@ -120,6 +133,8 @@ struct event_v2 {
 
 /* The ABI version of the layout written: 1, 2 or KMEMTRACE_ABI_VERSION. */
 static int abi = KMEMTRACE_ABI_VERSION;
+/* -p: the sample_period of the events, and of -w's sampling; 0: none. */
+static unsigned long long period;
 /* The cpu of the event being parsed, 32 bits in ABI 1. */
 static unsigned long long cpu_v1;
 
@@ -388,6 +403,7 @@ static void init_event(struct kmemtrace_event *ev,
 	ev->node = KMEMTRACE_NO_NODE;
 	ev->seq = prev ? prev->seq + 1 : 0;
 	ev->timestamp = prev ? prev->timestamp + 1000 : 1000;
+	ev->sample_period = period;
 }
 
 /* ---------------------------------------------------------- workload */
@@ -412,11 +428,13 @@ struct w_obj {
 	uint8_t order;
 	uint16_t flags;
 	uint32_t cache;
+	uint8_t sampled;
 };
 
 struct w_cpu {
 	FILE *f;
 	uint64_t seq;
+	double left;	/* -p: bytes to allocate before the next sample */
 };
 
 static uint64_t w_state = 0x9e3779b97f4a7c15ULL;
@@ -427,6 +445,34 @@ static uint64_t w_rand(void)
 	w_state ^= w_state >> 7;
 	w_state ^= w_state << 17;
 	return w_state;
+}
+
+/* The sampling's own sequence, so that the workload stays the same. */
+static uint64_t w_sample_state = 0x2545f4914f6cdd1dULL;
+
+/* Bytes to the next sample: exponential, of mean -p's period. */
+static double w_next_sample(void)
+{
+	double u;
+
+	w_sample_state ^= w_sample_state << 13;
+	w_sample_state ^= w_sample_state >> 7;
+	w_sample_state ^= w_sample_state << 17;
+	/* u in (0, 1], so that the log is finite. */
+	u = ((w_sample_state >> 11) + 1) * (1.0 / 9007199254740992.0);
+	return -log(u) * period;
+}
+
+/* Whether the allocation of @bytes on @c is sampled: always without -p. */
+static int w_sampled(struct w_cpu *c, uint64_t bytes)
+{
+	if (!period)
+		return 1;
+	c->left -= bytes;
+	if (c->left > 0)
+		return 0;
+	c->left = w_next_sample();
+	return 1;
 }
 
 /* Per type, a LIFO of freed addresses and the next new one. */
@@ -471,6 +517,7 @@ static void w_emit(struct w_cpu *cpus, unsigned int cpu, struct kmemtrace_event 
 	ev->cpu = cpu;
 	ev->seq = cpus[cpu].seq++;
 	ev->timestamp = ts;
+	ev->sample_period = period;
 	write_event(cpus[cpu].f, ev, cpu, 0, sizeof(*ev), "workload");
 }
 
@@ -528,6 +575,8 @@ static int workload(const char *dir, uint64_t events, unsigned int nr_cpus)
 		if (!cpus[cpu].f)
 			die("cannot create", path);
 		setvbuf(cpus[cpu].f, NULL, _IOFBF, 1 << 20);
+		if (period)
+			cpus[cpu].left = w_next_sample();
 	}
 	for (i = 0; i < events; i++) {
 		r = w_rand();
@@ -551,6 +600,8 @@ static int workload(const char *dir, uint64_t events, unsigned int nr_cpus)
 			ev.bytes_req = live[k].size + 8;
 			ev.bytes_alloc = live[k].size + 16;
 			live[k].size = ev.bytes_alloc;
+			if (!live[k].sampled)
+				continue;
 		} else if (nr_live && r % 1000 >= 510) {
 			/* Most objects die young: free a recent one. */
 			k = (r >> 10) % nr_live;
@@ -572,6 +623,8 @@ static int workload(const char *dir, uint64_t events, unsigned int nr_cpus)
 				ev.bytes_alloc = obj.size;
 			}
 			w_put_ptr(obj.type, obj.ptr, max_live);
+			if (!obj.sampled)
+				continue;
 		} else {
 			site = (r >> 10) % w_sites;
 			ev.kind = KMEMTRACE_KIND_ALLOC;
@@ -615,7 +668,9 @@ static int workload(const char *dir, uint64_t events, unsigned int nr_cpus)
 			if (ev.flags)
 				ev.flags |= r & 0x100 ? KMEMTRACE_FLAG_INTERRUPT : 0;
 			live[nr_live].flags = ev.flags;
-			nr_live++;
+			live[nr_live].sampled = w_sampled(&cpus[cpu], ev.bytes_alloc);
+			if (!live[nr_live++].sampled)
+				continue;
 		}
 		w_emit(cpus, cpu, &ev, ts);
 	}
@@ -635,7 +690,7 @@ int main(int argc, char **argv)
 	size_t len;
 	FILE *f;
 
-	while ((c = getopt(argc, argv, "12st:w:c:uS:")) != -1) {
+	while ((c = getopt(argc, argv, "12st:w:c:uS:p:")) != -1) {
 		if (c == '1' || c == '2')
 			abi = c - '0';
 		else if (c == 's')
@@ -650,11 +705,15 @@ int main(int argc, char **argv)
 			w_uniform = 1;
 		else if (c == 'S')
 			w_sites = parse_value(optarg);
+		else if (c == 'p')
+			period = parse_value(optarg);
 		else
-			die("usage", "mkstream [-1|-2] [-s] [-t BYTES] FILE [EVENT...]");
+			die("usage", USAGE);
 	}
 	if (optind >= argc)
-		die("usage", "mkstream [-1|-2] [-s] [-t BYTES] FILE [EVENT...]");
+		die("usage", USAGE);
+	if (period > UINT32_MAX || (period && abi != KMEMTRACE_ABI_VERSION))
+		die("-p takes 1 to 4294967295, with ABI 3", "-p");
 	if (work && (!w_sites || w_sites > W_SITES))
 		die("-S takes 1 to 4096", "-S");
 	if (work)

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmemtrace periodic - pprof heap profiles of a recording, one per interval
+ *
+ * "kmemtrace record --pprof-every SECONDS" writes, while it records, a
+ * pprof heap profile per interval into DIR/pprof/: alloc_* the
+ * allocations read during the interval, inuse_* what is live at its end,
+ * scaled by the weights of a sampled recording (sample.h).  It reads the
+ * cpuN streams record writes to DIR, as any reader of DIR would, from
+ * where it stopped the interval before: it shares no state with the
+ * drains, and record only tells it the time.  See
+ * Documentation/kmemtrace.rst.
+ */
+#ifndef __KMEMTRACE_PERIODIC_H
+#define __KMEMTRACE_PERIODIC_H
+
+#include <stdint.h>
+
+struct kmt_periodic;
+
+/**
+ * struct kmt_periodic_params - what the profiles are made of
+ * @dir: the recording's directory: its cpuN streams are read, and
+ *	 @dir/header for the build id; the profiles go to @dir/pprof/
+ * @debugfs: the kmemtrace debugfs directory, whose caches, tags and
+ *	     stacks files name the caches, lines and stacks of each profile
+ * @kallsyms: the kallsyms file the call sites are named by, read again
+ *	      for each profile (modules come and go)
+ * @seconds: the interval, 1 or more
+ */
+struct kmt_periodic_params {
+	const char *dir;
+	const char *debugfs;
+	const char *kallsyms;
+	uint64_t seconds;
+};
+
+/**
+ * kmt_periodic_start() - start writing profiles
+ * @p: the parameters; the strings must outlive the writer
+ * @now_ms: the time now, in ms of CLOCK_MONOTONIC: the first interval
+ *	    starts then
+ *
+ * Creates @p->dir/pprof and removes the profiles of an earlier recording
+ * from it (heap-*.pb.gz), saying how many.
+ *
+ * Return: the writer, or NULL after an error message.
+ */
+struct kmt_periodic *kmt_periodic_start(const struct kmt_periodic_params *p,
+					uint64_t now_ms);
+
+/**
+ * kmt_periodic_poll() - read the new events; write a profile when due
+ * @pw: the writer
+ * @now_ms: the time now, in ms of CLOCK_MONOTONIC
+ *
+ * Return: 0, or -1 when a profile could not be written (said why).
+ */
+int kmt_periodic_poll(struct kmt_periodic *pw, uint64_t now_ms);
+
+/**
+ * kmt_periodic_finish() - write the profile of the last interval
+ * @pw: the writer
+ * @now_ms: the time now, in ms of CLOCK_MONOTONIC
+ *
+ * Called once the streams are drained: the last interval, shorter than
+ * the others, has the events left.  Says how many profiles were written,
+ * and how many events were not used (invalid, or of another sample
+ * period than the first).
+ *
+ * Return: 0, or -1 when the profile could not be written (said why).
+ */
+int kmt_periodic_finish(struct kmt_periodic *pw, uint64_t now_ms);
+
+/**
+ * kmt_periodic_free() - release a writer
+ * @pw: the writer, or NULL
+ */
+void kmt_periodic_free(struct kmt_periodic *pw);
+
+#endif /* __KMEMTRACE_PERIODIC_H */
