@@ -55,6 +55,8 @@
 #define KMT_PROGRESS_MS		1000
 /* Longest -d, about 136 years: SECONDS * 1000 cannot overflow the deadline. */
 #define KMT_MAX_DURATION	UINT32_MAX
+/* The kernel's largest sample_period. */
+#define KMT_MAX_SAMPLE		(1ULL << 30)
 /* Whole events per read() of kmemtrace.empty's discarding. */
 #define KMT_READ_SIZE		(819 * KMEMTRACE_EVENT_SIZE)
 /* Pids taken from a drain at a time. */
@@ -71,6 +73,8 @@ struct record_params {
 	uint64_t duration;
 	bool has_duration;
 	uint64_t pprof_every;
+	uint64_t sample;
+	bool has_sample;
 	bool empty;
 	bool quiet;
 	bool read;
@@ -166,6 +170,7 @@ static void record_usage(int status)
 		"  usage: kmemtrace record -o DIR [-e] [-q] [-d SECONDS] [-D DEBUGFS_DIR]\n"
 		"                          [-K KALLSYMS] [--modules FILE] [--notes FILE]\n"
 		"                          [--tracefs DIR] [--read] [--pprof-every SECONDS]\n"
+		"                          [-s BYTES]\n"
 		"                          [-- CMD [ARGS...]]\n"
 		"\n"
 		"  Write DIR/header (the traced kernel and the recording), enable\n"
@@ -210,6 +215,13 @@ static void record_usage(int status)
 		"                             end, scaled in sampling mode\n"
 		"                             (kmemtrace.sample); the profiles of an\n"
 		"                             earlier recording there are removed first\n"
+		"     -s/--sample BYTES       sample: record one allocation per BYTES\n"
+		"                             allocated on average (1 to 1073741824;\n"
+		"                             524288 is Go's default), with its stack,\n"
+		"                             and the frees of those only; writes the\n"
+		"                             kernel's sample_period for the recording\n"
+		"                             and sets it back after, and copies\n"
+		"                             sample_stats\n"
 		"     -q/--quiet              no progress line (shown every second when\n"
 		"                             stderr is a terminal: events/s per CPU,\n"
 		"                             bytes written, events dropped so far)\n"
@@ -245,6 +257,7 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 		{ "quiet",	no_argument,		NULL, 'q' },
 		{ "read",	no_argument,		NULL, 'R' },
 		{ "pprof-every", required_argument,	NULL, 'P' },
+		{ "sample",	required_argument,	NULL, 's' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 },
 	};
@@ -256,7 +269,7 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 	p->modules = KMT_MODULES;
 	p->notes = KMT_NOTES;
 	/* '+': stop at CMD, its options are its own. */
-	while ((c = getopt_long(argc, argv, "+o:ed:D:K:qh", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:ed:D:K:s:qh", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			p->outdir = optarg;
@@ -306,6 +319,15 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 				record_usage(KMT_EXIT_USAGE);
 			}
 			break;
+		case 's':
+			if (parse_u64(optarg, &p->sample) || !p->sample ||
+			    p->sample > KMT_MAX_SAMPLE) {
+				kmt_err("record: --sample takes 1 to %llu bytes, not '%s'",
+					(unsigned long long)KMT_MAX_SAMPLE, optarg);
+				record_usage(KMT_EXIT_USAGE);
+			}
+			p->has_sample = true;
+			break;
 		case 'h':
 			record_usage(0);
 			break;
@@ -351,7 +373,7 @@ static int make_outdir(const char *dir)
 static const char * const record_files[] = {
 	"header", "abi_version", "dropped", "dropped.start", "stats",
 	"stats.start", "caches", "kallsyms", "comms", "tags", "stacks",
-	KMT_GFP_FORMAT_FILE,
+	"sample_stats", KMT_GFP_FORMAT_FILE,
 };
 
 static bool is_record_file(const char *name)
@@ -1148,12 +1170,40 @@ static void counters_start(struct recorder *r)
 	c->exact = !ret || ret == -ENOENT;
 }
 
+/*
+ * --sample: write @bytes to the kernel's sample_period (0 sets it back).
+ * The kernel refuses while it records (EBUSY): say so.
+ */
+static int set_sample(struct recorder *r, uint64_t bytes)
+{
+	char *path = path_join(r->p->debugfs, "sample_period");
+	char buf[32];
+	int ret;
+
+	snprintf(buf, sizeof(buf), "%llu\n", (unsigned long long)bytes);
+	ret = write_string(path, buf);
+	if (ret == -ENOENT)
+		kmt_err("%s: not found: this kernel cannot sample (older kmemtrace?)",
+			path);
+	else if (ret == -EBUSY)
+		kmt_err("%s: busy: kmemtrace is recording already", path);
+	else if (ret)
+		kmt_err("%s: %s", path, strerror(-ret));
+	free(path);
+	return ret;
+}
+
 static int record_run(struct recorder *r)
 {
 	int ret;
 
-	if (setup_signals(r))
+	if (r->p->has_sample && set_sample(r, r->p->sample))
 		return -1;
+	if (setup_signals(r)) {
+		if (r->p->has_sample)
+			set_sample(r, 0);
+		return -1;
+	}
 	counters_start(r);
 	ret = set_enabled(r, true);
 	if (!ret && r->p->cmd)
@@ -1165,6 +1215,8 @@ static int record_run(struct recorder *r)
 		ret = record_loop(r);
 	}
 	if (r->enabled && set_enabled(r, false))
+		ret = -1;
+	if (r->p->has_sample && !r->enabled && set_sample(r, 0))
 		ret = -1;
 	if (r->child) {
 		kill(r->child, SIGTERM);
@@ -1337,6 +1389,8 @@ static int record_finish(struct recorder *r)
 	copy_optional(r, "caches", "report will show cache ids without names");
 	copy_if_present(r, "tags", "report will show codetags as addresses");
 	copy_if_present(r, "stacks", "report will show stacks as handles");
+	if (r->p->has_sample)
+		copy_optional(r, "sample_stats", "the samples' table is not known");
 	copy_gfp_format(r);
 	write_comms(r);
 	modules_poll(r);

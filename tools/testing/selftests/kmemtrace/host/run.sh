@@ -4029,6 +4029,36 @@ t_record_pprof_every_bad_args() {
 	done
 }
 
+# record -s: the kernel's sample_period holds the period while recording
+# and 0 after, sample_stats is copied; bad periods are usage errors, and
+# a kernel without sampling an error before anything is enabled.
+t_record_sample() {
+	fake_debugfs fake && echo 0 > fake/sample_period &&
+		printf '%s\n' '# kmemtrace sample_stats v1' '# period 4096' \
+			'# cpu sampled untracked freed' '0 1 0 0' '1 0 0 0' \
+			'# tracked 1 of 57344' > fake/sample_stats || return 1
+	run record -q -D fake -o rec -K kallsyms -s 4096 -- sh -c \
+		'cat fake/sample_period fake/enabled > seen'
+	expect_rc 0 && expect_file seen <<-'END' || return 1
+	4096
+	1
+	END
+	[ "$(cat fake/sample_period)" = 0 ] ||
+		fail "sample_period is $(cat fake/sample_period) after recording" || return 1
+	cmp -s fake/sample_stats rec/sample_stats || fail "sample_stats not copied" ||
+		return 1
+	for a in 0 -1 x 1073741825; do
+		run record -o rec -s "$a" -d 1
+		expect_rc 2 && expect_has err \
+			"record: --sample takes 1 to 1073741824 bytes, not '$a'" || return 1
+	done
+	rm fake/sample_period && echo 0 > fake/enabled || return 1
+	run record -q -D fake -o rec2 -K kallsyms -s 4096 -d 1
+	expect_rc 1 && expect_has err \
+		"fake/sample_period: not found: this kernel cannot sample" || return 1
+	[ "$(cat fake/enabled)" = 0 ] || fail "enabled without sampling"
+}
+
 TESTS="
 cli_help_and_version
 cli_unknown_command
@@ -4138,6 +4168,7 @@ check_sampled_streams
 pprof_sampled_go_reads_it
 record_pprof_every
 record_pprof_every_bad_args
+record_sample
 ctf_metadata
 ctf_errors
 ctf_babeltrace2_reads_as_dump
