@@ -1925,6 +1925,56 @@ static void test_sample_unsampled_record_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->count, 0);
 }
 
+/* The sampled events of @kind and @type the test task recorded. */
+static unsigned int count_samples(struct kunit *test, u8 kind, u8 type)
+{
+	struct kmemtrace_test_ctx *ctx = test->priv;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ctx->count; i++)
+		n += ctx->capture.events[i].kind == kind &&
+		     ctx->capture.events[i].type == type &&
+		     ctx->capture.events[i].sample_period;
+	return n;
+}
+
+/*
+ * The rate: with a mean of 16 KiB, 10000 order-0 page allocations are
+ * sampled with probability 1 - exp(-1/4) each (2212 expected, standard
+ * deviation 41.5), 50000 kmalloc(512)s with 1 - exp(-1/32) (1538, 38.6);
+ * each sampled object's free is recorded, no other.
+ */
+static void test_sample_rate(struct kunit *test)
+{
+	unsigned int i, pages, kmallocs, pfrees, kfrees;
+
+	sample_switch(test, SZ_16K);
+	capture_begin(test, false);
+	for (i = 0; i < 10000; i++) {
+		struct page *page = alloc_page(GFP_KERNEL);
+
+		if (page)
+			__free_page(page);
+		cond_resched();
+	}
+	for (i = 0; i < 50000; i++) {
+		kfree(kmalloc(512, GFP_KERNEL));
+		cond_resched();
+	}
+	capture_end(test);
+
+	pages = count_samples(test, KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_PAGES);
+	pfrees = count_samples(test, KMEMTRACE_KIND_FREE, KMEMTRACE_TYPE_PAGES);
+	kmallocs = count_samples(test, KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_KMALLOC);
+	kfrees = count_samples(test, KMEMTRACE_KIND_FREE, KMEMTRACE_TYPE_KMALLOC);
+	kunit_info(test, "pages: %u samples (2212 +- 41.5), kmalloc: %u (1538 +- 38.6)",
+		   pages, kmallocs);
+	KUNIT_EXPECT_LE(test, abs((int)pages - 2212), 4 * 42);
+	KUNIT_EXPECT_LE(test, abs((int)kmallocs - 1538), 4 * 39);
+	KUNIT_EXPECT_EQ(test, pfrees, pages);
+	KUNIT_EXPECT_EQ(test, kfrees, kmallocs);
+}
+
 #ifdef CONFIG_KMEMTRACE_TRACER
 /* The tracer takes every event: it cannot run beside a sampling recording. */
 static void test_sample_excludes_tracer(struct kunit *test)
@@ -2018,6 +2068,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_sample_draw_exponential),
 	KUNIT_CASE(test_sample_every_allocation),
 	KUNIT_CASE(test_sample_unsampled_record_nothing),
+	KUNIT_CASE(test_sample_rate),
 	KUNIT_CASE(test_sample_excludes_tracer),
 	{}
 };

@@ -86,6 +86,9 @@ boot params "$KERNEL" "$K0 $PARAMS" 'kmemtrace_params\.'
 # the ftrace boot, for QEMU 7.2's stale translations of patched sites.
 boot modules "$KERNEL" "$K0" 'kmemtrace_modules\.' single \
 	'at lib/alloc_tag.c:[0-9]+ alloc_tag_module_unload'
+# The heap profiles of the sampled recording (modules/sample.sh), read
+# by go tool pprof.
+"$KMT_BIN/pprof-check.sh" "$OUT/modules/guest/sample-pprof" >>"$RES"
 boot overrun "$KERNEL" \
 	"$K0 kmemtrace.enable=1 kmemtrace.subbufs=4 kmemtrace.subbuf_size=4096" \
 	'kmemtrace_overrun\.'
