@@ -33,7 +33,7 @@ struct live_obj {
 	uint8_t type;
 	uint8_t selected;	/* whether the filters selected the alloc */
 	uint8_t uncharged;	/* flagged uncharged: allocinfo does not count it */
-	uint8_t pad;
+	uint8_t untracked;	/* flagged untracked: its free is never recorded */
 };
 
 /*

@@ -303,6 +303,9 @@ static void replay_alloc(struct kmt_periodic *pw, const struct kmemtrace_event *
 	s = sample_of(pw, &k);
 	s->est[PROFILE_ALLOC_OBJECTS] += w;
 	s->est[PROFILE_ALLOC_SPACE] += w * ev->bytes_alloc;
+	/* Untracked: its free is never recorded, so it is never in use. */
+	if (ev->flags & KMEMTRACE_FLAG_UNTRACKED)
+		return;
 	if (freed_later(pw, family, ev->ptr, ev->timestamp))
 		return;
 	live_reserve(&pw->objs, 1);

@@ -238,7 +238,11 @@ static void shard_uses(struct replay_shard *sh, const struct replay_use *uses,
 	}
 }
 
-/* The end of the pass: the live allocations, then the end. */
+/*
+ * The end of the pass: the live allocations, then the end.  A sampled
+ * allocation flagged untracked is not live for the consumers: the kernel
+ * had no room to remember it, so its free, if any, was not recorded.
+ */
 static void call_end(struct replay_run *run)
 {
 	struct report *r = &run->r;
@@ -251,7 +255,7 @@ static void call_end(struct replay_run *run)
 	for (i = 0; i < l->nr; i++)
 		live |= !!l->u[i]->c->live;
 	while (live && (o = replay_live_next(r, &pos))) {
-		if (!o->selected)
+		if (!o->selected || o->untracked)
 			continue;
 		for (i = 0; i < l->nr; i++)
 			if (l->u[i]->c->live)
@@ -454,6 +458,7 @@ static void account_alloc(struct replay_shard *sh, const struct shard_ev *in,
 	o->type = ev->type;
 	o->selected = in->sel;
 	o->uncharged = !!(ev->flags & KMEMTRACE_FLAG_UNCHARGED);
+	o->untracked = !!(ev->flags & KMEMTRACE_FLAG_UNTRACKED);
 	if (!in->sel)
 		return;
 	if (ON(sh, REPLAY_ALLOC)->nr)
@@ -564,7 +569,7 @@ static void shard_batch(struct replay_shard *sh, const struct shard_ev *in,
 		/* A removal looks at the next slot too. */
 		__builtin_prefetch(&slots[slot[i]], 1);
 		__builtin_prefetch((char *)&slots[slot[i]] + 63, 1);
-		__builtin_prefetch(&slots[(slot[i] + 1) & mask].pad, 1);
+		__builtin_prefetch(&slots[(slot[i] + 1) & mask].untracked, 1);
 		si[i] = 0;
 		if (e->kind != KMEMTRACE_KIND_ALLOC || (e->flags & special) ||
 		    in[i].marks)

@@ -3279,6 +3279,25 @@ sampled_expected() {
 # report scales a sampled trace by the weight of each allocation: the sums
 # per call site and what is live are those computed here with awk from the
 # events, exactly; the report says it is sampled, at the top and in JSON.
+# A sampled alloc flagged untracked (the kernel's table of sampled
+# objects had no room) counts as allocated, scaled, but never as still
+# allocated: its free would not be recorded.  Each alloc of 16384 bytes
+# at a 16384-byte mean stands for 1 / (1 - exp(-1)) = 1.582 allocations.
+t_report_sampled_untracked() {
+	mktrace t && mk t/cpu0 \
+		kind=alloc,ptr=0x1000,alloc=16384,req=16384,period=16384,site=0xffffffff81000110 \
+		kind=alloc,ptr=0x9000,alloc=16384,req=16384,period=16384,site=0xffffffff81000110,flags=32 \
+		|| return 1
+	run report -v sites --csv t
+	expect_rc 0 || return 1
+	awk -F, 'NR == 4 { print $1, $7, $8 }' out > got
+	expect_file got <<-'END' || return 1
+	3 2 25919
+	END
+	run report t
+	expect_rc 0 && expect_has out "still allocated at end: 2 allocations, 25919 bytes"
+}
+
 t_report_sampled_scaled() {
 	sampled_trace t 4096 || return 1
 	echo "$SAMPLED_EVENTS" | sampled_expected 4096 > expected.all
@@ -4169,6 +4188,7 @@ pprof_sampled_go_reads_it
 record_pprof_every
 record_pprof_every_bad_args
 record_sample
+report_sampled_untracked
 ctf_metadata
 ctf_errors
 ctf_babeltrace2_reads_as_dump
