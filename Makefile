@@ -7,6 +7,8 @@
 #   make check        run every test layer; the last line sums them
 #   make bench        what kmemtrace costs, in guest instructions (icount)
 #   make bench-tool   only the host part of it: tools/kmemtrace's speed
+#   make eventpath    one event of each probe single-stepped under gdb:
+#                     instructions per function (EVENTPATH_SAMPLE=N samples)
 #   make stress       the concurrency runs too long for make check: a KCSAN
 #                     kernel, 8 vCPUs, repeated overrun and stress boots
 #   make series       the series as git format-patch output, with a cover
@@ -32,7 +34,7 @@ BIN		:= tools/testing/selftests/kmemtrace/bin
 CONFIGS		:= tools/testing/selftests/kmemtrace/configs
 STAGE		= $(BIN)/stage.sh
 
-.PHONY: all run check stress bench bench-tool checkpatch lint series bisect-check offcheck deps source prepare kernel tool initramfs \
+.PHONY: all run check stress bench bench-tool eventpath checkpatch lint series bisect-check offcheck deps source prepare kernel tool initramfs \
 	host-test clean distclean banner
 
 all: run
@@ -82,6 +84,12 @@ bench: prepare tool
 # The tool's speed on the host alone, without the kernels: a minute.
 bench-tool: tool
 	@$(BIN)/bench.sh tool
+
+# One recorded event per probe, single-stepped function by function under
+# gdb (bench kernel (b); EVENTPATH_SAMPLE=N: sampling): a few minutes.
+eventpath: prepare tool
+	@$(STAGE) initramfs $(BIN)/mkinitramfs.sh
+	@$(BIN)/eventpath.sh bench-b $(EVENTPATH_SAMPLE)
 
 series: prepare
 	@$(STAGE) series $(BIN)/series.sh

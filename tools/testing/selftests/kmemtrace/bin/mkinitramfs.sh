@@ -24,7 +24,7 @@ cp "$KMT_CACHE/tool/static/kmemtrace" "$ROOT/bin/kmemtrace"
 cp "$GUEST/init" "$ROOT/init"
 cp "$GUEST/run-tests.sh" "$GUEST/demo.sh" "$GUEST/workload.sh" \
 	"$GUEST/ftrace.sh" "$GUEST/hash-ready.sh" "$GUEST/bench.sh" \
-	"$GUEST/benchmark.sh" "$GUEST/record-check.sh" \
+	"$GUEST/benchmark.sh" "$GUEST/eventpath.sh" "$GUEST/record-check.sh" \
 	"$GUEST/check-exact.sh" "$GUEST/stress-loop.sh" \
 	"$GUEST/stress-lib.sh" "$GUEST/modules-lib.sh" "$GUEST/kcsan-ours.awk" \
 	"$ROOT/kmt/"

@@ -1,0 +1,101 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# eventpath.sh [KERNEL [SAMPLE]] - what one recorded event costs, function
+# by function: boots KERNEL (default bench-b, as make bench builds it)
+# with QEMU's gdb stub while the guest records (guest/eventpath.sh; with
+# SAMPLE, sampling one allocation per SAMPLE bytes) and allocates, stops
+# at each kmemtrace probe and single-steps it to its return (gdb, with
+# interrupts and timers masked while stepping: the path of the event
+# alone), three calls each (with SAMPLE, of probe_*_sampled(): the
+# sampling fast path, and the events it lets through).  Prints, per probe, the instructions of each
+# call and, for the shortest, how many ran in each function.  That is the
+# probe's whole cost on the allocating CPU but the tracepoint's call site
+# in the allocator (a static key, preemption count and a static call:
+# about six instructions, not stepped).
+#
+# An opt-in measurement (make eventpath), not a test: it explains the
+# per-event figures of make bench (Documentation/trace/kmemtrace.rst,
+# Cost) and checks what an optimisation of the probes changed.
+
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+kernel=${1:-bench-b}
+sample=${2:-0}
+BUILD=$(kmt_build "$kernel")
+VMLINUX=$BUILD/vmlinux
+OUT=$KMT_CACHE/out/eventpath-$kernel-$sample
+LOG=$OUT/console.log
+PROBES="probe_kmalloc probe_kfree probe_kmem_cache_alloc probe_kmem_cache_free
+	probe_mm_page_alloc probe_mm_page_free probe_vmalloc probe_vfree
+	probe_percpu_alloc_percpu probe_percpu_free_percpu"
+
+CFG=$KMT_SELFTESTS/configs
+case $kernel in
+bench-b) "$KMT_BIN/stage.sh" "build-$kernel" "$KMT_BIN/build.sh" "$kernel" \
+		"$CFG/base.config" "$CFG/bench.config" "$CFG/bench-kmemtrace.config" ;;
+bench-c) "$KMT_BIN/stage.sh" "build-$kernel" "$KMT_BIN/build.sh" "$kernel" \
+		"$CFG/base.config" "$CFG/bench.config" "$CFG/bench-kmemtrace.config" \
+		"$CFG/bench-profiling.config" ;;
+esac
+[ -f "$VMLINUX" ] || kmt_die "no $VMLINUX"
+# A sampling recording attaches the probes' sampling fast paths.
+[ "$sample" = 0 ] || PROBES=$(for p in $PROBES; do echo "${p}_sampled"; done)
+command -v gdb >/dev/null || kmt_die "no gdb (apt-get install gdb)"
+rm -rf "$OUT"
+mkdir -p "$OUT"
+port=$((20000 + $$ % 20000))
+
+qemu-system-x86_64 -accel tcg,thread=single -smp "$KMT_SMP" -m 1G \
+	-cpu qemu64,-cx16 -kernel "$BUILD/arch/x86/boot/bzImage" \
+	-initrd "${KMT_INITRAMFS:-$KMT_CACHE/out/initramfs.cpio}" \
+	-append "console=ttyS0 panic=-1 nokaslr kunit.enable=0 trace_event= kmt.mode=eventpath kmt.sample=$sample" \
+	-gdb "tcp:127.0.0.1:$port" -display none -monitor none \
+	-serial file:"$LOG" -no-reboot </dev/null &
+qemu=$!
+trap 'kill $qemu 2>/dev/null || :' EXIT
+
+i=0
+until grep -q '^KMT-EVENTPATH-READY' "$LOG" 2>/dev/null; do
+	kill -0 $qemu 2>/dev/null || kmt_die "QEMU exited; console: $LOG"
+	[ $i -lt 600 ] || kmt_die "the guest never got ready; console: $LOG"
+	i=$((i + 1))
+	sleep 1
+done
+! grep -q '^KMT-EVENTPATH-ERROR' "$LOG" || kmt_die "guest: $(grep '^KMT-EVENTPATH-ERROR' "$LOG")"
+
+for p in $PROBES; do
+	timeout 600 gdb -nx -batch \
+		-ex "python port = $port; probe = '$p'; out = '$OUT/pcs'; reps = 3" \
+		-x "$KMT_BIN/eventpath.py" "$VMLINUX" >"$OUT/gdb-$p.log" 2>&1 ||
+		kmt_die "gdb on $p failed: $OUT/gdb-$p.log"
+done
+kill $qemu 2>/dev/null || true
+wait $qemu 2>/dev/null || true
+
+nm -n "$VMLINUX" | python3 -c '
+import bisect, collections, sys
+syms = []
+for line in open("/dev/stdin"):
+    f = line.split()
+    if len(f) == 3 and f[1] in "tTwW":
+        syms.append((int(f[0], 16), f[2]))
+addrs = [a for a, _ in syms]
+def name(pc):
+    i = bisect.bisect_right(addrs, pc) - 1
+    return syms[i][1] if i >= 0 else "?"
+calls = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    f = line.split()
+    calls[f[0]].append([int(x, 16) for x in f[2:]])
+print("instructions per call of each probe, stepped to its return (%s, sample_period %s)" % (sys.argv[2], sys.argv[3]))
+for probe, runs in calls.items():
+    best = min(runs, key=len)
+    print("%-28s %s" % (probe, " ".join(str(len(r)) for r in runs)))
+    per = collections.Counter(name(pc) for pc in best)
+    for fn, n in sorted(per.items(), key=lambda kv: -kv[1]):
+        print("    %5d  %s" % (n, fn))
+' "$OUT/pcs" "$kernel" "$sample" | tee "$OUT/table.txt"
+kmt_log "event paths: $OUT/table.txt"
+exit 0
