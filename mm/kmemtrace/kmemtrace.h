@@ -7,6 +7,7 @@
 #define _MM_KMEMTRACE_KMEMTRACE_H
 
 #include <linux/atomic.h>
+#include <linux/hash.h>
 #include <linux/irqflags.h>
 #include <linux/jump_label.h>
 #include <linux/kmemtrace.h>
@@ -117,9 +118,25 @@ struct kmemtrace_sample_cpu {
 	struct rnd_state	rnd;
 };
 
+/* Buckets of the table of sampled objects: 512 KiB, 57344 objects. */
+#define KMEMTRACE_SAMPLE_BUCKETS_ORDER	13
+#define KMEMTRACE_SAMPLE_BUCKETS	BIT(KMEMTRACE_SAMPLE_BUCKETS_ORDER)
+#define KMEMTRACE_SAMPLE_SLOTS		7
+
+/*
+ * A bucket of the table, one cache line: the mask of the slots in use
+ * and the pointers of the sampled objects in them.
+ */
+struct kmemtrace_sample_bucket {
+	unsigned long	mask;
+	unsigned long	ptr[KMEMTRACE_SAMPLE_SLOTS];
+} ____cacheline_aligned;
+
 DECLARE_STATIC_KEY_FALSE(kmemtrace_sample_key);
 DECLARE_PER_CPU(struct kmemtrace_sample_cpu, kmemtrace_sample_cpu);
 extern unsigned int kmemtrace_sample_period;
+extern struct kmemtrace_sample_bucket *kmemtrace_sample_table;
+void kmemtrace_sample_redraw(void);
 u64 kmemtrace_sample_draw(struct rnd_state *rnd, unsigned int period);
 bool __kmemtrace_sample_alloc(struct kmemtrace_slot *slot, unsigned long ptr);
 bool kmemtrace_sample_other(struct kmemtrace_slot *slot, unsigned long ptr,
@@ -268,32 +285,62 @@ struct kmemtrace_slot {
 };
 
 /**
+ * kmemtrace_sample_alloc_hit() - count an allocation down, the fast path
+ * @bytes: bytes the allocator reserved
+ *
+ * For the probes, before anything else while a recording samples: one
+ * interrupt-safe this_cpu operation.  The allocation that takes this
+ * CPU's count from above zero to zero or below is the sampled one; one
+ * that finds it at zero or below already (an interrupt between the
+ * crossing and the new draw) is not.  The caller of a hit calls
+ * kmemtrace_sample_redraw() at once, whatever it records.
+ *
+ * Context: Any context.
+ * Return: true if this allocation crossed the count.
+ */
+static __always_inline bool kmemtrace_sample_alloc_hit(size_t bytes)
+{
+	long left = this_cpu_sub_return(kmemtrace_sample_cpu.left, bytes);
+
+	return left <= 0 && left + (long)bytes > 0;
+}
+
+/**
+ * kmemtrace_sample_free_maybe() - whether a free may be of a sampled object
+ * @ptr: the memory freed or resized
+ *
+ * The fast path of frees while a recording samples: a load of the mask of
+ * @ptr's bucket in the table of sampled objects, nearly always empty.
+ *
+ * Context: Any context.
+ * Return: false if @ptr is certainly not a sampled object.
+ */
+static __always_inline bool kmemtrace_sample_free_maybe(unsigned long ptr)
+{
+	return READ_ONCE(kmemtrace_sample_table[hash_long(ptr,
+				KMEMTRACE_SAMPLE_BUCKETS_ORDER)].mask);
+}
+
+/**
  * kmemtrace_sample() - whether a sampling recording records this event
  * @slot: the event being recorded, its flags set
  * @kind: KMEMTRACE_KIND_*
  * @ptr: the memory
- * @bytes: bytes the allocator reserved, for an alloc
  *
- * An alloc counts its bytes down from this CPU's draw and is sampled when
- * it crosses zero; a free or resize is recorded if its memory was sampled.
- * The allocators' own allocations (backing) are not sampled.
+ * The exact part, after the probe's fast path: an alloc here crossed
+ * the count (kmemtrace_sample_alloc_hit()) and is recorded but for the
+ * allocators' own allocations (backing); a free or resize is recorded if
+ * its memory was sampled.
  *
  * Context: Interrupts disabled, not NMI.
  * Return: true to record the event, with @slot->sample_period set.
  */
 static __always_inline bool kmemtrace_sample(struct kmemtrace_slot *slot,
-					     u8 kind, unsigned long ptr,
-					     size_t bytes)
+					     u8 kind, unsigned long ptr)
 {
 	if (kind == KMEMTRACE_KIND_ALLOC) {
-		long left;
-
 		if (slot->flags & (KMEMTRACE_FLAG_BACKING |
 				   KMEMTRACE_FLAG_UNPAIRED))
-			return false;
-		left = __this_cpu_read(kmemtrace_sample_cpu.left) - bytes;
-		__this_cpu_write(kmemtrace_sample_cpu.left, left);
-		if (likely(left > 0))
 			return false;
 		return __kmemtrace_sample_alloc(slot, ptr);
 	}
@@ -307,7 +354,6 @@ static __always_inline bool kmemtrace_sample(struct kmemtrace_slot *slot,
  *	may suppress (KMEMTRACE_SCOPE_SUPPRESS) or flag unpaired
  * @kind: KMEMTRACE_KIND_* of the event
  * @ptr: its memory
- * @bytes: bytes the allocator reserved (allocs; the sampling count)
  *
  * Looks the context and its scope up once, disables interrupts and
  * reserves the event's place: the probe then writes every field of
@@ -320,7 +366,7 @@ static __always_inline bool kmemtrace_sample(struct kmemtrace_slot *slot,
  */
 static __always_inline bool kmemtrace_begin(struct kmemtrace_slot *slot,
 					    bool page_event, u8 kind,
-					    unsigned long ptr, size_t bytes)
+					    unsigned long ptr)
 {
 	const struct kmemtrace_scope *s;
 
@@ -350,7 +396,7 @@ static __always_inline bool kmemtrace_begin(struct kmemtrace_slot *slot,
 	local_irq_save(slot->irqflags);
 	slot->sample_period = 0;
 	if (static_branch_unlikely(&kmemtrace_sample_key) &&
-	    !kmemtrace_sample(slot, kind, ptr, bytes)) {
+	    !kmemtrace_sample(slot, kind, ptr)) {
 		local_irq_restore(slot->irqflags);
 		return false;
 	}

@@ -31,6 +31,34 @@
 #include "../slab.h"
 #include "kmemtrace.h"
 
+/* === Sampling ============================================================ */
+
+/*
+ * While a recording samples, a probe first counts an allocation down, or
+ * looks a free up in the table of sampled objects, and goes on only for
+ * what that lets through (kmemtrace_sample_alloc_hit(),
+ * kmemtrace_sample_free_maybe()); the exact checks follow with interrupts
+ * off (kmemtrace_sample()).  So a sampling recording attaches probes of
+ * its own, probe_*_sampled(): that fast path alone, which needs no stack
+ * frame, then a tail call with the same arguments (__noipa keeps them as
+ * they are) to the probe that records every event, whose frame only the
+ * events let through pay.
+ */
+/* Whether an allocation is not sampled; the sampled one draws anew. */
+static __always_inline bool sample_skip_alloc(size_t bytes)
+{
+	if (likely(!kmemtrace_sample_alloc_hit(bytes)))
+		return true;
+	kmemtrace_sample_redraw();
+	return false;
+}
+
+/* Whether a free or resize is certainly not of a sampled object. */
+static __always_inline bool sample_skip_other(const void *ptr)
+{
+	return likely(!kmemtrace_sample_free_maybe((unsigned long)ptr));
+}
+
 /* === Slab ================================================================ */
 
 /* An allocation or resize with its sizes, of the slab or vmalloc APIs. */
@@ -43,8 +71,7 @@ static __always_inline void record_sized(u8 kind, u8 type,
 	struct kmemtrace_event *ev;
 	struct kmemtrace_slot slot __uninitialized;
 
-	if (!ptr || !kmemtrace_begin(&slot, false, kind, (unsigned long)ptr,
-				     bytes_alloc))
+	if (!ptr || !kmemtrace_begin(&slot, false, kind, (unsigned long)ptr))
 		return;
 	ev = kmemtrace_fill(&slot, kind, type, call_site, (unsigned long)ptr);
 	ev->flags |= flags;
@@ -67,7 +94,7 @@ static __always_inline void record_free(u8 type, unsigned int cache_id,
 	struct kmemtrace_slot slot __uninitialized;
 
 	if (!ptr || !kmemtrace_begin(&slot, false, KMEMTRACE_KIND_FREE,
-				     (unsigned long)ptr, 0))
+				     (unsigned long)ptr))
 		return;
 	ev = kmemtrace_fill(&slot, KMEMTRACE_KIND_FREE, type, call_site,
 			    (unsigned long)ptr);
@@ -92,7 +119,7 @@ static __always_inline void record_pages(u8 kind, unsigned long call_site,
 	struct kmemtrace_slot slot __uninitialized;
 
 	if (!ptr || !kmemtrace_begin(&slot, page_event, kind,
-				     (unsigned long)ptr, bytes_alloc))
+				     (unsigned long)ptr))
 		return;
 	ev = kmemtrace_fill(&slot, kind, KMEMTRACE_TYPE_PAGES, call_site,
 			    (unsigned long)ptr);
@@ -106,20 +133,41 @@ static __always_inline void record_pages(u8 kind, unsigned long call_site,
 	kmemtrace_commit(&slot);
 }
 
-static void probe_kmalloc(void *ignore, unsigned long call_site,
-			  const void *ptr, size_t bytes_req,
-			  size_t bytes_alloc, gfp_t gfp_flags, int node)
+static __noipa void probe_kmalloc(void *ignore, unsigned long call_site,
+				  const void *ptr, size_t bytes_req,
+				  size_t bytes_alloc, gfp_t gfp_flags, int node)
 {
 	record_sized(KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_KMALLOC, call_site,
 		     ptr, bytes_req, bytes_alloc, gfp_flags, node, 0);
 }
 
-static void probe_krealloc(void *ignore, unsigned long call_site,
-			   const void *ptr, size_t bytes_req,
-			   size_t bytes_alloc, gfp_t gfp_flags)
+static void probe_kmalloc_sampled(void *ignore, unsigned long call_site,
+				  const void *ptr, size_t bytes_req,
+				  size_t bytes_alloc, gfp_t gfp_flags, int node)
+{
+	if (sample_skip_alloc(bytes_alloc))
+		return;
+	probe_kmalloc(ignore, call_site, ptr, bytes_req, bytes_alloc,
+	                     gfp_flags, node);
+}
+
+static __noipa void probe_krealloc(void *ignore,
+				   unsigned long call_site,
+				   const void *ptr, size_t bytes_req,
+				   size_t bytes_alloc, gfp_t gfp_flags)
 {
 	record_sized(KMEMTRACE_KIND_REALLOC, KMEMTRACE_TYPE_KMALLOC, call_site,
 		     ptr, bytes_req, bytes_alloc, gfp_flags, KMEMTRACE_NO_NODE, 0);
+}
+
+static void probe_krealloc_sampled(void *ignore, unsigned long call_site,
+				   const void *ptr, size_t bytes_req,
+				   size_t bytes_alloc, gfp_t gfp_flags)
+{
+	if (sample_skip_other(ptr))
+		return;
+	probe_krealloc(ignore, call_site, ptr, bytes_req, bytes_alloc,
+	                      gfp_flags);
 }
 
 /*
@@ -128,7 +176,8 @@ static void probe_krealloc(void *ignore, unsigned long call_site,
  * its allocation was.  Objects of kmalloc caches and large kmallocs (no
  * slab) are kmalloc's.
  */
-static void probe_kfree(void *ignore, unsigned long call_site, const void *ptr)
+static __noipa void probe_kfree(void *ignore, unsigned long call_site,
+				const void *ptr)
 {
 	struct folio *folio;
 
@@ -147,15 +196,23 @@ static void probe_kfree(void *ignore, unsigned long call_site, const void *ptr)
 	record_free(KMEMTRACE_TYPE_KMALLOC, 0, call_site, ptr);
 }
 
-static void probe_kmem_cache_alloc(void *ignore, unsigned long call_site,
-				   const void *ptr, struct kmem_cache *s,
-				   gfp_t gfp_flags, int node)
+static void probe_kfree_sampled(void *ignore, unsigned long call_site, const void *ptr)
+{
+	if (ZERO_OR_NULL_PTR(ptr) || sample_skip_other(ptr))
+		return;
+	probe_kfree(ignore, call_site, ptr);
+}
+
+static __noipa void probe_kmem_cache_alloc(void *ignore,
+					   unsigned long call_site,
+					   const void *ptr, struct kmem_cache *s,
+					   gfp_t gfp_flags, int node)
 {
 	struct kmemtrace_event *ev;
 	struct kmemtrace_slot slot __uninitialized;
 
 	if (!ptr || !kmemtrace_begin(&slot, false, KMEMTRACE_KIND_ALLOC,
-				     (unsigned long)ptr, s->size))
+				     (unsigned long)ptr))
 		return;
 	ev = kmemtrace_fill(&slot, KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_CACHE,
 			    call_site, (unsigned long)ptr);
@@ -169,17 +226,36 @@ static void probe_kmem_cache_alloc(void *ignore, unsigned long call_site,
 	kmemtrace_commit(&slot);
 }
 
-static void probe_kmem_cache_free(void *ignore, unsigned long call_site,
-				  const void *ptr, const struct kmem_cache *s)
+static void probe_kmem_cache_alloc_sampled(void *ignore, unsigned long call_site,
+					   const void *ptr, struct kmem_cache *s,
+					   gfp_t gfp_flags, int node)
+{
+	if (sample_skip_alloc(s->size))
+		return;
+	probe_kmem_cache_alloc(ignore, call_site, ptr, s, gfp_flags,
+	                              node);
+}
+
+static __noipa void probe_kmem_cache_free(void *ignore,
+					  unsigned long call_site,
+					  const void *ptr, const struct kmem_cache *s)
 {
 	record_free(KMEMTRACE_TYPE_CACHE, s->kmemtrace_id, call_site, ptr);
 }
 
+static void probe_kmem_cache_free_sampled(void *ignore, unsigned long call_site,
+					  const void *ptr, const struct kmem_cache *s)
+{
+	if (sample_skip_other(ptr))
+		return;
+	probe_kmem_cache_free(ignore, call_site, ptr, s);
+}
+
 /* === Pages =============================================================== */
 
-static void probe_mm_page_alloc(void *ignore, struct page *page,
-				unsigned int order, gfp_t gfp_flags,
-				int migratetype)
+static __noipa void probe_mm_page_alloc(void *ignore, struct page *page,
+					unsigned int order, gfp_t gfp_flags,
+					int migratetype)
 {
 	if (!page)
 		return;
@@ -188,40 +264,86 @@ static void probe_mm_page_alloc(void *ignore, struct page *page,
 		     page_to_nid(page), migratetype, true);
 }
 
-static void probe_mm_page_free(void *ignore, struct page *page,
-			       unsigned int order)
+static void probe_mm_page_alloc_sampled(void *ignore, struct page *page,
+					unsigned int order, gfp_t gfp_flags,
+					int migratetype)
+{
+	if (!page || sample_skip_alloc(PAGE_SIZE << order))
+		return;
+	probe_mm_page_alloc(ignore, page, order, gfp_flags, migratetype);
+}
+
+static __noipa void probe_mm_page_free(void *ignore, struct page *page,
+				       unsigned int order)
 {
 	record_pages(KMEMTRACE_KIND_FREE, 0, page_address(page), order,
 		     PAGE_SIZE << order, PAGE_SIZE << order, 0,
 		     page_to_nid(page), 0, true);
 }
 
+static void probe_mm_page_free_sampled(void *ignore, struct page *page,
+				       unsigned int order)
+{
+	if (sample_skip_other(page_address(page)))
+		return;
+	probe_mm_page_free(ignore, page, order);
+}
+
 /* The API event itself: not subject to the scope it opened. */
-static void probe_mm_page_alloc_exact(void *ignore, unsigned long call_site,
-				      const void *ptr, size_t size,
-				      gfp_t gfp_flags)
+static __noipa void probe_mm_page_alloc_exact(void *ignore,
+					      unsigned long call_site,
+					      const void *ptr, size_t size,
+					      gfp_t gfp_flags)
 {
 	record_pages(KMEMTRACE_KIND_ALLOC, call_site, ptr, get_order(size),
 		     size, PAGE_ALIGN(size), gfp_flags, KMEMTRACE_NO_NODE, 0,
 		     false);
 }
 
-static void probe_mm_page_free_exact(void *ignore, unsigned long call_site,
-				     const void *ptr, size_t size,
-				     gfp_t gfp_flags)
+static void probe_mm_page_alloc_exact_sampled(void *ignore, unsigned long call_site,
+					      const void *ptr, size_t size,
+					      gfp_t gfp_flags)
+{
+	if (sample_skip_alloc(PAGE_ALIGN(size)))
+		return;
+	probe_mm_page_alloc_exact(ignore, call_site, ptr, size,
+	                                 gfp_flags);
+}
+
+static __noipa void probe_mm_page_free_exact(void *ignore,
+					     unsigned long call_site,
+					     const void *ptr, size_t size,
+					     gfp_t gfp_flags)
 {
 	record_pages(KMEMTRACE_KIND_FREE, call_site, ptr, get_order(size),
 		     size, PAGE_ALIGN(size), 0, KMEMTRACE_NO_NODE, 0, false);
 }
 
+static void probe_mm_page_free_exact_sampled(void *ignore, unsigned long call_site,
+					     const void *ptr, size_t size,
+					     gfp_t gfp_flags)
+{
+	if (sample_skip_other(ptr))
+		return;
+	probe_mm_page_free_exact(ignore, call_site, ptr, size,
+	                                gfp_flags);
+}
+
 /* === Percpu ============================================================== */
 
-static void probe_percpu_alloc_percpu(void *ignore, unsigned long call_site,
-				      bool reserved, bool is_atomic,
-				      size_t size, size_t align,
-				      void *base_addr, int off,
-				      void __percpu *ptr, size_t bytes_alloc,
-				      gfp_t gfp_flags)
+/*
+ * num_possible_cpus(), which counts the bits of the mask each time (24
+ * instructions without POPCNT); the mask is fixed from early boot on.
+ */
+static unsigned int kmemtrace_possible_cpus __read_mostly;
+
+static __noipa void probe_percpu_alloc_percpu(void *ignore,
+					      unsigned long call_site,
+					      bool reserved, bool is_atomic,
+					      size_t size, size_t align,
+					      void *base_addr, int off,
+					      void __percpu *ptr, size_t bytes_alloc,
+					      gfp_t gfp_flags)
 {
 	unsigned int flags = 0;
 
@@ -238,37 +360,89 @@ static void probe_percpu_alloc_percpu(void *ignore, unsigned long call_site,
 	 * (rounded up to PCPU_MIN_ALLOC_SIZE) is per CPU.
 	 */
 	record_sized(KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_PERCPU, call_site,
-		     (__force const void *)ptr, size * num_possible_cpus(),
+		     (__force const void *)ptr, size * kmemtrace_possible_cpus,
 		     bytes_alloc, gfp_flags, KMEMTRACE_NO_NODE, flags);
 }
 
-static void probe_percpu_free_percpu(void *ignore, void *base_addr, int off,
-				     void __percpu *ptr)
+static void probe_percpu_alloc_percpu_sampled(void *ignore, unsigned long call_site,
+					      bool reserved, bool is_atomic,
+					      size_t size, size_t align,
+					      void *base_addr, int off,
+					      void __percpu *ptr, size_t bytes_alloc,
+					      gfp_t gfp_flags)
+{
+	if (sample_skip_alloc(bytes_alloc))
+		return;
+	probe_percpu_alloc_percpu(ignore, call_site, reserved,
+	                                 is_atomic, size, align, base_addr,
+	                                 off, ptr, bytes_alloc, gfp_flags);
+}
+
+static __noipa void probe_percpu_free_percpu(void *ignore,
+					     void *base_addr, int off,
+					     void __percpu *ptr)
 {
 	record_free(KMEMTRACE_TYPE_PERCPU, 0, 0, (__force const void *)ptr);
 }
 
+static void probe_percpu_free_percpu_sampled(void *ignore, void *base_addr, int off,
+					     void __percpu *ptr)
+{
+	if (sample_skip_other((__force const void *)ptr))
+		return;
+	probe_percpu_free_percpu(ignore, base_addr, off, ptr);
+}
+
 /* === vmalloc ============================================================= */
 
-static void probe_vmalloc(void *ignore, unsigned long call_site,
-			  const void *ptr, size_t bytes_req, size_t bytes_alloc,
-			  gfp_t gfp_flags, int node)
+static __noipa void probe_vmalloc(void *ignore, unsigned long call_site,
+				  const void *ptr, size_t bytes_req, size_t bytes_alloc,
+				  gfp_t gfp_flags, int node)
 {
 	record_sized(KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_VMALLOC, call_site,
 		     ptr, bytes_req, bytes_alloc, gfp_flags, node, 0);
 }
 
-static void probe_vrealloc(void *ignore, unsigned long call_site,
-			   const void *ptr, size_t bytes_req,
-			   size_t bytes_alloc, gfp_t gfp_flags)
+static void probe_vmalloc_sampled(void *ignore, unsigned long call_site,
+				  const void *ptr, size_t bytes_req, size_t bytes_alloc,
+				  gfp_t gfp_flags, int node)
+{
+	if (sample_skip_alloc(bytes_alloc))
+		return;
+	probe_vmalloc(ignore, call_site, ptr, bytes_req, bytes_alloc,
+	                     gfp_flags, node);
+}
+
+static __noipa void probe_vrealloc(void *ignore,
+				   unsigned long call_site,
+				   const void *ptr, size_t bytes_req,
+				   size_t bytes_alloc, gfp_t gfp_flags)
 {
 	record_sized(KMEMTRACE_KIND_REALLOC, KMEMTRACE_TYPE_VMALLOC, call_site,
 		     ptr, bytes_req, bytes_alloc, gfp_flags, KMEMTRACE_NO_NODE, 0);
 }
 
-static void probe_vfree(void *ignore, unsigned long call_site, const void *ptr)
+static void probe_vrealloc_sampled(void *ignore, unsigned long call_site,
+				   const void *ptr, size_t bytes_req,
+				   size_t bytes_alloc, gfp_t gfp_flags)
+{
+	if (sample_skip_other(ptr))
+		return;
+	probe_vrealloc(ignore, call_site, ptr, bytes_req, bytes_alloc,
+	                      gfp_flags);
+}
+
+static __noipa void probe_vfree(void *ignore, unsigned long call_site,
+				const void *ptr)
 {
 	record_free(KMEMTRACE_TYPE_VMALLOC, 0, call_site, ptr);
+}
+
+static void probe_vfree_sampled(void *ignore, unsigned long call_site, const void *ptr)
+{
+	if (sample_skip_other(ptr))
+		return;
+	probe_vfree(ignore, call_site, ptr);
 }
 
 /* === Attaching =========================================================== */
@@ -279,6 +453,8 @@ struct kmemtrace_probe {
 };
 
 #define KMEMTRACE_PROBE(name)	{ &__tracepoint_##name, probe_##name }
+#define KMEMTRACE_PROBE_SAMPLED(name) \
+	{ &__tracepoint_##name, probe_##name##_sampled }
 
 static const struct kmemtrace_probe kmemtrace_probes[] = {
 	KMEMTRACE_PROBE(kmalloc),
@@ -295,6 +471,24 @@ static const struct kmemtrace_probe kmemtrace_probes[] = {
 	KMEMTRACE_PROBE(vmalloc),
 	KMEMTRACE_PROBE(vrealloc),
 	KMEMTRACE_PROBE(vfree),
+};
+
+/* While a recording samples (sample.c): the fast paths first. */
+static const struct kmemtrace_probe kmemtrace_probes_sampled[] = {
+	KMEMTRACE_PROBE_SAMPLED(kmalloc),
+	KMEMTRACE_PROBE_SAMPLED(krealloc),
+	KMEMTRACE_PROBE_SAMPLED(kfree),
+	KMEMTRACE_PROBE_SAMPLED(kmem_cache_alloc),
+	KMEMTRACE_PROBE_SAMPLED(kmem_cache_free),
+	KMEMTRACE_PROBE_SAMPLED(mm_page_alloc),
+	KMEMTRACE_PROBE_SAMPLED(mm_page_free),
+	KMEMTRACE_PROBE_SAMPLED(mm_page_alloc_exact),
+	KMEMTRACE_PROBE_SAMPLED(mm_page_free_exact),
+	KMEMTRACE_PROBE_SAMPLED(percpu_alloc_percpu),
+	KMEMTRACE_PROBE_SAMPLED(percpu_free_percpu),
+	KMEMTRACE_PROBE_SAMPLED(vmalloc),
+	KMEMTRACE_PROBE_SAMPLED(vrealloc),
+	KMEMTRACE_PROBE_SAMPLED(vfree),
 };
 
 /* The table loses the probes' types: let the compiler check them here. */
@@ -314,13 +508,30 @@ static void __maybe_unused kmemtrace_check_probe_types(void)
 	check_trace_callback_type_vmalloc(probe_vmalloc);
 	check_trace_callback_type_vrealloc(probe_vrealloc);
 	check_trace_callback_type_vfree(probe_vfree);
+	check_trace_callback_type_kmalloc(probe_kmalloc_sampled);
+	check_trace_callback_type_krealloc(probe_krealloc_sampled);
+	check_trace_callback_type_kfree(probe_kfree_sampled);
+	check_trace_callback_type_kmem_cache_alloc(probe_kmem_cache_alloc_sampled);
+	check_trace_callback_type_kmem_cache_free(probe_kmem_cache_free_sampled);
+	check_trace_callback_type_mm_page_alloc(probe_mm_page_alloc_sampled);
+	check_trace_callback_type_mm_page_free(probe_mm_page_free_sampled);
+	check_trace_callback_type_mm_page_alloc_exact(probe_mm_page_alloc_exact_sampled);
+	check_trace_callback_type_mm_page_free_exact(probe_mm_page_free_exact_sampled);
+	check_trace_callback_type_percpu_alloc_percpu(probe_percpu_alloc_percpu_sampled);
+	check_trace_callback_type_percpu_free_percpu(probe_percpu_free_percpu_sampled);
+	check_trace_callback_type_vmalloc(probe_vmalloc_sampled);
+	check_trace_callback_type_vrealloc(probe_vrealloc_sampled);
+	check_trace_callback_type_vfree(probe_vfree_sampled);
 }
+
+/* The table attached: kmemtrace_probes or kmemtrace_probes_sampled. */
+static const struct kmemtrace_probe *kmemtrace_attached = kmemtrace_probes;
 
 static void kmemtrace_probes_detach_first(int n)
 {
 	while (n--)
-		tracepoint_probe_unregister(kmemtrace_probes[n].tp,
-					    kmemtrace_probes[n].probe, NULL);
+		tracepoint_probe_unregister(kmemtrace_attached[n].tp,
+					    kmemtrace_attached[n].probe, NULL);
 }
 
 /**
@@ -352,15 +563,21 @@ int kmemtrace_probes_on(void)
 /**
  * kmemtrace_probes_attach() - attach every probe, or none
  *
+ * While a recording samples (kmemtrace_sampling()), the probes that take
+ * the sampling fast path first; else those that record every event.
+ *
  * Return: 0, or the error of the probe that failed (none stays attached).
  */
 int kmemtrace_probes_attach(void)
 {
 	int i, ret;
 
+	kmemtrace_possible_cpus = num_possible_cpus();
+	kmemtrace_attached = kmemtrace_sampling() ? kmemtrace_probes_sampled :
+						    kmemtrace_probes;
 	for (i = 0; i < ARRAY_SIZE(kmemtrace_probes); i++) {
-		ret = tracepoint_probe_register(kmemtrace_probes[i].tp,
-						kmemtrace_probes[i].probe, NULL);
+		ret = tracepoint_probe_register(kmemtrace_attached[i].tp,
+						kmemtrace_attached[i].probe, NULL);
 		if (ret) {
 			kmemtrace_probes_detach_first(i);
 			tracepoint_synchronize_unregister();

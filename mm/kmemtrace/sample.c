@@ -49,19 +49,10 @@
 #include <linux/slab.h>
 #include "kmemtrace.h"
 
-/* Buckets of the table of sampled objects: 512 KiB, 57344 objects. */
-#define KMEMTRACE_SAMPLE_BUCKETS_ORDER	13
-#define KMEMTRACE_SAMPLE_BUCKETS	BIT(KMEMTRACE_SAMPLE_BUCKETS_ORDER)
-#define KMEMTRACE_SAMPLE_SLOTS		7
 /* The largest mean: beyond it, a recording would hardly sample at all. */
 #define KMEMTRACE_SAMPLE_PERIOD_MAX	SZ_1G
 /* ln(2) in 0.32 fixed point. */
 #define KMEMTRACE_LN2_Q32		2977044472U
-
-struct kmemtrace_sample_bucket {
-	unsigned long	mask;
-	unsigned long	ptr[KMEMTRACE_SAMPLE_SLOTS];
-} ____cacheline_aligned;
 
 static_assert(KMEMTRACE_SAMPLE_SLOTS < BITS_PER_LONG);
 
@@ -74,7 +65,7 @@ static DEFINE_MUTEX(kmemtrace_sample_mutex);	/* the settings below */
 /* What the next recording uses: kmemtrace.sample= and sample_period. */
 static unsigned int kmemtrace_sample_setting;
 static u64 kmemtrace_sample_seed;
-static struct kmemtrace_sample_bucket *kmemtrace_sample_table;
+struct kmemtrace_sample_bucket *kmemtrace_sample_table;
 
 /* === Drawing ============================================================= */
 
@@ -148,11 +139,34 @@ static bool sample_find(unsigned long ptr, bool forget)
 /* === Recording =========================================================== */
 
 /**
- * __kmemtrace_sample_alloc() - take the allocation that crossed the count
+ * kmemtrace_sample_redraw() - draw this CPU's bytes to its next sample
+ *
+ * Right after an allocation crossed the count (kmemtrace_sample_alloc_hit()),
+ * whether or not it is recorded then: the count runs again from here.
+ * Allocations meanwhile (an interrupt) found it crossed and were not
+ * sampled; the draw overwrites what they counted.
+ *
+ * Context: Any context; an NMI that lands in another draw on this CPU
+ * only makes the generator's next numbers different.
+ */
+void kmemtrace_sample_redraw(void)
+{
+	struct kmemtrace_sample_cpu *sc;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	sc = this_cpu_ptr(&kmemtrace_sample_cpu);
+	WRITE_ONCE(sc->left, kmemtrace_sample_draw(&sc->rnd,
+						   kmemtrace_sample_period));
+	local_irq_restore(flags);
+}
+
+/**
+ * __kmemtrace_sample_alloc() - record the allocation that crossed the count
  * @slot: the event being recorded, its flags set
  * @ptr: the allocation
  *
- * Draws the bytes to the next sample and enters @ptr into the table.
+ * Enters @ptr into the table, so that its free is recorded.
  *
  * Context: From kmemtrace_sample(): interrupts disabled, not NMI.
  * Return: true (the allocation is recorded).
@@ -161,7 +175,6 @@ bool __kmemtrace_sample_alloc(struct kmemtrace_slot *slot, unsigned long ptr)
 {
 	struct kmemtrace_sample_cpu *sc = this_cpu_ptr(&kmemtrace_sample_cpu);
 
-	sc->left = kmemtrace_sample_draw(&sc->rnd, kmemtrace_sample_period);
 	sc->sampled++;
 	if (!sample_track(ptr)) {
 		slot->flags |= KMEMTRACE_FLAG_UNTRACKED;
