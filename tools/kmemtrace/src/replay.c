@@ -69,6 +69,12 @@ struct shard_block {
 struct replay_shard {
 	bool filtering;
 	bool summary_only;
+	bool overflow;
+	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
+	uint64_t backing_allocs;
+	uint64_t backing_bytes;
+	uint64_t backing_frees;
+	uint64_t unpaired;
 	uint64_t selected;
 	uint64_t double_allocs;
 	uint64_t live_selected;
@@ -528,13 +534,30 @@ static void account_realloc(struct replay_shard *sh,
 	o->bytes = ev->bytes_alloc;
 }
 
+/* Backing store events are only counted, unpaired frees skipped. */
+static void account_backing(struct replay_shard *sh,
+			    const struct kmemtrace_event *ev)
+{
+	if (kmt_event_is_unpaired(ev)) {
+		sh->unpaired++;
+	} else if (ev->kind == KMEMTRACE_KIND_ALLOC) {
+		sh->backing_allocs++;
+		sh->overflow |= add_u64_sat(&sh->backing_bytes, ev->bytes_alloc);
+	} else if (ev->kind == KMEMTRACE_KIND_FREE) {
+		sh->backing_frees++;
+	}
+}
+
 /*
  * Replay a batch of the shard's events, in order: an alloc makes its
  * memory (type and pointer) live with its size, a realloc of live
  * memory changes the size, a free ends it.  Memory live at the end is
  * still allocated.  Memory allocated before the trace started is not
- * counted, even when a realloc shows it.  Backing store events only go
- * to their consumers, unpaired frees skipped.
+ * counted, even when a realloc shows it.  Backing store events are only
+ * counted and go to their consumers, unpaired frees skipped.  Every
+ * event is counted by kind and type here, where the shard reads it
+ * anyway: the counts do not depend on the order, and the shards' are
+ * added up at the end (pass_end()).
  *
  * Events come in faster than the tables answer, as memory is freed in
  * another order than it was allocated and call sites come in any order:
@@ -581,7 +604,9 @@ static void shard_batch(struct replay_shard *sh, const struct shard_ev *in,
 		}
 		if (time->nr)
 			call_time(time, e);
+		sh->count[e->kind][e->type]++;
 		if (e->flags & special) {
+			account_backing(sh, e);
 			if (ON(sh, REPLAY_BACKING)->nr)
 				call_backing(sh, e, in[i].sel);
 			continue;
@@ -756,30 +781,62 @@ static inline unsigned int shard_of(uint64_t ptr, unsigned int nr)
 	return (h * nr) >> 32;
 }
 
-/* Backing store events are only counted, unpaired frees skipped. */
-static void account_backing(struct report *r, const struct kmemtrace_event *ev)
+/*
+ * What the filters say of event @e: whether they select an allocation,
+ * a free without one, or (for the backing consumers) a backing alloc.
+ */
+static uint16_t pass_selected(struct replay_pass *ps,
+			      const struct kmemtrace_event *e, bool backing)
 {
-	if (kmt_event_is_unpaired(ev)) {
-		r->unpaired++;
-	} else if (ev->kind == KMEMTRACE_KIND_ALLOC) {
-		r->backing_allocs++;
-		r->overflow |= add_u64_sat(&r->backing_bytes, ev->bytes_alloc);
-	} else if (ev->kind == KMEMTRACE_KIND_FREE) {
-		r->backing_frees++;
+	const unsigned int special = KMEMTRACE_FLAG_BACKING | KMEMTRACE_FLAG_UNPAIRED;
+	struct report *r = ps->r;
+
+	if (e->flags & special) {
+		if (!backing || e->kind != KMEMTRACE_KIND_ALLOC ||
+		    kmt_event_is_unpaired(e))
+			return 1;
+	} else if (e->kind == KMEMTRACE_KIND_REALLOC ||
+		   (e->kind != KMEMTRACE_KIND_ALLOC && r->summary_only)) {
+		return 1;
 	}
+	return event_selected(r, e, site_get(&ps->sel_sites, e->call_site));
 }
 
 /*
- * The merging thread's part of a batch of events, in order: the counts,
- * what the filters select, @time; then the shards replay the events.
- * With one job, the shard replays the batch now; with more, each event,
- * with the marks @time asked for before it, goes to the block of its
- * shard, and every mark to every shard.
+ * Hand @n events of a batch to the one shard, all selected and without
+ * marks: the merging thread's whole part of an event, with one shard, no
+ * filter and no @time.
+ */
+static void pass_route1(struct replay_shard *sh,
+			const struct kmemtrace_event **ev, size_t n)
+{
+	struct shard_block *b = sh->cur;
+	size_t i, k = b->n;
+
+	for (i = 0; i < n; i++) {
+		b->in[k].ev = ev[i];
+		b->in[k].sel = 1;
+		b->in[k].marks = 0;
+		if (++k == SHARD_BLOCK) {
+			b->n = k;
+			shard_send(sh);
+			b = sh->cur;
+			k = 0;
+		}
+	}
+	b->n = k;
+}
+
+/*
+ * The merging thread's part of a batch of events, in order: what the
+ * filters select, @time; then the shards replay the events (and count
+ * them).  With one job, the shard replays the batch now; with more, each
+ * event, with the marks @time asked for before it, goes to the block of
+ * its shard, and every mark to every shard.
  */
 static void pass_batch(struct replay_pass *ps, const struct kmemtrace_event **ev,
 		       size_t n)
 {
-	const unsigned int special = KMEMTRACE_FLAG_BACKING | KMEMTRACE_FLAG_UNPAIRED;
 	struct report *r = ps->r;
 	const struct replay_list *time = ON(r, REPLAY_TIME);
 	bool sharded = ps->threads, backing = ON(r, REPLAY_BACKING)->nr;
@@ -792,34 +849,25 @@ static void pass_batch(struct replay_pass *ps, const struct kmemtrace_event **ev
 		r->first_ts = ev[0]->timestamp;
 	r->events += n;
 	r->last_ts = ev[n - 1]->timestamp;
+	if (sharded && ps->nr == 1 && !time->nr && !r->filtering) {
+		pass_route1(&ps->shards[0], ev, n);
+		return;
+	}
 	for (i = 0; i < n; i++) {
 		e = ev[i];
 		in = &ps->in[i];
 		in->ev = e;
-		in->sel = 1;
+		in->sel = r->filtering ? pass_selected(ps, e, backing) : 1;
 		in->marks = 0;
-		if (sharded && time->nr) {
+		if (!sharded)
+			continue;
+		if (time->nr) {
 			mark = *in;
 			mark.marks = call_time(time, e);
 			for (k = 0; mark.marks && k < ps->nr; k++)
 				shard_push(&ps->shards[k], &mark);
 		}
-		r->count[e->kind][e->type]++;
-		if (e->flags & special) {
-			account_backing(r, e);
-			/* Backing consumers learn whether a backing alloc is. */
-			if (r->filtering && backing &&
-			    e->kind == KMEMTRACE_KIND_ALLOC &&
-			    !kmt_event_is_unpaired(e))
-				in->sel = event_selected(r, e, site_get(&ps->sel_sites,
-									e->call_site));
-		} else if (r->filtering && e->kind != KMEMTRACE_KIND_REALLOC &&
-			   (e->kind == KMEMTRACE_KIND_ALLOC || !r->summary_only)) {
-			in->sel = event_selected(r, e, site_get(&ps->sel_sites,
-								e->call_site));
-		}
-		if (sharded)
-			shard_push(&ps->shards[shard_of(e->ptr, ps->nr)], in);
+		shard_push(&ps->shards[ps->nr > 1 ? shard_of(e->ptr, ps->nr) : 0], in);
 	}
 	if (!sharded)
 		shard_batch(&ps->shards[0], ps->in, n);
@@ -989,6 +1037,23 @@ static int pass_start(struct replay_pass *ps, struct report *r,
 	return 0;
 }
 
+/* Add up what shard @sh counted into @r. */
+static void shard_counts(struct report *r, const struct replay_shard *sh)
+{
+	unsigned int kind, type;
+
+	for (kind = 0; kind < ARRAY_SIZE(sh->count); kind++)
+		for (type = 0; type < ARRAY_SIZE(sh->count[0]); type++)
+			r->count[kind][type] += sh->count[kind][type];
+	r->backing_allocs += sh->backing_allocs;
+	r->overflow |= sh->overflow |
+		       add_u64_sat(&r->backing_bytes, sh->backing_bytes);
+	r->backing_frees += sh->backing_frees;
+	r->unpaired += sh->unpaired;
+	r->selected += sh->selected;
+	r->double_allocs += sh->double_allocs;
+}
+
 /* Wait for the shards, and add up what they counted. */
 static void pass_end(struct replay_pass *ps, const struct replay_use *uses,
 		     size_t nr_uses)
@@ -1019,8 +1084,7 @@ static void pass_end(struct replay_pass *ps, const struct replay_use *uses,
 			shard_merge(r, sh, uses, nr_uses, live);
 		else
 			shard_live_sums(sh);
-		r->selected += sh->selected;
-		r->double_allocs += sh->double_allocs;
+		shard_counts(r, sh);
 		r->live_selected += sh->live_selected;
 		add_u64_sat(&r->live_selected_bytes, sh->live_selected_bytes);
 	}
