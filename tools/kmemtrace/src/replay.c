@@ -1126,36 +1126,21 @@ static void report_free(struct report *r)
 	origin_table_free(&r->og);
 }
 
-int replay_run(struct replay_run *run, struct report_params *p,
-	       const struct replay_use *uses, size_t nr_uses)
+/*
+ * The side files of a run: its symbols, and the tags, stacks, caches and
+ * task names that its views or filters need.  Return 1 when the symbols
+ * cannot be read (reported).
+ */
+static int load_side_files(struct replay_run *run, const struct report_params *p)
 {
-	struct report *r = &run->r;
-	struct replay_pass ps;
-	struct kmt_merge m;
-
-	memset(run, 0, sizeof(*run));
-	if (add_uses(r, uses, nr_uses))
+	if (kmt_symtab_setup(&run->syms, p->dir, p->symfile, p->vmlinux))
 		return 1;
-	if (kmt_trace_load_dir(&run->t, p->dir))
-		return 1;
-	if (kmt_symtab_setup(&run->syms, p->dir, p->symfile, p->vmlinux)) {
-		kmt_trace_free(&run->t);
-		return 1;
-	}
-	run->st = xcalloc(run->t.nr, sizeof(*run->st));
-	r->p = p;
-	r->filtering = kmt_filter_selects_allocs(&p->filter);
-	/* Origin 0 and tag index 0: none. */
-	origin_add(&r->og, 0, 0);
 	/* Only the views that name tags and stacks need their files. */
 	kmt_tags_load(&run->tags, p->filter.modules.nr ||
 		      (p->views & (1u << VIEW_LIVE | 1u << VIEW_ALLOCINFO)) ?
 		      run->t.dir : NULL);
-	r->tags = &run->tags;
 	kmt_stacks_load(&run->stacks, p->views & (1u << VIEW_LIVE | 1u << VIEW_STACKS) ?
 			run->t.dir : NULL);
-	r->stacks = &run->stacks;
-	kmt_symcache_init(&r->names, &run->syms);
 	/* The filters need these during the pass; problems come after. */
 	kmt_caches_load(&run->caches, p->filter.caches.nr ? run->t.dir : NULL);
 	/* Task names, for --comm and the live view. */
@@ -1164,6 +1149,42 @@ int replay_run(struct replay_run *run, struct report_params *p,
 	    !run->comms.nr && p->filter.comms.nr)
 		kmt_err("%s/comms names no task, --comm selects nothing",
 			run->t.dir);
+	return 0;
+}
+
+int replay_run(struct replay_run *run, struct report_params *p,
+	       const struct replay_use *uses, size_t nr_uses)
+{
+	struct report *r = &run->r;
+	struct replay_pass ps;
+	struct kmt_merge m;
+	bool late;
+
+	memset(run, 0, sizeof(*run));
+	if (add_uses(r, uses, nr_uses))
+		return 1;
+	if (kmt_trace_load_dir(&run->t, p->dir))
+		return 1;
+	/*
+	 * Side files the filters do not need are read after the events: with
+	 * more than one job, while the shards replay the last ones.  Their
+	 * messages come as early, before the problems of the streams.
+	 */
+	late = !p->filter.sites.nr && !p->filter.comms.nr &&
+	       !p->filter.modules.nr && !p->filter.caches.nr;
+	if (!late && load_side_files(run, p)) {
+		kmt_symtab_free(&run->syms);
+		kmt_trace_free(&run->t);
+		return 1;
+	}
+	run->st = xcalloc(run->t.nr, sizeof(*run->st));
+	r->p = p;
+	r->filtering = kmt_filter_selects_allocs(&p->filter);
+	/* Origin 0 and tag index 0: none. */
+	origin_add(&r->og, 0, 0);
+	r->tags = &run->tags;
+	r->stacks = &run->stacks;
+	kmt_symcache_init(&r->names, &run->syms);
 	r->caches_file = &run->caches;
 	r->comms = &run->comms;
 
@@ -1182,6 +1203,12 @@ int replay_run(struct replay_run *run, struct report_params *p,
 		m.swap_arg = &ps;
 	}
 	account_events(&ps, &m);
+	if (late && load_side_files(run, p)) {
+		kmt_merge_drop(&m);
+		pass_end(&ps, uses, nr_uses);
+		replay_run_free(run);
+		return 1;
+	}
 	run->errors = kmt_merge_end(&m);
 	pass_end(&ps, uses, nr_uses);
 	account_kinds(r);
