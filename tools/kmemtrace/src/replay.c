@@ -14,14 +14,17 @@
  * stackstat, keysums, pagesums, mismatches, allocinfo).
  *
  * The thread that merges the streams does what depends on the order of
- * all the events: the counts, the filters, @time.  What happens to a
- * pointer depends on its own events only: a shard (struct replay_shard)
- * replays those, with its live table, its call sites and origins, and
- * its consumers' contexts.  With one job, the one shard replays each
- * batch in the merging thread, into the run's tables.  With N, N - 1
- * shards have a thread each: an event goes to the shard of a hash of its
- * pointer, as a pointer into the chunk the merge read it into, a block
- * at a time; the chunks are kept until the shards are done with them,
+ * all the events: the filters, @time.  What happens to a pointer
+ * depends on its own events only: a shard (struct replay_shard) replays
+ * those, with its live table, its call sites and origins, and its
+ * consumers' contexts, and counts them.  With one job, the one shard
+ * replays each batch in the merging thread, into the run's tables.  With
+ * N, an event goes to the one of N shards of a hash of its pointer, as a
+ * pointer into the chunk the merge read it into, a block at a time; N - 1
+ * threads replay the shards' blocks, each shard's in order and by one
+ * thread at a time, and so does the merging thread while a shard has no
+ * room for its next block, so that the work is shared whichever part
+ * costs more.  The chunks are kept until the shards are done with them,
  * and the shards' results are added up by key at the end.  See
  * Documentation/kmemtrace.rst.
  */
@@ -91,16 +94,15 @@ struct replay_shard {
 	const struct replay_use *marks[REPLAY_MAX_CONSUMERS];
 	/* The block the merging thread fills, in a cache line of its own. */
 	struct shard_block *cur __cacheline_aligned;
-	/* The blocks from the merging thread, with more than one job. */
-	pthread_t thread __cacheline_aligned;
-	bool started;
-	pthread_mutex_t lock;
-	pthread_cond_t more;		/* a block was filled, or the end */
-	pthread_cond_t room;		/* a block was replayed */
-	struct shard_block *blocks;
+	/*
+	 * The blocks from the merging thread, with more than one job, under
+	 * replay_pass.lock: @filled of them, @replayed replayed, one at a
+	 * time, by whichever thread set @busy.
+	 */
+	struct shard_block *blocks __cacheline_aligned;
 	size_t filled;
 	size_t replayed;
-	bool done;
+	bool busy;
 };
 
 /* The consumers of callback @need (one enum replay_need bit). */
@@ -636,72 +638,6 @@ static void shard_live_sums(struct replay_shard *sh)
 	}
 }
 
-/* A shard's thread: replay the blocks, in order, until the end. */
-static void *shard_thread(void *arg)
-{
-	struct replay_shard *sh = arg;
-	struct shard_block *b;
-	size_t i, n;
-
-	for (;;) {
-		pthread_mutex_lock(&sh->lock);
-		while (sh->replayed == sh->filled && !sh->done)
-			pthread_cond_wait(&sh->more, &sh->lock);
-		if (sh->replayed == sh->filled) {
-			pthread_mutex_unlock(&sh->lock);
-			shard_live_sums(sh);
-			return NULL;
-		}
-		b = &sh->blocks[sh->replayed % SHARD_BLOCKS];
-		pthread_mutex_unlock(&sh->lock);
-		for (i = 0; i < b->n; i += n) {
-			n = b->n - i < KMT_MERGE_BATCH ? b->n - i : KMT_MERGE_BATCH;
-			shard_batch(sh, b->in + i, n);
-		}
-		pthread_mutex_lock(&sh->lock);
-		sh->replayed++;
-		pthread_cond_signal(&sh->room);
-		pthread_mutex_unlock(&sh->lock);
-	}
-}
-
-/* Hand the block being filled to the shard's thread; wait for room. */
-static void shard_send(struct replay_shard *sh)
-{
-	pthread_mutex_lock(&sh->lock);
-	sh->filled++;
-	pthread_cond_signal(&sh->more);
-	while (sh->filled - sh->replayed == SHARD_BLOCKS)
-		pthread_cond_wait(&sh->room, &sh->lock);
-	pthread_mutex_unlock(&sh->lock);
-	sh->cur = &sh->blocks[sh->filled % SHARD_BLOCKS];
-	sh->cur->n = 0;
-}
-
-/*
- * Add an entry to the block a shard is given next.  Its event stays in
- * the chunk the merge read it into (pass_swap()).
- */
-static inline void shard_push(struct replay_shard *sh, const struct shard_ev *in)
-{
-	struct shard_block *b = sh->cur;
-
-	b->in[b->n] = *in;
-	if (++b->n == SHARD_BLOCK)
-		shard_send(sh);
-}
-
-/* The number of blocks the thread of shard @sh replayed. */
-static size_t shard_replayed(struct replay_shard *sh)
-{
-	size_t n;
-
-	pthread_mutex_lock(&sh->lock);
-	n = sh->replayed;
-	pthread_mutex_unlock(&sh->lock);
-	return n;
-}
-
 /* ----------------------------------------------------------- the pass */
 
 /*
@@ -714,12 +650,123 @@ struct replay_pass {
 	struct replay_shard *shards;
 	unsigned int nr;
 	bool threads;
+	/* With more than one job: the other threads, and the blocks' lock. */
+	pthread_t thread[KMT_MAX_JOBS];
+	unsigned int nr_threads;
+	pthread_mutex_t lock;
+	pthread_cond_t work;		/* a block was filled, or the end */
+	pthread_cond_t room;		/* a block was replayed */
+	bool done;
 	struct site_table sel_sites;
 	struct shard_ev in[KMT_MERGE_BATCH];
 	struct kept_chunk *kept;
 	size_t nr_kept;
 	size_t size_kept;
 };
+
+/*
+ * A shard with a block to replay that no thread is replaying, @first if
+ * it has one, or NULL.  Under @ps->lock.
+ */
+static struct replay_shard *pass_pending(struct replay_pass *ps,
+					 struct replay_shard *first)
+{
+	struct replay_shard *sh;
+	unsigned int k;
+
+	if (first && !first->busy && first->replayed != first->filled)
+		return first;
+	for (k = 0; k < ps->nr; k++) {
+		sh = &ps->shards[k];
+		if (!sh->busy && sh->replayed != sh->filled)
+			return sh;
+	}
+	return NULL;
+}
+
+/*
+ * Replay the next block of shard @sh, which no thread is replaying.
+ * Called and returns with @ps->lock held, which it drops meanwhile.
+ */
+static void pass_replay_block(struct replay_pass *ps, struct replay_shard *sh)
+{
+	struct shard_block *b = &sh->blocks[sh->replayed % SHARD_BLOCKS];
+	size_t i, n;
+
+	sh->busy = true;
+	pthread_mutex_unlock(&ps->lock);
+	for (i = 0; i < b->n; i += n) {
+		n = b->n - i < KMT_MERGE_BATCH ? b->n - i : KMT_MERGE_BATCH;
+		shard_batch(sh, b->in + i, n);
+	}
+	pthread_mutex_lock(&ps->lock);
+	sh->replayed++;
+	sh->busy = false;
+	pthread_cond_broadcast(&ps->room);
+	pthread_cond_broadcast(&ps->work);
+}
+
+/*
+ * A thread of the pass: replay the shards' blocks, each shard's in
+ * order, staying with a shard while it has some, until the end.
+ */
+static void *pass_thread(void *arg)
+{
+	struct replay_pass *ps = arg;
+	struct replay_shard *sh = NULL;
+
+	pthread_mutex_lock(&ps->lock);
+	for (;;) {
+		sh = pass_pending(ps, sh);
+		if (sh) {
+			pass_replay_block(ps, sh);
+			continue;
+		}
+		if (ps->done)
+			break;
+		pthread_cond_wait(&ps->work, &ps->lock);
+	}
+	pthread_mutex_unlock(&ps->lock);
+	return NULL;
+}
+
+/*
+ * Hand the block being filled to the threads; while shard @sh has no
+ * room for another, the merging thread, ahead of the others, replays
+ * blocks itself: @sh's if no thread is on it, else another shard's.
+ */
+static void shard_send(struct replay_pass *ps, struct replay_shard *sh)
+{
+	struct replay_shard *h;
+
+	pthread_mutex_lock(&ps->lock);
+	sh->filled++;
+	pthread_cond_signal(&ps->work);
+	while (sh->filled - sh->replayed == SHARD_BLOCKS) {
+		h = pass_pending(ps, sh);
+		if (h)
+			pass_replay_block(ps, h);
+		else
+			pthread_cond_wait(&ps->room, &ps->lock);
+	}
+	pthread_mutex_unlock(&ps->lock);
+	sh->cur = &sh->blocks[sh->filled % SHARD_BLOCKS];
+	sh->cur->n = 0;
+}
+
+/*
+ * Add an entry to the block a shard is given next.  Its event stays in
+ * the chunk the merge read it into (pass_swap()).
+ */
+static inline void shard_push(struct replay_pass *ps, struct replay_shard *sh,
+			      const struct shard_ev *in)
+{
+	struct shard_block *b = sh->cur;
+
+	b->in[b->n] = *in;
+	if (++b->n == SHARD_BLOCK)
+		shard_send(ps, sh);
+}
 
 /*
  * A chunk of events the merge is done with, and the shards maybe not:
@@ -753,10 +800,13 @@ static unsigned char *pass_swap(void *arg, unsigned char *buf)
 	kc->buf = buf;
 	for (k = 0; k < ps->nr; k++) {
 		if (ps->nr_kept > KEPT_MAX && ps->shards[k].cur->n)
-			shard_send(&ps->shards[k]);
+			shard_send(ps, &ps->shards[k]);
 		kc->need[k] = ps->shards[k].filled + !!ps->shards[k].cur->n;
-		replayed[k] = shard_replayed(&ps->shards[k]);
 	}
+	pthread_mutex_lock(&ps->lock);
+	for (k = 0; k < ps->nr; k++)
+		replayed[k] = ps->shards[k].replayed;
+	pthread_mutex_unlock(&ps->lock);
 	kc = &ps->kept[0];
 	for (k = 0; k < ps->nr && kc->need[k] <= replayed[k]; k++)
 		;
@@ -803,28 +853,26 @@ static uint16_t pass_selected(struct replay_pass *ps,
 }
 
 /*
- * Hand @n events of a batch to the one shard, all selected and without
- * marks: the merging thread's whole part of an event, with one shard, no
- * filter and no @time.
+ * Hand @n events of a batch to their shards, all selected and without
+ * marks: the merging thread's whole part of an event, with no filter
+ * and no @time.
  */
-static void pass_route1(struct replay_shard *sh,
-			const struct kmemtrace_event **ev, size_t n)
+static void pass_route(struct replay_pass *ps,
+		       const struct kmemtrace_event **ev, size_t n)
 {
-	struct shard_block *b = sh->cur;
-	size_t i, k = b->n;
+	struct replay_shard *sh;
+	struct shard_block *b;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
-		b->in[k].ev = ev[i];
-		b->in[k].sel = 1;
-		b->in[k].marks = 0;
-		if (++k == SHARD_BLOCK) {
-			b->n = k;
-			shard_send(sh);
-			b = sh->cur;
-			k = 0;
-		}
+		sh = &ps->shards[shard_of(ev[i]->ptr, ps->nr)];
+		b = sh->cur;
+		b->in[b->n].ev = ev[i];
+		b->in[b->n].sel = 1;
+		b->in[b->n].marks = 0;
+		if (++b->n == SHARD_BLOCK)
+			shard_send(ps, sh);
 	}
-	b->n = k;
 }
 
 /*
@@ -849,8 +897,8 @@ static void pass_batch(struct replay_pass *ps, const struct kmemtrace_event **ev
 		r->first_ts = ev[0]->timestamp;
 	r->events += n;
 	r->last_ts = ev[n - 1]->timestamp;
-	if (sharded && ps->nr == 1 && !time->nr && !r->filtering) {
-		pass_route1(&ps->shards[0], ev, n);
+	if (sharded && !time->nr && !r->filtering) {
+		pass_route(ps, ev, n);
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -865,9 +913,9 @@ static void pass_batch(struct replay_pass *ps, const struct kmemtrace_event **ev
 			mark = *in;
 			mark.marks = call_time(time, e);
 			for (k = 0; mark.marks && k < ps->nr; k++)
-				shard_push(&ps->shards[k], &mark);
+				shard_push(ps, &ps->shards[k], &mark);
 		}
-		shard_push(&ps->shards[ps->nr > 1 ? shard_of(e->ptr, ps->nr) : 0], in);
+		shard_push(ps, &ps->shards[shard_of(e->ptr, ps->nr)], in);
 	}
 	if (!sharded)
 		shard_batch(&ps->shards[0], ps->in, n);
@@ -918,15 +966,29 @@ static unsigned int pass_jobs(const struct report_params *p,
 	return p->jobs ? p->jobs : 1;
 }
 
-/* Let the thread of shard @sh end, once its blocks are replayed. */
-static void shard_stop(struct replay_shard *sh)
+/*
+ * The last blocks to the threads, which end once every block is
+ * replayed; the merging thread replays blocks too meanwhile.
+ */
+static void pass_stop(struct replay_pass *ps)
 {
-	pthread_mutex_lock(&sh->lock);
-	if (sh->cur->n)
-		sh->filled++;
-	sh->done = true;
-	pthread_cond_signal(&sh->more);
-	pthread_mutex_unlock(&sh->lock);
+	struct replay_shard *sh;
+	unsigned int k;
+
+	pthread_mutex_lock(&ps->lock);
+	for (k = 0; k < ps->nr; k++)
+		if (ps->shards[k].cur->n)
+			ps->shards[k].filled++;
+	ps->done = true;
+	pthread_cond_broadcast(&ps->work);
+	while ((sh = pass_pending(ps, NULL)))
+		pass_replay_block(ps, sh);
+	pthread_mutex_unlock(&ps->lock);
+	for (k = 0; k < ps->nr_threads; k++)
+		pthread_join(ps->thread[k], NULL);
+	pthread_mutex_destroy(&ps->lock);
+	pthread_cond_destroy(&ps->work);
+	pthread_cond_destroy(&ps->room);
 }
 
 /*
@@ -975,15 +1037,13 @@ static void shard_merge(struct report *r, struct replay_shard *sh,
 	site_table_free(&sh->own_sites);
 	origin_table_free(&sh->own_og);
 	free(sh->blocks);
-	pthread_mutex_destroy(&sh->lock);
-	pthread_cond_destroy(&sh->more);
-	pthread_cond_destroy(&sh->room);
 }
 
 /*
- * Set up the shards of @jobs threads and start them: the merging thread,
- * and one per shard.  With one job, the one shard replays into the run's
- * own tables, in the merging thread.
+ * Set up the shards of @jobs threads and start them: with more than one,
+ * @jobs shards, replayed by @jobs - 1 threads and, when it is ahead, by
+ * the merging thread.  With one job, the one shard replays into the
+ * run's own tables, in the merging thread.
  */
 static int pass_start(struct replay_pass *ps, struct report *r,
 		      const struct replay_use *uses, size_t nr_uses,
@@ -996,7 +1056,7 @@ static int pass_start(struct replay_pass *ps, struct report *r,
 	memset(ps, 0, sizeof(*ps));
 	ps->r = r;
 	ps->threads = jobs > 1;
-	ps->nr = jobs > 1 ? jobs - 1 : 1;
+	ps->nr = jobs;
 	/* Aligned, for the cache lines of struct replay_shard. */
 	ps->shards = aligned_alloc(64, ps->nr * sizeof(*ps->shards));
 	if (!ps->shards) {
@@ -1022,17 +1082,18 @@ static int pass_start(struct replay_pass *ps, struct report *r,
 		origin_add(sh->og, 0, 0);
 		sh->blocks = xcalloc(SHARD_BLOCKS, sizeof(*sh->blocks));
 		sh->cur = sh->blocks;
-		pthread_mutex_init(&sh->lock, NULL);
-		pthread_cond_init(&sh->more, NULL);
-		pthread_cond_init(&sh->room, NULL);
-		err = pthread_create(&sh->thread, NULL, shard_thread, sh);
+	}
+	pthread_mutex_init(&ps->lock, NULL);
+	pthread_cond_init(&ps->work, NULL);
+	pthread_cond_init(&ps->room, NULL);
+	for (k = 0; k + 1 < jobs; k++) {
+		err = pthread_create(&ps->thread[k], NULL, pass_thread, ps);
 		if (err) {
-			kmt_err("cannot start the thread of shard %u: %s", k,
+			kmt_err("cannot start thread %u of the pass: %s", k + 1,
 				strerror(err));
-			ps->nr = k + 1;
 			return 1;
 		}
-		sh->started = true;
+		ps->nr_threads++;
 	}
 	return 0;
 }
@@ -1067,23 +1128,18 @@ static void pass_end(struct replay_pass *ps, const struct replay_use *uses,
 
 	for (k = 0; k < end->nr; k++)
 		live |= !!end->u[k]->c->live;
+	if (ps->threads)
+		pass_stop(ps);
 	for (k = 0; ps->threads && k < ps->nr; k++)
-		if (ps->shards[k].started)
-			shard_stop(&ps->shards[k]);
-	for (k = 0; ps->threads && k < ps->nr; k++) {
-		if (ps->shards[k].started)
-			pthread_join(ps->shards[k].thread, NULL);
 		nr_live += ps->shards[k].own_live.nr;
-	}
 	/* The live table the views and consumers look at grows once. */
 	if (live && nr_live)
 		live_reserve(&r->live, nr_live);
 	for (k = 0; k < ps->nr; k++) {
 		sh = &ps->shards[k];
+		shard_live_sums(sh);
 		if (ps->threads)
 			shard_merge(r, sh, uses, nr_uses, live);
-		else
-			shard_live_sums(sh);
 		shard_counts(r, sh);
 		r->live_selected += sh->live_selected;
 		add_u64_sat(&r->live_selected_bytes, sh->live_selected_bytes);

@@ -34,7 +34,7 @@ SRC=$HERE/../../../../kmemtrace/src
 # ---------------------------------------------------------------- helpers
 
 # run ARGS...: run kmemtrace; stdout to ./out, stderr to ./err, status in $rc.
-# report and plot run with -j 1, then -j 2, 3 and 4 (1, 2 and 3 shards),
+# report and plot run with -j 1, then -j 2, 3 and 4 (2, 3 and 4 shards),
 # which must print the same and exit the same, or the test fails: $dir.jobs
 # says how they differ.
 run() {
@@ -1088,9 +1088,9 @@ t_plot_live() {
 		fail "wrong totals: $(tr '\n' ' ' < totals)"
 }
 
-# Pointers in different shards with -j 3 and -j 4 (2 and 3 shards; run()
-# runs both): 0x2000 in shard 1 of -j 3 and 2 of -j 4, 0x3000 in shards 0
-# and 1, 0x7000 in shard 0 of both.  0x2000 is freed on another CPU stream than
+# Pointers in different shards with -j 2, 3 and 4 (2, 3 and 4 shards;
+# run() runs them all): 0x2000 in shards 1, 2 and 3, 0x3000 in shards 0, 1
+# and 1, 0x7000 in shards 0, 0 and 1.  0x2000 is freed on another CPU stream than
 # its alloc; 0x1000 is reallocated on both CPUs, then freed; 0x8000, a
 # vmalloc area, is kfree()d (and stays live); 0x7000 is allocated twice.
 # foo_alloc's live bytes peak at 2048 (0x3000), not 3072, the sum of the
