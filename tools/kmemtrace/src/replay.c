@@ -316,23 +316,31 @@ static bool cache_selected(const struct report *r, uint32_t id)
 	return false;
 }
 
-static bool pid_selected(struct report *r, uint32_t pid)
+/* What the filters said of each pid and codetag, during a pass. */
+struct filter_memo {
+	struct kmt_map pids;
+	struct kmt_map modules;
+};
+
+static bool pid_selected(const struct report *r, struct filter_memo *fm,
+			 uint32_t pid)
 {
 	const struct name_list *l = &r->p->filter.comms;
 	uint32_t sel;
 	size_t i;
 
-	if (kmt_map_find(&r->pid_selected, pid, &sel))
+	if (kmt_map_find(&fm->pids, pid, &sel))
 		return sel;
 	sel = 0;
 	for (i = 0; i < l->nr && !sel; i++)
 		sel = kmt_comms_match(r->comms, pid, l->names[i]);
-	kmt_map_insert(&r->pid_selected, pid, sel, NULL);
+	kmt_map_insert(&fm->pids, pid, sel, NULL);
 	return sel;
 }
 
 /* Whether the codetag @tag is of a module of --module. */
-static bool module_selected(struct report *r, uint64_t tag)
+static bool module_selected(const struct report *r, struct filter_memo *fm,
+			    uint64_t tag)
 {
 	const struct name_list *l = &r->p->filter.modules;
 	const struct kmt_tag *t;
@@ -342,20 +350,20 @@ static bool module_selected(struct report *r, uint64_t tag)
 
 	if (!tag)
 		return false;
-	if (kmt_map_find(&r->module_selected, tag, &sel))
+	if (kmt_map_find(&fm->modules, tag, &sel))
 		return sel;
 	sel = 0;
 	t = kmt_tags_find(r->tags, tag);
 	name = !t ? NULL : t->module ? t->module : "vmlinux";
 	for (i = 0; i < l->nr && name && !sel; i++)
 		sel = !strcmp(name, l->names[i]);
-	kmt_map_insert(&r->module_selected, tag, sel, NULL);
+	kmt_map_insert(&fm->modules, tag, sel, NULL);
 	return sel;
 }
 
 /* Whether the filters select an allocation (or a free without one). */
-static bool event_selected(struct report *r, const struct kmemtrace_event *ev,
-			   struct site *site)
+static bool event_selected(struct report *r, struct filter_memo *fm,
+			   const struct kmemtrace_event *ev, struct site *site)
 {
 	const struct kmt_filter *f = &r->p->filter;
 
@@ -365,14 +373,14 @@ static bool event_selected(struct report *r, const struct kmemtrace_event *ev,
 		return false;
 	if (f->pids.nr && !kmt_u64_set_has(&f->pids, ev->pid))
 		return false;
-	if (f->comms.nr && !pid_selected(r, ev->pid))
+	if (f->comms.nr && !pid_selected(r, fm, ev->pid))
 		return false;
 	if (f->caches.nr && (ev->type != KMEMTRACE_TYPE_CACHE ||
 			     !cache_selected(r, ev->cache_id)))
 		return false;
 	if (f->sites.nr && !site_selected(r, site))
 		return false;
-	if (f->modules.nr && !module_selected(r, ev->tag))
+	if (f->modules.nr && !module_selected(r, fm, ev->tag))
 		return false;
 	return true;
 }
@@ -647,6 +655,9 @@ static void shard_live_sums(struct replay_shard *sh)
  */
 struct replay_pass {
 	struct report *r;
+	bool filtering;		/* a filter but --time selects allocations */
+	bool summary_only;	/* the summary is the only view */
+	struct filter_memo memo;
 	struct replay_shard *shards;
 	unsigned int nr;
 	bool threads;
@@ -846,10 +857,11 @@ static uint16_t pass_selected(struct replay_pass *ps,
 		    kmt_event_is_unpaired(e))
 			return 1;
 	} else if (e->kind == KMEMTRACE_KIND_REALLOC ||
-		   (e->kind != KMEMTRACE_KIND_ALLOC && r->summary_only)) {
+		   (e->kind != KMEMTRACE_KIND_ALLOC && ps->summary_only)) {
 		return 1;
 	}
-	return event_selected(r, e, site_get(&ps->sel_sites, e->call_site));
+	return event_selected(r, &ps->memo, e,
+			      site_get(&ps->sel_sites, e->call_site));
 }
 
 /*
@@ -897,7 +909,7 @@ static void pass_batch(struct replay_pass *ps, const struct kmemtrace_event **ev
 		r->first_ts = ev[0]->timestamp;
 	r->events += n;
 	r->last_ts = ev[n - 1]->timestamp;
-	if (sharded && !time->nr && !r->filtering) {
+	if (sharded && !time->nr && !ps->filtering) {
 		pass_route(ps, ev, n);
 		return;
 	}
@@ -905,7 +917,7 @@ static void pass_batch(struct replay_pass *ps, const struct kmemtrace_event **ev
 		e = ev[i];
 		in = &ps->in[i];
 		in->ev = e;
-		in->sel = r->filtering ? pass_selected(ps, e, backing) : 1;
+		in->sel = ps->filtering ? pass_selected(ps, e, backing) : 1;
 		in->marks = 0;
 		if (!sharded)
 			continue;
@@ -1055,6 +1067,10 @@ static int pass_start(struct replay_pass *ps, struct report *r,
 
 	memset(ps, 0, sizeof(*ps));
 	ps->r = r;
+	ps->filtering = kmt_filter_selects_allocs(&r->p->filter);
+	/* Frees matter to the other views, and to consumers of frees. */
+	ps->summary_only = r->p->views == 1u << VIEW_SUMMARY &&
+			   !ON(r, REPLAY_FREE)->nr && !ON(r, REPLAY_STRAY)->nr;
 	ps->threads = jobs > 1;
 	ps->nr = jobs;
 	/* Aligned, for the cache lines of struct replay_shard. */
@@ -1066,8 +1082,8 @@ static int pass_start(struct replay_pass *ps, struct report *r,
 	memset(ps->shards, 0, ps->nr * sizeof(*ps->shards));
 	for (k = 0; k < ps->nr; k++) {
 		sh = &ps->shards[k];
-		sh->filtering = r->filtering;
-		sh->summary_only = r->summary_only;
+		sh->filtering = ps->filtering;
+		sh->summary_only = ps->summary_only;
 		shard_uses(sh, uses, nr_uses, ps->threads);
 		if (!ps->threads) {
 			sh->live = &r->live;
@@ -1145,6 +1161,8 @@ static void pass_end(struct replay_pass *ps, const struct replay_use *uses,
 		add_u64_sat(&r->live_selected_bytes, sh->live_selected_bytes);
 	}
 	site_table_free(&ps->sel_sites);
+	kmt_map_free(&ps->memo.pids);
+	kmt_map_free(&ps->memo.modules);
 	while (ps->nr_kept)
 		free(ps->kept[--ps->nr_kept].buf);
 	free(ps->kept);
@@ -1177,8 +1195,6 @@ static void report_free(struct report *r)
 	live_free(&r->live);
 	site_table_free(&r->sites);
 	kmt_symcache_free(&r->names);
-	kmt_map_free(&r->pid_selected);
-	kmt_map_free(&r->module_selected);
 	origin_table_free(&r->og);
 }
 
@@ -1235,7 +1251,6 @@ int replay_run(struct replay_run *run, struct report_params *p,
 	}
 	run->st = xcalloc(run->t.nr, sizeof(*run->st));
 	r->p = p;
-	r->filtering = kmt_filter_selects_allocs(&p->filter);
 	/* Origin 0 and tag index 0: none. */
 	origin_add(&r->og, 0, 0);
 	r->tags = &run->tags;
@@ -1244,9 +1259,6 @@ int replay_run(struct replay_run *run, struct report_params *p,
 	r->caches_file = &run->caches;
 	r->comms = &run->comms;
 
-	/* Frees matter to the other views, and to consumers of frees. */
-	r->summary_only = p->views == 1u << VIEW_SUMMARY && !ON(r, REPLAY_FREE)->nr &&
-			  !ON(r, REPLAY_STRAY)->nr;
 	if (pass_start(&ps, r, uses, nr_uses, pass_jobs(p, uses, nr_uses))) {
 		pass_end(&ps, uses, nr_uses);
 		replay_run_free(run);

@@ -193,8 +193,6 @@ struct replay_list {
 /* Everything one pass over the events adds up. */
 struct report {
 	const struct report_params *p;
-	bool filtering;		/* a filter but --time selects allocations */
-	bool summary_only;	/* the summary is the only view */
 	bool overflow;		/* a byte total saturated (add_u64_sat()) */
 	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
 	size_t events;
@@ -214,8 +212,6 @@ struct report {
 	const struct kmt_caches *caches_file;
 	const struct kmt_comms *comms;
 	const struct kmt_tags *tags;
-	struct kmt_map pid_selected;
-	struct kmt_map module_selected;
 	struct origin_table og;
 	const struct kmt_stacks *stacks;
 	struct replay_list on[8];	/* per enum replay_need bit */
