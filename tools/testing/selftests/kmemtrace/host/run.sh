@@ -1661,6 +1661,37 @@ t_check_detects_bad_fields() {
 	END
 }
 
+# Each problem right after a valid event, where the streams are checked
+# many fields at once: one stream per field, and an ABI 1 trace for the
+# flags ABI 1 lacked and a cpu above 65535 (in a stream not named cpuN,
+# whose events may have any cpu).
+t_check_detects_bad_fields_after_valid() {
+	mktrace t && mk t/cpu0 "" magic=0x1234 "" && mk t/cpu1 "" abi=2 "" &&
+		mk t/cpu2 "" kind=0 "" && mk t/cpu3 "" type=6 "" &&
+		mk t/cpu4 "" flags=0x20 "" && mk t/cpu5 "" cpu=4 "" &&
+		mk t/cpu6 "" seq=0 "" && mk t/cpu7 "" kind=4 "" || return 1
+	run check t
+	expect_rc 1 && expect_has out "total: events 16, gaps 7, dropped unknown" &&
+		expect_err <<-'END' || return 1
+	kmemtrace: t/cpu0: event 1 (offset 96): bad magic 0x1234
+	kmemtrace: t/cpu1: event 1 (offset 96): abi_version 2 differs from the first event of the \
+		stream (3)
+	kmemtrace: t/cpu2: event 1 (offset 96): bad kind 0
+	kmemtrace: t/cpu3: event 1 (offset 96): bad type 6
+	kmemtrace: t/cpu4: event 1 (offset 96): bad flags 0x20
+	kmemtrace: t/cpu5: event 1 (offset 96): cpu field 4 does not match file cpu5
+	kmemtrace: t/cpu6: event 1 (offset 96): seq 0 not above previous seq 0
+	kmemtrace: t/cpu7: event 1 (offset 96): bad kind 4
+	END
+	mktrace t1 && mkheader t1 abi_version=1 && mk -1 t1/cpu0 "" flags=8 "" &&
+		mk -1 t1/events "" cpu=70000 "" || return 1
+	run check t1 cpu0 events
+	expect_rc 1 && expect_has out "result: 2 problems" && expect_err <<-'END'
+	kmemtrace: t1/cpu0: event 1 (offset 80): bad flags 0x8
+	kmemtrace: t1/events: event 1 (offset 80): cpu field above 65535
+	END
+}
+
 t_check_named_files_only() {
 	mktrace t && echo 0 > t/dropped || return 1
 	mk t/cpu0 magic=0x1234 && mk t/cpu1 seq=3 seq=4 || return 1
@@ -3253,6 +3284,7 @@ stream_not_regular_file
 check_detects_truncated_file
 check_detects_seq_backwards
 check_detects_bad_fields
+check_detects_bad_fields_after_valid
 check_named_files_only
 old_abi_traces_read_as_abi3
 abi1_stream_problems
