@@ -742,9 +742,32 @@ static void *pass_thread(void *arg)
 }
 
 /*
+ * The blocks of other shards than @h that no thread has started: what
+ * the other threads have to do while the merging thread replays one of
+ * @h's.  Under @ps->lock.
+ */
+static size_t pass_backlog(const struct replay_pass *ps,
+			   const struct replay_shard *h)
+{
+	const struct replay_shard *sh;
+	size_t n = 0;
+	unsigned int k;
+
+	for (k = 0; k < ps->nr; k++) {
+		sh = &ps->shards[k];
+		if (sh != h)
+			n += sh->filled - sh->replayed - sh->busy;
+	}
+	return n;
+}
+
+/*
  * Hand the block being filled to the threads; while shard @sh has no
  * room for another, the merging thread, ahead of the others, replays
- * blocks itself: @sh's if no thread is on it, else another shard's.
+ * blocks itself: @sh's if no thread is on it, else another shard's, but
+ * only while the other threads have blocks of other shards to replay
+ * meanwhile, as one shard's blocks are replayed one at a time: else it
+ * would keep them waiting.  Else it waits for room.
  */
 static void shard_send(struct replay_pass *ps, struct replay_shard *sh)
 {
@@ -755,7 +778,7 @@ static void shard_send(struct replay_pass *ps, struct replay_shard *sh)
 	pthread_cond_signal(&ps->work);
 	while (sh->filled - sh->replayed == SHARD_BLOCKS) {
 		h = pass_pending(ps, sh);
-		if (h)
+		if (h && (pass_backlog(ps, h) || !ps->nr_threads))
 			pass_replay_block(ps, h);
 		else
 			pthread_cond_wait(&ps->room, &ps->lock);
