@@ -12,6 +12,7 @@
 #include "comms.h"
 #include "gfp.h"
 #include "kmemtrace.h"
+#include "opts.h"
 #include "trace.h"
 #include "utils.h"
 
@@ -19,6 +20,10 @@ struct check_params {
 	const char *dir;
 	char **files;
 	int nr_files;
+};
+
+static const struct kmt_opt check_opts[] = {
+	{ "help", 'h', NULL, "print this help" },
 };
 
 static void check_usage(int status)
@@ -53,17 +58,16 @@ static void check_usage(int status)
 
 static void check_parse_args(int argc, char **argv, struct check_params *p)
 {
-	static const struct option long_options[] = {
-		{ "help",	no_argument,	NULL, 'h' },
-		{ NULL,		0,		NULL, 0 },
-	};
+	struct kmt_getopt g;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
+	kmt_getopt_init(&g, check_opts, ARRAY_SIZE(check_opts), NULL, 0);
+	while ((c = getopt_long(argc, argv, g.so, g.lo, NULL)) != -1) {
 		if (c == 'h')
 			check_usage(0);
 		check_usage(KMT_EXIT_USAGE);
 	}
+	kmt_getopt_free(&g);
 	if (optind >= argc) {
 		kmt_err("check: expected a DIR argument");
 		check_usage(KMT_EXIT_USAGE);

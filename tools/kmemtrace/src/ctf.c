@@ -18,6 +18,7 @@
 #include "ctf.h"
 #include "header.h"
 #include "kmemtrace.h"
+#include "opts.h"
 #include "trace.h"
 #include "utils.h"
 
@@ -277,17 +278,19 @@ static void ctf_usage(int status)
 
 static const char *ctf_parse_args(int argc, char **argv)
 {
-	static const struct option long_options[] = {
-		{ "help",	no_argument,	NULL, 'h' },
-		{ NULL,		0,		NULL, 0 },
+	static const struct kmt_opt ctf_opts[] = {
+		{ "help", 'h', NULL, "print this help" },
 	};
+	struct kmt_getopt g;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
+	kmt_getopt_init(&g, ctf_opts, ARRAY_SIZE(ctf_opts), NULL, 0);
+	while ((c = getopt_long(argc, argv, g.so, g.lo, NULL)) != -1) {
 		if (c == 'h')
 			ctf_usage(0);
 		ctf_usage(KMT_EXIT_USAGE);
 	}
+	kmt_getopt_free(&g);
 	if (optind != argc - 1) {
 		kmt_err("ctf: expected one DIR argument");
 		ctf_usage(KMT_EXIT_USAGE);

@@ -13,6 +13,7 @@
 #include "dump_fields.h"
 #include "fmt.h"
 #include "kmemtrace.h"
+#include "opts.h"
 #include "symbols.h"
 #include "tags.h"
 #include "trace.h"
@@ -22,6 +23,13 @@ struct dump_params {
 	const char *path;
 	const char *vmlinux;
 	const char *symfile;
+};
+
+static const struct kmt_opt dump_opts[] = {
+	{ "vmlinux", 'k', "VMLINUX",
+	  "symbolize call sites with this vmlinux (libdw)" },
+	{ "symbols", 's', "SYMFILE", "use this kallsyms or System.map file" },
+	{ "help", 'h', NULL, "print this help" },
 };
 
 static void dump_usage(int status)
@@ -47,25 +55,19 @@ static void dump_usage(int status)
 		"  symbolized call site) when symbols are known (DIR/kallsyms, -s or -k);\n"
 		"  warns when they do not match the _text or build id in DIR/header.\n"
 		"  Exits 1 when no event is valid.\n"
-		"\n"
-		"     -k/--vmlinux VMLINUX  symbolize call sites with this vmlinux (libdw)\n"
-		"     -s/--symbols SYMFILE  use this kallsyms or System.map file\n"
-		"     -h/--help             print this help\n");
+		"\n");
+	kmt_opts_usage(out, dump_opts, ARRAY_SIZE(dump_opts));
 	exit(status);
 }
 
 static void dump_parse_args(int argc, char **argv, struct dump_params *p)
 {
-	static const struct option long_options[] = {
-		{ "vmlinux",	required_argument,	NULL, 'k' },
-		{ "symbols",	required_argument,	NULL, 's' },
-		{ "help",	no_argument,		NULL, 'h' },
-		{ NULL,		0,			NULL, 0 },
-	};
+	struct kmt_getopt g;
 	int c;
 
 	memset(p, 0, sizeof(*p));
-	while ((c = getopt_long(argc, argv, "k:s:h", long_options, NULL)) != -1) {
+	kmt_getopt_init(&g, dump_opts, ARRAY_SIZE(dump_opts), NULL, 0);
+	while ((c = getopt_long(argc, argv, g.so, g.lo, NULL)) != -1) {
 		switch (c) {
 		case 'k':
 			p->vmlinux = optarg;
@@ -80,6 +82,7 @@ static void dump_parse_args(int argc, char **argv, struct dump_params *p)
 			dump_usage(KMT_EXIT_USAGE);
 		}
 	}
+	kmt_getopt_free(&g);
 	if (optind != argc - 1) {
 		kmt_err("dump: expected one DIR or FILE argument");
 		dump_usage(KMT_EXIT_USAGE);

@@ -201,17 +201,25 @@ size_t kmt_merge_batch(struct kmt_merge *m,
 	return n;
 }
 
-size_t kmt_merge_end(struct kmt_merge *m)
+/* End merge @m, printing the problems found if @print. */
+static size_t merge_end(struct kmt_merge *m, bool print)
 {
 	const struct kmemtrace_event *ev[KMT_MERGE_BATCH];
+	struct kmt_stream *s;
 	size_t i, errors = 0;
 
 	/* Read what is left, if the caller stopped early. */
 	while (kmt_merge_batch(m, ev, KMT_MERGE_BATCH))
 		;
 	for (i = 0; i < m->t->nr; i++) {
-		m->t->streams[i].defer = false;
-		kmt_stream_flush(&m->t->streams[i]);
+		s = &m->t->streams[i];
+		s->defer = false;
+		if (!print) {
+			free(s->msgs);
+			s->msgs = NULL;
+			s->msgs_len = 0;
+		}
+		kmt_stream_flush(s);
 		errors += m->st[i].errors;
 	}
 	free(m->heap);
@@ -219,4 +227,14 @@ size_t kmt_merge_end(struct kmt_merge *m)
 	m->heap = NULL;
 	m->head = NULL;
 	return errors;
+}
+
+size_t kmt_merge_end(struct kmt_merge *m)
+{
+	return merge_end(m, true);
+}
+
+void kmt_merge_drop(struct kmt_merge *m)
+{
+	merge_end(m, false);
 }

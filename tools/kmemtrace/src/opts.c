@@ -17,7 +17,8 @@ struct kmt_opt *kmt_opts_join(const struct kmt_opt *a, size_t na,
 	struct kmt_opt *opts = xcalloc(na + nb, sizeof(*opts));
 
 	memcpy(opts, a, na * sizeof(*a));
-	memcpy(opts + na, b, nb * sizeof(*b));
+	if (nb)
+		memcpy(opts + na, b, nb * sizeof(*b));
 	*n = na + nb;
 	return opts;
 }

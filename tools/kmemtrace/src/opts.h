@@ -72,7 +72,7 @@ struct kmt_getopt {
  * @g: filled in; free with kmt_getopt_free()
  * @a: the command's options
  * @na: number of entries of @a
- * @b: the options it shares (the filters')
+ * @b: the options it shares (the filters'), NULL for none
  * @nb: number of entries of @b
  */
 void kmt_getopt_init(struct kmt_getopt *g, const struct kmt_opt *a, size_t na,

@@ -115,9 +115,10 @@ static const struct kmt_opt plot_opts[] = {
 	  "DIR/kallsyms" },
 	{ "jobs", 'j', "N",
 	  "replay with N threads (default: the CPUs\n"
-	  "available): one reads the streams, N - 1 replay\n"
-	  "the events sharded by pointer; the output is\n"
-	  "that of -j 1" },
+	  "available): the events, sharded by pointer into\n"
+	  "N shards, are replayed by N - 1 threads and the\n"
+	  "one reading the streams; the output is that of\n"
+	  "-j 1" },
 	{ "help", 'h', NULL, "print this help" },
 };
 

@@ -14,14 +14,17 @@
  * stackstat, keysums, pagesums, mismatches, allocinfo).
  *
  * The thread that merges the streams does what depends on the order of
- * all the events: the counts, the filters, @time.  What happens to a
- * pointer depends on its own events only: a shard (struct replay_shard)
- * replays those, with its live table, its call sites and origins, and
- * its consumers' contexts.  With one job, the one shard replays each
- * batch in the merging thread, into the run's tables.  With N, N - 1
- * shards have a thread each: an event goes to the shard of a hash of its
- * pointer, as a pointer into the chunk the merge read it into, a block
- * at a time; the chunks are kept until the shards are done with them,
+ * all the events: the filters, @time.  What happens to a pointer
+ * depends on its own events only: a shard (struct replay_shard) replays
+ * those, with its live table, its call sites and origins, and its
+ * consumers' contexts, and counts them.  With one job, the one shard
+ * replays each batch in the merging thread, into the run's tables.  With
+ * N, an event goes to the one of N shards of a hash of its pointer, as a
+ * pointer into the chunk the merge read it into, a block at a time; N - 1
+ * threads replay the shards' blocks, each shard's in order and by one
+ * thread at a time, and so does the merging thread while a shard has no
+ * room for its next block, so that the work is shared whichever part
+ * costs more.  The chunks are kept until the shards are done with them,
  * and the shards' results are added up by key at the end.  See
  * Documentation/kmemtrace.rst.
  */
@@ -69,6 +72,12 @@ struct shard_block {
 struct replay_shard {
 	bool filtering;
 	bool summary_only;
+	bool overflow;
+	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
+	uint64_t backing_allocs;
+	uint64_t backing_bytes;
+	uint64_t backing_frees;
+	uint64_t unpaired;
 	uint64_t selected;
 	uint64_t double_allocs;
 	uint64_t live_selected;
@@ -85,16 +94,15 @@ struct replay_shard {
 	const struct replay_use *marks[REPLAY_MAX_CONSUMERS];
 	/* The block the merging thread fills, in a cache line of its own. */
 	struct shard_block *cur __cacheline_aligned;
-	/* The blocks from the merging thread, with more than one job. */
-	pthread_t thread __cacheline_aligned;
-	bool started;
-	pthread_mutex_t lock;
-	pthread_cond_t more;		/* a block was filled, or the end */
-	pthread_cond_t room;		/* a block was replayed */
-	struct shard_block *blocks;
+	/*
+	 * The blocks from the merging thread, with more than one job, under
+	 * replay_pass.lock: @filled of them, @replayed replayed, one at a
+	 * time, by whichever thread set @busy.
+	 */
+	struct shard_block *blocks __cacheline_aligned;
 	size_t filled;
 	size_t replayed;
-	bool done;
+	bool busy;
 };
 
 /* The consumers of callback @need (one enum replay_need bit). */
@@ -312,23 +320,31 @@ static bool cache_selected(const struct report *r, uint32_t id)
 	return false;
 }
 
-static bool pid_selected(struct report *r, uint32_t pid)
+/* What the filters said of each pid and codetag, during a pass. */
+struct filter_memo {
+	struct kmt_map pids;
+	struct kmt_map modules;
+};
+
+static bool pid_selected(const struct report *r, struct filter_memo *fm,
+			 uint32_t pid)
 {
 	const struct name_list *l = &r->p->filter.comms;
 	uint32_t sel;
 	size_t i;
 
-	if (kmt_map_find(&r->pid_selected, pid, &sel))
+	if (kmt_map_find(&fm->pids, pid, &sel))
 		return sel;
 	sel = 0;
 	for (i = 0; i < l->nr && !sel; i++)
 		sel = kmt_comms_match(r->comms, pid, l->names[i]);
-	kmt_map_insert(&r->pid_selected, pid, sel, NULL);
+	kmt_map_insert(&fm->pids, pid, sel, NULL);
 	return sel;
 }
 
 /* Whether the codetag @tag is of a module of --module. */
-static bool module_selected(struct report *r, uint64_t tag)
+static bool module_selected(const struct report *r, struct filter_memo *fm,
+			    uint64_t tag)
 {
 	const struct name_list *l = &r->p->filter.modules;
 	const struct kmt_tag *t;
@@ -338,20 +354,20 @@ static bool module_selected(struct report *r, uint64_t tag)
 
 	if (!tag)
 		return false;
-	if (kmt_map_find(&r->module_selected, tag, &sel))
+	if (kmt_map_find(&fm->modules, tag, &sel))
 		return sel;
 	sel = 0;
 	t = kmt_tags_find(r->tags, tag);
 	name = !t ? NULL : t->module ? t->module : "vmlinux";
 	for (i = 0; i < l->nr && name && !sel; i++)
 		sel = !strcmp(name, l->names[i]);
-	kmt_map_insert(&r->module_selected, tag, sel, NULL);
+	kmt_map_insert(&fm->modules, tag, sel, NULL);
 	return sel;
 }
 
 /* Whether the filters select an allocation (or a free without one). */
-static bool event_selected(struct report *r, const struct kmemtrace_event *ev,
-			   struct site *site)
+static bool event_selected(struct report *r, struct filter_memo *fm,
+			   const struct kmemtrace_event *ev, struct site *site)
 {
 	const struct kmt_filter *f = &r->p->filter;
 
@@ -361,14 +377,14 @@ static bool event_selected(struct report *r, const struct kmemtrace_event *ev,
 		return false;
 	if (f->pids.nr && !kmt_u64_set_has(&f->pids, ev->pid))
 		return false;
-	if (f->comms.nr && !pid_selected(r, ev->pid))
+	if (f->comms.nr && !pid_selected(r, fm, ev->pid))
 		return false;
 	if (f->caches.nr && (ev->type != KMEMTRACE_TYPE_CACHE ||
 			     !cache_selected(r, ev->cache_id)))
 		return false;
 	if (f->sites.nr && !site_selected(r, site))
 		return false;
-	if (f->modules.nr && !module_selected(r, ev->tag))
+	if (f->modules.nr && !module_selected(r, fm, ev->tag))
 		return false;
 	return true;
 }
@@ -534,13 +550,30 @@ static void account_realloc(struct replay_shard *sh,
 	o->bytes = ev->bytes_alloc;
 }
 
+/* Backing store events are only counted, unpaired frees skipped. */
+static void account_backing(struct replay_shard *sh,
+			    const struct kmemtrace_event *ev)
+{
+	if (kmt_event_is_unpaired(ev)) {
+		sh->unpaired++;
+	} else if (ev->kind == KMEMTRACE_KIND_ALLOC) {
+		sh->backing_allocs++;
+		sh->overflow |= add_u64_sat(&sh->backing_bytes, ev->bytes_alloc);
+	} else if (ev->kind == KMEMTRACE_KIND_FREE) {
+		sh->backing_frees++;
+	}
+}
+
 /*
  * Replay a batch of the shard's events, in order: an alloc makes its
  * memory (type and pointer) live with its size, a realloc of live
  * memory changes the size, a free ends it.  Memory live at the end is
  * still allocated.  Memory allocated before the trace started is not
- * counted, even when a realloc shows it.  Backing store events only go
- * to their consumers, unpaired frees skipped.
+ * counted, even when a realloc shows it.  Backing store events are only
+ * counted and go to their consumers, unpaired frees skipped.  Every
+ * event is counted by kind and type here, where the shard reads it
+ * anyway: the counts do not depend on the order, and the shards' are
+ * added up at the end (pass_end()).
  *
  * Events come in faster than the tables answer, as memory is freed in
  * another order than it was allocated and call sites come in any order:
@@ -587,7 +620,9 @@ static void shard_batch(struct replay_shard *sh, const struct shard_ev *in,
 		}
 		if (time->nr)
 			call_time(time, e);
+		sh->count[e->kind][e->type]++;
 		if (e->flags & special) {
+			account_backing(sh, e);
 			if (ON(sh, REPLAY_BACKING)->nr)
 				call_backing(sh, e, in[i].sel);
 			continue;
@@ -617,72 +652,6 @@ static void shard_live_sums(struct replay_shard *sh)
 	}
 }
 
-/* A shard's thread: replay the blocks, in order, until the end. */
-static void *shard_thread(void *arg)
-{
-	struct replay_shard *sh = arg;
-	struct shard_block *b;
-	size_t i, n;
-
-	for (;;) {
-		pthread_mutex_lock(&sh->lock);
-		while (sh->replayed == sh->filled && !sh->done)
-			pthread_cond_wait(&sh->more, &sh->lock);
-		if (sh->replayed == sh->filled) {
-			pthread_mutex_unlock(&sh->lock);
-			shard_live_sums(sh);
-			return NULL;
-		}
-		b = &sh->blocks[sh->replayed % SHARD_BLOCKS];
-		pthread_mutex_unlock(&sh->lock);
-		for (i = 0; i < b->n; i += n) {
-			n = b->n - i < KMT_MERGE_BATCH ? b->n - i : KMT_MERGE_BATCH;
-			shard_batch(sh, b->in + i, n);
-		}
-		pthread_mutex_lock(&sh->lock);
-		sh->replayed++;
-		pthread_cond_signal(&sh->room);
-		pthread_mutex_unlock(&sh->lock);
-	}
-}
-
-/* Hand the block being filled to the shard's thread; wait for room. */
-static void shard_send(struct replay_shard *sh)
-{
-	pthread_mutex_lock(&sh->lock);
-	sh->filled++;
-	pthread_cond_signal(&sh->more);
-	while (sh->filled - sh->replayed == SHARD_BLOCKS)
-		pthread_cond_wait(&sh->room, &sh->lock);
-	pthread_mutex_unlock(&sh->lock);
-	sh->cur = &sh->blocks[sh->filled % SHARD_BLOCKS];
-	sh->cur->n = 0;
-}
-
-/*
- * Add an entry to the block a shard is given next.  Its event stays in
- * the chunk the merge read it into (pass_swap()).
- */
-static inline void shard_push(struct replay_shard *sh, const struct shard_ev *in)
-{
-	struct shard_block *b = sh->cur;
-
-	b->in[b->n] = *in;
-	if (++b->n == SHARD_BLOCK)
-		shard_send(sh);
-}
-
-/* The number of blocks the thread of shard @sh replayed. */
-static size_t shard_replayed(struct replay_shard *sh)
-{
-	size_t n;
-
-	pthread_mutex_lock(&sh->lock);
-	n = sh->replayed;
-	pthread_mutex_unlock(&sh->lock);
-	return n;
-}
-
 /* ----------------------------------------------------------- the pass */
 
 /*
@@ -692,15 +661,152 @@ static size_t shard_replayed(struct replay_shard *sh)
  */
 struct replay_pass {
 	struct report *r;
+	bool filtering;		/* a filter but --time selects allocations */
+	bool summary_only;	/* the summary is the only view */
+	struct filter_memo memo;
 	struct replay_shard *shards;
 	unsigned int nr;
 	bool threads;
+	/* With more than one job: the other threads, and the blocks' lock. */
+	pthread_t thread[KMT_MAX_JOBS];
+	unsigned int nr_threads;
+	pthread_mutex_t lock;
+	pthread_cond_t work;		/* a block was filled, or the end */
+	pthread_cond_t room;		/* a block was replayed */
+	bool done;
 	struct site_table sel_sites;
 	struct shard_ev in[KMT_MERGE_BATCH];
 	struct kept_chunk *kept;
 	size_t nr_kept;
 	size_t size_kept;
 };
+
+/*
+ * A shard with a block to replay that no thread is replaying, @first if
+ * it has one, or NULL.  Under @ps->lock.
+ */
+static struct replay_shard *pass_pending(struct replay_pass *ps,
+					 struct replay_shard *first)
+{
+	struct replay_shard *sh;
+	unsigned int k;
+
+	if (first && !first->busy && first->replayed != first->filled)
+		return first;
+	for (k = 0; k < ps->nr; k++) {
+		sh = &ps->shards[k];
+		if (!sh->busy && sh->replayed != sh->filled)
+			return sh;
+	}
+	return NULL;
+}
+
+/*
+ * Replay the next block of shard @sh, which no thread is replaying.
+ * Called and returns with @ps->lock held, which it drops meanwhile.
+ */
+static void pass_replay_block(struct replay_pass *ps, struct replay_shard *sh)
+{
+	struct shard_block *b = &sh->blocks[sh->replayed % SHARD_BLOCKS];
+	size_t i, n;
+
+	sh->busy = true;
+	pthread_mutex_unlock(&ps->lock);
+	for (i = 0; i < b->n; i += n) {
+		n = b->n - i < KMT_MERGE_BATCH ? b->n - i : KMT_MERGE_BATCH;
+		shard_batch(sh, b->in + i, n);
+	}
+	pthread_mutex_lock(&ps->lock);
+	sh->replayed++;
+	sh->busy = false;
+	pthread_cond_broadcast(&ps->room);
+	pthread_cond_broadcast(&ps->work);
+}
+
+/*
+ * A thread of the pass: replay the shards' blocks, each shard's in
+ * order, staying with a shard while it has some, until the end.
+ */
+static void *pass_thread(void *arg)
+{
+	struct replay_pass *ps = arg;
+	struct replay_shard *sh = NULL;
+
+	pthread_mutex_lock(&ps->lock);
+	for (;;) {
+		sh = pass_pending(ps, sh);
+		if (sh) {
+			pass_replay_block(ps, sh);
+			continue;
+		}
+		if (ps->done)
+			break;
+		pthread_cond_wait(&ps->work, &ps->lock);
+	}
+	pthread_mutex_unlock(&ps->lock);
+	return NULL;
+}
+
+/*
+ * The blocks of other shards than @h that no thread has started: what
+ * the other threads have to do while the merging thread replays one of
+ * @h's.  Under @ps->lock.
+ */
+static size_t pass_backlog(const struct replay_pass *ps,
+			   const struct replay_shard *h)
+{
+	const struct replay_shard *sh;
+	size_t n = 0;
+	unsigned int k;
+
+	for (k = 0; k < ps->nr; k++) {
+		sh = &ps->shards[k];
+		if (sh != h)
+			n += sh->filled - sh->replayed - sh->busy;
+	}
+	return n;
+}
+
+/*
+ * Hand the block being filled to the threads; while shard @sh has no
+ * room for another, the merging thread, ahead of the others, replays
+ * blocks itself: @sh's if no thread is on it, else another shard's, but
+ * only while the other threads have blocks of other shards to replay
+ * meanwhile, as one shard's blocks are replayed one at a time: else it
+ * would keep them waiting.  Else it waits for room.
+ */
+static void shard_send(struct replay_pass *ps, struct replay_shard *sh)
+{
+	struct replay_shard *h;
+
+	pthread_mutex_lock(&ps->lock);
+	sh->filled++;
+	pthread_cond_signal(&ps->work);
+	while (sh->filled - sh->replayed == SHARD_BLOCKS) {
+		h = pass_pending(ps, sh);
+		if (h && (pass_backlog(ps, h) || !ps->nr_threads))
+			pass_replay_block(ps, h);
+		else
+			pthread_cond_wait(&ps->room, &ps->lock);
+	}
+	pthread_mutex_unlock(&ps->lock);
+	sh->cur = &sh->blocks[sh->filled % SHARD_BLOCKS];
+	sh->cur->n = 0;
+}
+
+/*
+ * Add an entry to the block a shard is given next.  Its event stays in
+ * the chunk the merge read it into (pass_swap()).
+ */
+static inline void shard_push(struct replay_pass *ps, struct replay_shard *sh,
+			      const struct shard_ev *in)
+{
+	struct shard_block *b = sh->cur;
+
+	b->in[b->n] = *in;
+	if (++b->n == SHARD_BLOCK)
+		shard_send(ps, sh);
+}
 
 /*
  * A chunk of events the merge is done with, and the shards maybe not:
@@ -734,10 +840,13 @@ static unsigned char *pass_swap(void *arg, unsigned char *buf)
 	kc->buf = buf;
 	for (k = 0; k < ps->nr; k++) {
 		if (ps->nr_kept > KEPT_MAX && ps->shards[k].cur->n)
-			shard_send(&ps->shards[k]);
+			shard_send(ps, &ps->shards[k]);
 		kc->need[k] = ps->shards[k].filled + !!ps->shards[k].cur->n;
-		replayed[k] = shard_replayed(&ps->shards[k]);
 	}
+	pthread_mutex_lock(&ps->lock);
+	for (k = 0; k < ps->nr; k++)
+		replayed[k] = ps->shards[k].replayed;
+	pthread_mutex_unlock(&ps->lock);
 	kc = &ps->kept[0];
 	for (k = 0; k < ps->nr && kc->need[k] <= replayed[k]; k++)
 		;
@@ -762,30 +871,61 @@ static inline unsigned int shard_of(uint64_t ptr, unsigned int nr)
 	return (h * nr) >> 32;
 }
 
-/* Backing store events are only counted, unpaired frees skipped. */
-static void account_backing(struct report *r, const struct kmemtrace_event *ev)
+/*
+ * What the filters say of event @e: whether they select an allocation,
+ * a free without one, or (for the backing consumers) a backing alloc.
+ */
+static uint16_t pass_selected(struct replay_pass *ps,
+			      const struct kmemtrace_event *e, bool backing)
 {
-	if (kmt_event_is_unpaired(ev)) {
-		r->unpaired++;
-	} else if (ev->kind == KMEMTRACE_KIND_ALLOC) {
-		r->backing_allocs++;
-		r->overflow |= add_u64_sat(&r->backing_bytes, ev->bytes_alloc);
-	} else if (ev->kind == KMEMTRACE_KIND_FREE) {
-		r->backing_frees++;
+	const unsigned int special = KMEMTRACE_FLAG_BACKING | KMEMTRACE_FLAG_UNPAIRED;
+	struct report *r = ps->r;
+
+	if (e->flags & special) {
+		if (!backing || e->kind != KMEMTRACE_KIND_ALLOC ||
+		    kmt_event_is_unpaired(e))
+			return 1;
+	} else if (e->kind == KMEMTRACE_KIND_REALLOC ||
+		   (e->kind != KMEMTRACE_KIND_ALLOC && ps->summary_only)) {
+		return 1;
+	}
+	return event_selected(r, &ps->memo, e,
+			      site_get(&ps->sel_sites, e->call_site));
+}
+
+/*
+ * Hand @n events of a batch to their shards, all selected and without
+ * marks: the merging thread's whole part of an event, with no filter
+ * and no @time.
+ */
+static void pass_route(struct replay_pass *ps,
+		       const struct kmemtrace_event **ev, size_t n)
+{
+	struct replay_shard *sh;
+	struct shard_block *b;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		sh = &ps->shards[shard_of(ev[i]->ptr, ps->nr)];
+		b = sh->cur;
+		b->in[b->n].ev = ev[i];
+		b->in[b->n].sel = 1;
+		b->in[b->n].marks = 0;
+		if (++b->n == SHARD_BLOCK)
+			shard_send(ps, sh);
 	}
 }
 
 /*
- * The merging thread's part of a batch of events, in order: the counts,
- * what the filters select, @time; then the shards replay the events.
- * With one job, the shard replays the batch now; with more, each event,
- * with the marks @time asked for before it, goes to the block of its
- * shard, and every mark to every shard.
+ * The merging thread's part of a batch of events, in order: what the
+ * filters select, @time; then the shards replay the events (and count
+ * them).  With one job, the shard replays the batch now; with more, each
+ * event, with the marks @time asked for before it, goes to the block of
+ * its shard, and every mark to every shard.
  */
 static void pass_batch(struct replay_pass *ps, const struct kmemtrace_event **ev,
 		       size_t n)
 {
-	const unsigned int special = KMEMTRACE_FLAG_BACKING | KMEMTRACE_FLAG_UNPAIRED;
 	struct report *r = ps->r;
 	const struct replay_list *time = ON(r, REPLAY_TIME);
 	bool sharded = ps->threads, backing = ON(r, REPLAY_BACKING)->nr;
@@ -798,34 +938,25 @@ static void pass_batch(struct replay_pass *ps, const struct kmemtrace_event **ev
 		r->first_ts = ev[0]->timestamp;
 	r->events += n;
 	r->last_ts = ev[n - 1]->timestamp;
+	if (sharded && !time->nr && !ps->filtering) {
+		pass_route(ps, ev, n);
+		return;
+	}
 	for (i = 0; i < n; i++) {
 		e = ev[i];
 		in = &ps->in[i];
 		in->ev = e;
-		in->sel = 1;
+		in->sel = ps->filtering ? pass_selected(ps, e, backing) : 1;
 		in->marks = 0;
-		if (sharded && time->nr) {
+		if (!sharded)
+			continue;
+		if (time->nr) {
 			mark = *in;
 			mark.marks = call_time(time, e);
 			for (k = 0; mark.marks && k < ps->nr; k++)
-				shard_push(&ps->shards[k], &mark);
+				shard_push(ps, &ps->shards[k], &mark);
 		}
-		r->count[e->kind][e->type]++;
-		if (e->flags & special) {
-			account_backing(r, e);
-			/* Backing consumers learn whether a backing alloc is. */
-			if (r->filtering && backing &&
-			    e->kind == KMEMTRACE_KIND_ALLOC &&
-			    !kmt_event_is_unpaired(e))
-				in->sel = event_selected(r, e, site_get(&ps->sel_sites,
-									e->call_site));
-		} else if (r->filtering && e->kind != KMEMTRACE_KIND_REALLOC &&
-			   (e->kind == KMEMTRACE_KIND_ALLOC || !r->summary_only)) {
-			in->sel = event_selected(r, e, site_get(&ps->sel_sites,
-								e->call_site));
-		}
-		if (sharded)
-			shard_push(&ps->shards[shard_of(e->ptr, ps->nr)], in);
+		shard_push(ps, &ps->shards[shard_of(e->ptr, ps->nr)], in);
 	}
 	if (!sharded)
 		shard_batch(&ps->shards[0], ps->in, n);
@@ -876,15 +1007,29 @@ static unsigned int pass_jobs(const struct report_params *p,
 	return p->jobs ? p->jobs : 1;
 }
 
-/* Let the thread of shard @sh end, once its blocks are replayed. */
-static void shard_stop(struct replay_shard *sh)
+/*
+ * The last blocks to the threads, which end once every block is
+ * replayed; the merging thread replays blocks too meanwhile.
+ */
+static void pass_stop(struct replay_pass *ps)
 {
-	pthread_mutex_lock(&sh->lock);
-	if (sh->cur->n)
-		sh->filled++;
-	sh->done = true;
-	pthread_cond_signal(&sh->more);
-	pthread_mutex_unlock(&sh->lock);
+	struct replay_shard *sh;
+	unsigned int k;
+
+	pthread_mutex_lock(&ps->lock);
+	for (k = 0; k < ps->nr; k++)
+		if (ps->shards[k].cur->n)
+			ps->shards[k].filled++;
+	ps->done = true;
+	pthread_cond_broadcast(&ps->work);
+	while ((sh = pass_pending(ps, NULL)))
+		pass_replay_block(ps, sh);
+	pthread_mutex_unlock(&ps->lock);
+	for (k = 0; k < ps->nr_threads; k++)
+		pthread_join(ps->thread[k], NULL);
+	pthread_mutex_destroy(&ps->lock);
+	pthread_cond_destroy(&ps->work);
+	pthread_cond_destroy(&ps->room);
 }
 
 /*
@@ -933,15 +1078,13 @@ static void shard_merge(struct report *r, struct replay_shard *sh,
 	site_table_free(&sh->own_sites);
 	origin_table_free(&sh->own_og);
 	free(sh->blocks);
-	pthread_mutex_destroy(&sh->lock);
-	pthread_cond_destroy(&sh->more);
-	pthread_cond_destroy(&sh->room);
 }
 
 /*
- * Set up the shards of @jobs threads and start them: the merging thread,
- * and one per shard.  With one job, the one shard replays into the run's
- * own tables, in the merging thread.
+ * Set up the shards of @jobs threads and start them: with more than one,
+ * @jobs shards, replayed by @jobs - 1 threads and, when it is ahead, by
+ * the merging thread.  With one job, the one shard replays into the
+ * run's own tables, in the merging thread.
  */
 static int pass_start(struct replay_pass *ps, struct report *r,
 		      const struct replay_use *uses, size_t nr_uses,
@@ -953,8 +1096,12 @@ static int pass_start(struct replay_pass *ps, struct report *r,
 
 	memset(ps, 0, sizeof(*ps));
 	ps->r = r;
+	ps->filtering = kmt_filter_selects_allocs(&r->p->filter);
+	/* Frees matter to the other views, and to consumers of frees. */
+	ps->summary_only = r->p->views == 1u << VIEW_SUMMARY &&
+			   !ON(r, REPLAY_FREE)->nr && !ON(r, REPLAY_STRAY)->nr;
 	ps->threads = jobs > 1;
-	ps->nr = jobs > 1 ? jobs - 1 : 1;
+	ps->nr = jobs;
 	/* Aligned, for the cache lines of struct replay_shard. */
 	ps->shards = aligned_alloc(64, ps->nr * sizeof(*ps->shards));
 	if (!ps->shards) {
@@ -964,8 +1111,8 @@ static int pass_start(struct replay_pass *ps, struct report *r,
 	memset(ps->shards, 0, ps->nr * sizeof(*ps->shards));
 	for (k = 0; k < ps->nr; k++) {
 		sh = &ps->shards[k];
-		sh->filtering = r->filtering;
-		sh->summary_only = r->summary_only;
+		sh->filtering = ps->filtering;
+		sh->summary_only = ps->summary_only;
 		shard_uses(sh, uses, nr_uses, ps->threads);
 		if (!ps->threads) {
 			sh->live = &r->live;
@@ -980,19 +1127,37 @@ static int pass_start(struct replay_pass *ps, struct report *r,
 		origin_add(sh->og, 0, 0);
 		sh->blocks = xcalloc(SHARD_BLOCKS, sizeof(*sh->blocks));
 		sh->cur = sh->blocks;
-		pthread_mutex_init(&sh->lock, NULL);
-		pthread_cond_init(&sh->more, NULL);
-		pthread_cond_init(&sh->room, NULL);
-		err = pthread_create(&sh->thread, NULL, shard_thread, sh);
+	}
+	pthread_mutex_init(&ps->lock, NULL);
+	pthread_cond_init(&ps->work, NULL);
+	pthread_cond_init(&ps->room, NULL);
+	for (k = 0; k + 1 < jobs; k++) {
+		err = pthread_create(&ps->thread[k], NULL, pass_thread, ps);
 		if (err) {
-			kmt_err("cannot start the thread of shard %u: %s", k,
+			kmt_err("cannot start thread %u of the pass: %s", k + 1,
 				strerror(err));
-			ps->nr = k + 1;
 			return 1;
 		}
-		sh->started = true;
+		ps->nr_threads++;
 	}
 	return 0;
+}
+
+/* Add up what shard @sh counted into @r. */
+static void shard_counts(struct report *r, const struct replay_shard *sh)
+{
+	unsigned int kind, type;
+
+	for (kind = 0; kind < ARRAY_SIZE(sh->count); kind++)
+		for (type = 0; type < ARRAY_SIZE(sh->count[0]); type++)
+			r->count[kind][type] += sh->count[kind][type];
+	r->backing_allocs += sh->backing_allocs;
+	r->overflow |= sh->overflow |
+		       add_u64_sat(&r->backing_bytes, sh->backing_bytes);
+	r->backing_frees += sh->backing_frees;
+	r->unpaired += sh->unpaired;
+	r->selected += sh->selected;
+	r->double_allocs += sh->double_allocs;
 }
 
 /* Wait for the shards, and add up what they counted. */
@@ -1008,29 +1173,25 @@ static void pass_end(struct replay_pass *ps, const struct replay_use *uses,
 
 	for (k = 0; k < end->nr; k++)
 		live |= !!end->u[k]->c->live;
+	if (ps->threads)
+		pass_stop(ps);
 	for (k = 0; ps->threads && k < ps->nr; k++)
-		if (ps->shards[k].started)
-			shard_stop(&ps->shards[k]);
-	for (k = 0; ps->threads && k < ps->nr; k++) {
-		if (ps->shards[k].started)
-			pthread_join(ps->shards[k].thread, NULL);
 		nr_live += ps->shards[k].own_live.nr;
-	}
 	/* The live table the views and consumers look at grows once. */
 	if (live && nr_live)
 		live_reserve(&r->live, nr_live);
 	for (k = 0; k < ps->nr; k++) {
 		sh = &ps->shards[k];
+		shard_live_sums(sh);
 		if (ps->threads)
 			shard_merge(r, sh, uses, nr_uses, live);
-		else
-			shard_live_sums(sh);
-		r->selected += sh->selected;
-		r->double_allocs += sh->double_allocs;
+		shard_counts(r, sh);
 		r->live_selected += sh->live_selected;
 		add_u64_sat(&r->live_selected_bytes, sh->live_selected_bytes);
 	}
 	site_table_free(&ps->sel_sites);
+	kmt_map_free(&ps->memo.pids);
+	kmt_map_free(&ps->memo.modules);
 	while (ps->nr_kept)
 		free(ps->kept[--ps->nr_kept].buf);
 	free(ps->kept);
@@ -1063,41 +1224,24 @@ static void report_free(struct report *r)
 	live_free(&r->live);
 	site_table_free(&r->sites);
 	kmt_symcache_free(&r->names);
-	kmt_map_free(&r->pid_selected);
-	kmt_map_free(&r->module_selected);
 	origin_table_free(&r->og);
 }
 
-int replay_run(struct replay_run *run, struct report_params *p,
-	       const struct replay_use *uses, size_t nr_uses)
+/*
+ * The side files of a run: its symbols, and the tags, stacks, caches and
+ * task names that its views or filters need.  Return 1 when the symbols
+ * cannot be read (reported).
+ */
+static int load_side_files(struct replay_run *run, const struct report_params *p)
 {
-	struct report *r = &run->r;
-	struct replay_pass ps;
-	struct kmt_merge m;
-
-	memset(run, 0, sizeof(*run));
-	if (add_uses(r, uses, nr_uses))
+	if (kmt_symtab_setup(&run->syms, p->dir, p->symfile, p->vmlinux))
 		return 1;
-	if (kmt_trace_load_dir(&run->t, p->dir))
-		return 1;
-	if (kmt_symtab_setup(&run->syms, p->dir, p->symfile, p->vmlinux)) {
-		kmt_trace_free(&run->t);
-		return 1;
-	}
-	run->st = xcalloc(run->t.nr, sizeof(*run->st));
-	r->p = p;
-	r->filtering = kmt_filter_selects_allocs(&p->filter);
-	/* Origin 0 and tag index 0: none. */
-	origin_add(&r->og, 0, 0);
 	/* Only the views that name tags and stacks need their files. */
 	kmt_tags_load(&run->tags, p->filter.modules.nr ||
 		      (p->views & (1u << VIEW_LIVE | 1u << VIEW_ALLOCINFO)) ?
 		      run->t.dir : NULL);
-	r->tags = &run->tags;
 	kmt_stacks_load(&run->stacks, p->views & (1u << VIEW_LIVE | 1u << VIEW_STACKS) ?
 			run->t.dir : NULL);
-	r->stacks = &run->stacks;
-	kmt_symcache_init(&r->names, &run->syms);
 	/* The filters need these during the pass; problems come after. */
 	kmt_caches_load(&run->caches, p->filter.caches.nr ? run->t.dir : NULL);
 	/* Task names, for --comm and the live view. */
@@ -1106,12 +1250,44 @@ int replay_run(struct replay_run *run, struct report_params *p,
 	    !run->comms.nr && p->filter.comms.nr)
 		kmt_err("%s/comms names no task, --comm selects nothing",
 			run->t.dir);
+	return 0;
+}
+
+int replay_run(struct replay_run *run, struct report_params *p,
+	       const struct replay_use *uses, size_t nr_uses)
+{
+	struct report *r = &run->r;
+	struct replay_pass ps;
+	struct kmt_merge m;
+	bool late;
+
+	memset(run, 0, sizeof(*run));
+	if (add_uses(r, uses, nr_uses))
+		return 1;
+	if (kmt_trace_load_dir(&run->t, p->dir))
+		return 1;
+	/*
+	 * Side files the filters do not need are read after the events: with
+	 * more than one job, while the shards replay the last ones.  Their
+	 * messages come as early, before the problems of the streams.
+	 */
+	late = !p->filter.sites.nr && !p->filter.comms.nr &&
+	       !p->filter.modules.nr && !p->filter.caches.nr;
+	if (!late && load_side_files(run, p)) {
+		kmt_symtab_free(&run->syms);
+		kmt_trace_free(&run->t);
+		return 1;
+	}
+	run->st = xcalloc(run->t.nr, sizeof(*run->st));
+	r->p = p;
+	/* Origin 0 and tag index 0: none. */
+	origin_add(&r->og, 0, 0);
+	r->tags = &run->tags;
+	r->stacks = &run->stacks;
+	kmt_symcache_init(&r->names, &run->syms);
 	r->caches_file = &run->caches;
 	r->comms = &run->comms;
 
-	/* Frees matter to the other views, and to consumers of frees. */
-	r->summary_only = p->views == 1u << VIEW_SUMMARY && !ON(r, REPLAY_FREE)->nr &&
-			  !ON(r, REPLAY_STRAY)->nr;
 	if (pass_start(&ps, r, uses, nr_uses, pass_jobs(p, uses, nr_uses))) {
 		pass_end(&ps, uses, nr_uses);
 		replay_run_free(run);
@@ -1124,6 +1300,12 @@ int replay_run(struct replay_run *run, struct report_params *p,
 		m.swap_arg = &ps;
 	}
 	account_events(&ps, &m);
+	if (late && load_side_files(run, p)) {
+		kmt_merge_drop(&m);
+		pass_end(&ps, uses, nr_uses);
+		replay_run_free(run);
+		return 1;
+	}
 	run->errors = kmt_merge_end(&m);
 	pass_end(&ps, uses, nr_uses);
 	account_kinds(r);

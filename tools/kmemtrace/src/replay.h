@@ -136,11 +136,14 @@ enum replay_need {
  * consumer never sees the state of another.
  *
  * With report_params.jobs N above 1, the events are sharded by pointer
- * into N - 1 shards: every event of a pointer goes to one shard, whose
- * thread replays them in the order of the pass.  @time (and @mark on the context registered)
- * runs in the thread that merges the streams, the allocation callbacks
- * and @mark on each shard's context in the shard's thread; @merge adds
- * the shards up, in their order, before @live and @end, which run once.
+ * into N shards: every event of a pointer goes to one shard, which
+ * replays them in the order of the pass, a block at a time, in one
+ * thread at a time (one of N - 1, or the merging thread when it is
+ * ahead).  @time (and @mark on the context registered) runs in the
+ * thread that merges the streams, the allocation callbacks and @mark on
+ * each shard's context in the thread replaying the shard's block;
+ * @merge adds the shards up, in their order, before @live and @end,
+ * which run once.
  * A consumer with allocation callbacks and no @fork makes the pass run
  * in one thread; so does one with @time and allocation callbacks and no
  * @mark.  Results that depend on the order across pointers (the live
@@ -190,8 +193,6 @@ struct replay_list {
 /* Everything one pass over the events adds up. */
 struct report {
 	const struct report_params *p;
-	bool filtering;		/* a filter but --time selects allocations */
-	bool summary_only;	/* the summary is the only view */
 	bool overflow;		/* a byte total saturated (add_u64_sat()) */
 	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
 	size_t events;
@@ -211,8 +212,6 @@ struct report {
 	const struct kmt_caches *caches_file;
 	const struct kmt_comms *comms;
 	const struct kmt_tags *tags;
-	struct kmt_map pid_selected;
-	struct kmt_map module_selected;
 	struct origin_table og;
 	const struct kmt_stacks *stacks;
 	struct replay_list on[8];	/* per enum replay_need bit */

@@ -221,6 +221,15 @@ static bool stream_account_seq(struct kmt_stats *st,
 	return true;
 }
 
+/* The 8 bytes of @ev at @off, as one number. */
+static inline uint64_t event_word(const struct kmemtrace_event *ev, size_t off)
+{
+	uint64_t w;
+
+	memcpy(&w, (const unsigned char *)ev + off, sizeof(w));
+	return w;
+}
+
 /*
  * stream_check_chunk() of events @i to @n of a host byte order stream,
  * none of them invalid so far, while they stay valid: the common case,
@@ -230,30 +239,47 @@ static bool stream_account_seq(struct kmt_stats *st,
 static size_t stream_check_valid(struct kmt_stream *s, struct kmt_stats *st,
 				 size_t i, size_t n)
 {
-	/* A stream not named cpuN may have events of any CPU. */
-	uint32_t cpu = s->cpu >= 0 ? s->cpu : 0;
-	uint32_t cpu_mask = s->cpu >= 0 ? UINT32_MAX : 0;
-	/* Only an ABI 1 event converted sets __reserved1, for its cpu. */
-	uint16_t reserved_mask = s->abi == KMT_ABI_V1 ? UINT16_MAX : 0;
-	unsigned int flags_mask = ~stream_known_flags(s);
+	/*
+	 * The fields checked for a value, two words of an event compared
+	 * at once: what they must be (@want) where @mask has bits.  The
+	 * magic and abi_version in the first; in the second, the flags
+	 * this version knows, the cpu of a stream named cpuN (a stream
+	 * not named so may have events of any CPU), and __reserved1, which
+	 * only an ABI 1 event converted sets, for its cpu.
+	 */
+	struct kmemtrace_event want = {
+		.magic = KMEMTRACE_MAGIC,
+		.abi_version = s->abi,
+		.cpu = s->cpu >= 0 ? s->cpu : 0,
+	};
+	struct kmemtrace_event mask = {
+		.magic = UINT16_MAX,
+		.abi_version = UINT8_MAX,
+		.flags = ~stream_known_flags(s),
+		.cpu = s->cpu >= 0 ? UINT16_MAX : 0,
+		.__reserved1 = s->abi == KMT_ABI_V1 ? UINT16_MAX : 0,
+	};
+	const size_t w0 = 0, w1 = offsetof(struct kmemtrace_event, flags);
+	uint64_t want0 = event_word(&want, w0), mask0 = event_word(&mask, w0);
+	uint64_t want1 = event_word(&want, w1), mask1 = event_word(&mask, w1);
 	const struct kmemtrace_event *ev;
 	uint64_t last = st->last_seq;
-	unsigned int abi = s->abi;
 	size_t first = i;
 	unsigned int bad;
 
+	static_assert(offsetof(struct kmemtrace_event, flags) == 16 &&
+		      offsetof(struct kmemtrace_event, __reserved1) == 22,
+		      "flags, cpu, order, migratetype, __reserved1: one word");
 	for (; i < n; i++) {
 		ev = (const struct kmemtrace_event *)(s->buf + i * KMEMTRACE_EVENT_SIZE);
 		/* event_problem() and stream_account_seq(), without branches */
-		bad = (ev->magic ^ KMEMTRACE_MAGIC) |
-		      (ev->abi_version ^ abi) |
+		bad = !!((event_word(ev, w0) ^ want0) & mask0) |
+		      !!((event_word(ev, w1) ^ want1) & mask1) |
 		      ((unsigned int)ev->kind - KMEMTRACE_KIND_ALLOC >
 		       KMEMTRACE_KIND_REALLOC - KMEMTRACE_KIND_ALLOC) |
 		      ((unsigned int)ev->type - KMEMTRACE_TYPE_KMALLOC >
 		       KMEMTRACE_TYPE_VMALLOC - KMEMTRACE_TYPE_KMALLOC) |
-		      (ev->flags & flags_mask) |
-		      (ev->__reserved1 & reserved_mask) |
-		      ((ev->cpu ^ cpu) & cpu_mask) | (ev->seq <= last);
+		      (ev->seq <= last);
 		if (bad)
 			break;
 		last = ev->seq;

@@ -540,6 +540,14 @@ size_t kmt_merge_batch(struct kmt_merge *m,
 size_t kmt_merge_end(struct kmt_merge *m);
 
 /**
+ * kmt_merge_drop() - finish a merge without printing the problems found
+ * @m: the merge
+ *
+ * For a caller that fails after the streams were read, and says why.
+ */
+void kmt_merge_drop(struct kmt_merge *m);
+
+/**
  * struct kmt_field - a field of a line of text
  * @s: its first byte
  * @len: its length

@@ -76,6 +76,24 @@ static size_t table_size(size_t size)
 	return (size + HUGE_PAGE_SIZE - 1) & ~(HUGE_PAGE_SIZE - 1);
 }
 
+/*
+ * Fault the pages of a new table in by writing them.  Read first, a page
+ * would map the zero page, and its first write replace it, which flushes
+ * the TLB of every CPU the process runs on: with -j, the other threads'
+ * CPUs, interrupted for each page of the table.
+ */
+static void table_populate(unsigned char *p, size_t len)
+{
+	size_t off;
+
+#ifdef MADV_POPULATE_WRITE
+	if (!madvise(p, len, MADV_POPULATE_WRITE))
+		return;
+#endif
+	for (off = 0; off < len; off += 4096)
+		p[off] = 0;
+}
+
 void *xalloc_table(size_t size)
 {
 	uintptr_t start, aligned;
@@ -98,6 +116,7 @@ void *xalloc_table(size_t size)
 #ifdef MADV_HUGEPAGE
 	madvise((void *)aligned, len, MADV_HUGEPAGE);
 #endif
+	table_populate((unsigned char *)aligned, len);
 	return (void *)aligned;
 }
 

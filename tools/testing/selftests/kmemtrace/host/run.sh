@@ -34,7 +34,7 @@ SRC=$HERE/../../../../kmemtrace/src
 # ---------------------------------------------------------------- helpers
 
 # run ARGS...: run kmemtrace; stdout to ./out, stderr to ./err, status in $rc.
-# report and plot run with -j 1, then -j 2, 3 and 4 (1, 2 and 3 shards),
+# report and plot run with -j 1, then -j 2, 3 and 4 (2, 3 and 4 shards),
 # which must print the same and exit the same, or the test fails: $dir.jobs
 # says how they differ.
 run() {
@@ -1090,9 +1090,9 @@ t_plot_live() {
 		fail "wrong totals: $(tr '\n' ' ' < totals)"
 }
 
-# Pointers in different shards with -j 3 and -j 4 (2 and 3 shards; run()
-# runs both): 0x2000 in shard 1 of -j 3 and 2 of -j 4, 0x3000 in shards 0
-# and 1, 0x7000 in shard 0 of both.  0x2000 is freed on another CPU stream than
+# Pointers in different shards with -j 2, 3 and 4 (2, 3 and 4 shards;
+# run() runs them all): 0x2000 in shards 1, 2 and 3, 0x3000 in shards 0, 1
+# and 1, 0x7000 in shards 0, 0 and 1.  0x2000 is freed on another CPU stream than
 # its alloc; 0x1000 is reallocated on both CPUs, then freed; 0x8000, a
 # vmalloc area, is kfree()d (and stays live); 0x7000 is allocated twice.
 # foo_alloc's live bytes peak at 2048 (0x3000), not 3072, the sum of the
@@ -1660,6 +1660,37 @@ t_check_detects_bad_fields() {
 		stream (3)
 	kmemtrace: t/cpu1: event 10 (offset 960): abi_version 2 differs from the first event of the \
 		stream (3)
+	END
+}
+
+# Each problem right after a valid event, where the streams are checked
+# many fields at once: one stream per field, and an ABI 1 trace for the
+# flags ABI 1 lacked and a cpu above 65535 (in a stream not named cpuN,
+# whose events may have any cpu).
+t_check_detects_bad_fields_after_valid() {
+	mktrace t && mk t/cpu0 "" magic=0x1234 "" && mk t/cpu1 "" abi=2 "" &&
+		mk t/cpu2 "" kind=0 "" && mk t/cpu3 "" type=6 "" &&
+		mk t/cpu4 "" flags=0x40 "" && mk t/cpu5 "" cpu=4 "" &&
+		mk t/cpu6 "" seq=0 "" && mk t/cpu7 "" kind=4 "" || return 1
+	run check t
+	expect_rc 1 && expect_has out "total: events 16, gaps 7, dropped unknown" &&
+		expect_err <<-'END' || return 1
+	kmemtrace: t/cpu0: event 1 (offset 96): bad magic 0x1234
+	kmemtrace: t/cpu1: event 1 (offset 96): abi_version 2 differs from the first event of the \
+		stream (3)
+	kmemtrace: t/cpu2: event 1 (offset 96): bad kind 0
+	kmemtrace: t/cpu3: event 1 (offset 96): bad type 6
+	kmemtrace: t/cpu4: event 1 (offset 96): bad flags 0x40
+	kmemtrace: t/cpu5: event 1 (offset 96): cpu field 4 does not match file cpu5
+	kmemtrace: t/cpu6: event 1 (offset 96): seq 0 not above previous seq 0
+	kmemtrace: t/cpu7: event 1 (offset 96): bad kind 4
+	END
+	mktrace t1 && mkheader t1 abi_version=1 && mk -1 t1/cpu0 "" flags=8 "" &&
+		mk -1 t1/events "" cpu=70000 "" || return 1
+	run check t1 cpu0 events
+	expect_rc 1 && expect_has out "result: 2 problems" && expect_err <<-'END'
+	kmemtrace: t1/cpu0: event 1 (offset 80): bad flags 0x8
+	kmemtrace: t1/events: event 1 (offset 80): cpu field above 65535
 	END
 }
 
@@ -4131,6 +4162,7 @@ stream_not_regular_file
 check_detects_truncated_file
 check_detects_seq_backwards
 check_detects_bad_fields
+check_detects_bad_fields_after_valid
 check_named_files_only
 old_abi_traces_read_as_abi3
 abi1_stream_problems
