@@ -48,6 +48,28 @@ command -v kmemtrace >/dev/null || { echo "# SKIP: no kmemtrace tool"; exit 4; }
 
 . /kmt/modules-lib.sh
 
+# Busybox awk has no exp() and sqrt(): a series and Newton's method, for
+# both estimates below.
+MATH='
+	function expneg(x,	k, s, t, i) {	# exp(-x), x >= 0
+		for (k = 0; x > 0.5; k++)
+			x /= 2
+		s = 1; t = 1
+		for (i = 1; i < 20; i++) { t *= -x / i; s += t }
+		for (; k > 0; k--)
+			s *= s
+		return s
+	}
+	function root(x,	r, i) {
+		if (x <= 0)
+			return 0
+		r = x > 1 ? x : 1
+		for (i = 0; i < 100; i++)
+			r = (r + x / r) / 2
+		return r
+	}
+'
+
 echo "KTAP version 1"
 echo "1..9"
 
@@ -112,25 +134,7 @@ awk -v mod=$MOD '!/^#/ && $4 == mod { print "tag", "0x" $1, $3 }' $out/tags \
 	>$tmp.tags
 sed -n 's/^ *\([0-9]*\) *\([0-9]*\) [^ ]* \['"$MOD"'\] func:\([^ ]*\).*/exact \3 \1 \2/p' \
 	$tmp.allocinfo >$tmp.exact
-# Busybox awk has no exp() and sqrt(): series and Newton's method.
-cat $tmp.tags $tmp.exact $tmp.dump | awk -v period=$PERIOD '
-	function expneg(x,	k, s, t, i) {	# exp(-x), x >= 0
-		for (k = 0; x > 0.5; k++)
-			x /= 2
-		s = 1; t = 1
-		for (i = 1; i < 20; i++) { t *= -x / i; s += t }
-		for (; k > 0; k--)
-			s *= s
-		return s
-	}
-	function root(x,	r, i) {
-		if (x <= 0)
-			return 0
-		r = x > 1 ? x : 1
-		for (i = 0; i < 100; i++)
-			r = (r + x / r) / 2
-		return r
-	}
+cat $tmp.tags $tmp.exact $tmp.dump | awk -v period=$PERIOD "$MATH"'
 	$1 == "tag" { fn[$2] = $3; next }
 	$1 == "exact" { bytes[$2] = $3; calls[$2] = $4; next }
 	{	delete kv
@@ -200,24 +204,7 @@ awk -F, -v mod="[$MOD]" '
 	END { if (sampled != 1) print "report says nothing of sampling" }' >$tmp.report
 grep -q "^report pattern_bulk_kmalloc " $tmp.report ||
 	cat $tmp.err >>$tmp.report
-cat $tmp.exact $tmp.report | awk -v period=$PERIOD '
-	function expneg(x,	k, s, t, i) {
-		for (k = 0; x > 0.5; k++)
-			x /= 2
-		s = 1; t = 1
-		for (i = 1; i < 20; i++) { t *= -x / i; s += t }
-		for (; k > 0; k--)
-			s *= s
-		return s
-	}
-	function root(x,	r, i) {
-		if (x <= 0)
-			return 0
-		r = x > 1 ? x : 1
-		for (i = 0; i < 100; i++)
-			r = (r + x / r) / 2
-		return r
-	}
+cat $tmp.exact $tmp.report | awk -v period=$PERIOD "$MATH"'
 	$1 == "exact" { bytes[$2] = $3; calls[$2] = $4; next }
 	$1 == "report" { ec[$2] += $3; eb[$2] += $4; next }
 	{ print "FAIL " $0 }
