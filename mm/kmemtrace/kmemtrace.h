@@ -138,9 +138,8 @@ extern unsigned int kmemtrace_sample_period;
 extern struct kmemtrace_sample_bucket *kmemtrace_sample_table;
 void kmemtrace_sample_redraw(void);
 u64 kmemtrace_sample_draw(struct rnd_state *rnd, unsigned int period);
-bool __kmemtrace_sample_alloc(struct kmemtrace_slot *slot, unsigned long ptr);
-bool kmemtrace_sample_other(struct kmemtrace_slot *slot, unsigned long ptr,
-			    bool free);
+unsigned int __kmemtrace_sample_alloc(unsigned long ptr);
+bool kmemtrace_sample_other(unsigned long ptr, bool free);
 int kmemtrace_sample_start(void);
 void kmemtrace_sample_stop(void);
 bool kmemtrace_sampling(void);
@@ -272,15 +271,12 @@ static inline void kmemtrace_capture_event(const struct kmemtrace_event *ev) { }
  * @irqflags:	the interrupt state to restore
  * @flags:	KMEMTRACE_FLAG_* of the context and scope
  * @caller:	the call site the scope names, 0 if none
- * @sample_period: the recording's mean bytes between samples if it
- *		samples (sample.c), else 0
  */
 struct kmemtrace_slot {
 	struct kmemtrace_event	*ev;
 	struct kmemtrace_ring	*ring;
 	unsigned long		irqflags;
 	unsigned int		flags;
-	unsigned int		sample_period;
 	unsigned long		caller;
 };
 
@@ -333,18 +329,25 @@ static __always_inline bool kmemtrace_sample_free_maybe(unsigned long ptr)
  * its memory was sampled.
  *
  * Context: Interrupts disabled, not NMI.
- * Return: true to record the event, with @slot->sample_period set.
+ * Return: true to record the event.
  */
 static __always_inline bool kmemtrace_sample(struct kmemtrace_slot *slot,
 					     u8 kind, unsigned long ptr)
 {
+	/*
+	 * The out-of-line halves never see @slot: a pointer to it would keep
+	 * it in memory, in every probe, for every event (+27 instructions a
+	 * recorded event when they took it).
+	 */
 	if (kind == KMEMTRACE_KIND_ALLOC) {
 		if (slot->flags & (KMEMTRACE_FLAG_BACKING |
 				   KMEMTRACE_FLAG_UNPAIRED))
 			return false;
-		return __kmemtrace_sample_alloc(slot, ptr);
+		slot->flags |= __kmemtrace_sample_alloc(ptr);
+	} else if (!kmemtrace_sample_other(ptr, kind == KMEMTRACE_KIND_FREE)) {
+		return false;
 	}
-	return kmemtrace_sample_other(slot, ptr, kind == KMEMTRACE_KIND_FREE);
+	return true;
 }
 
 /**
@@ -394,7 +397,6 @@ static __always_inline bool kmemtrace_begin(struct kmemtrace_slot *slot,
 			slot->flags |= KMEMTRACE_FLAG_UNPAIRED;
 	}
 	local_irq_save(slot->irqflags);
-	slot->sample_period = 0;
 	if (static_branch_unlikely(&kmemtrace_sample_key) &&
 	    !kmemtrace_sample(slot, kind, ptr)) {
 		local_irq_restore(slot->irqflags);
@@ -479,7 +481,12 @@ kmemtrace_fill(struct kmemtrace_slot *slot, u8 kind, u8 type,
 	ev->flags = slot->flags;
 	ev->__reserved1 = 0;
 	ev->stack_id = 0;
-	ev->sample_period = slot->sample_period;
+	/*
+	 * The key is switched only while the relay streams do not record:
+	 * every event of a sampling recording is a sample.
+	 */
+	ev->sample_period = static_branch_unlikely(&kmemtrace_sample_key) ?
+			    READ_ONCE(kmemtrace_sample_period) : 0;
 #ifdef CONFIG_MEM_ALLOC_PROFILING
 	/* The line alloc_hooks() made current: the allocation's codetag. */
 	ev->tag = kind == KMEMTRACE_KIND_FREE ? 0 :
@@ -491,7 +498,8 @@ kmemtrace_fill(struct kmemtrace_slot *slot, u8 kind, u8 type,
 	ev->ptr = ptr;
 #ifdef CONFIG_KMEMTRACE_STACKS
 	/* A sampled allocation always gets its stack. */
-	if (unlikely(slot->sample_period) && kind != KMEMTRACE_KIND_FREE)
+	if (static_branch_unlikely(&kmemtrace_sample_key) &&
+	    kind != KMEMTRACE_KIND_FREE)
 		__kmemtrace_stack(ev);
 	else if (static_branch_unlikely(&kmemtrace_stack_key))
 		kmemtrace_stack(ev, kind);

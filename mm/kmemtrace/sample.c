@@ -163,44 +163,39 @@ void kmemtrace_sample_redraw(void)
 
 /**
  * __kmemtrace_sample_alloc() - record the allocation that crossed the count
- * @slot: the event being recorded, its flags set
  * @ptr: the allocation
  *
  * Enters @ptr into the table, so that its free is recorded.
  *
  * Context: From kmemtrace_sample(): interrupts disabled, not NMI.
- * Return: true (the allocation is recorded).
+ * Return: the flags the event gets: KMEMTRACE_FLAG_UNTRACKED if the
+ * table had no room for @ptr, else 0.
  */
-bool __kmemtrace_sample_alloc(struct kmemtrace_slot *slot, unsigned long ptr)
+unsigned int __kmemtrace_sample_alloc(unsigned long ptr)
 {
 	struct kmemtrace_sample_cpu *sc = this_cpu_ptr(&kmemtrace_sample_cpu);
 
 	sc->sampled++;
-	if (!sample_track(ptr)) {
-		slot->flags |= KMEMTRACE_FLAG_UNTRACKED;
-		sc->untracked++;
-	}
-	slot->sample_period = kmemtrace_sample_period;
-	return true;
+	if (sample_track(ptr))
+		return 0;
+	sc->untracked++;
+	return KMEMTRACE_FLAG_UNTRACKED;
 }
 
 /**
  * kmemtrace_sample_other() - whether to record a free or a resize
- * @slot: the event being recorded
  * @ptr: the memory freed or resized
  * @free: a free (forget @ptr) rather than a resize
  *
  * Context: From kmemtrace_sample(): interrupts disabled, not NMI.
  * Return: true if @ptr is a sampled object: record the event.
  */
-bool kmemtrace_sample_other(struct kmemtrace_slot *slot, unsigned long ptr,
-			    bool free)
+bool kmemtrace_sample_other(unsigned long ptr, bool free)
 {
 	if (!sample_find(ptr, free))
 		return false;
 	if (free)
 		__this_cpu_inc(kmemtrace_sample_cpu.freed);
-	slot->sample_period = kmemtrace_sample_period;
 	return true;
 }
 

@@ -20,7 +20,8 @@ for arg in $(cat /proc/cmdline); do
 	esac
 done
 
-echo "$sample" >$K/sample_period || echo "KMT-EVENTPATH-ERROR sample_period"
+[ "$sample" = 0 ] || echo "$sample" >$K/sample_period ||
+	echo "KMT-EVENTPATH-ERROR sample_period"
 echo 1 >$K/enabled || echo "KMT-EVENTPATH-ERROR enabled"
 echo "KMT-EVENTPATH-READY sample $sample"
 i=0
