@@ -1823,8 +1823,8 @@ static void sample_switch(struct kunit *test, unsigned int period)
 		kunit_skip(test, "kmemtrace was recording already");
 	kmemtrace_disable();
 	KUNIT_ASSERT_EQ(test, kmemtrace_sample_configure(period, 1), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, sample_restore,
-							 NULL), 0);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, sample_restore, NULL), 0);
 	KUNIT_ASSERT_EQ(test, kmemtrace_enable(), 0);
 	KUNIT_ASSERT_TRUE(test, kmemtrace_sampling());
 }

@@ -148,7 +148,7 @@ static void probe_kmalloc_sampled(void *ignore, unsigned long call_site,
 	if (sample_skip_alloc(bytes_alloc))
 		return;
 	probe_kmalloc(ignore, call_site, ptr, bytes_req, bytes_alloc,
-	                     gfp_flags, node);
+		      gfp_flags, node);
 }
 
 static __noipa void probe_krealloc(void *ignore,
@@ -167,7 +167,7 @@ static void probe_krealloc_sampled(void *ignore, unsigned long call_site,
 	if (sample_skip_other(ptr))
 		return;
 	probe_krealloc(ignore, call_site, ptr, bytes_req, bytes_alloc,
-	                      gfp_flags);
+		       gfp_flags);
 }
 
 /*
@@ -233,7 +233,7 @@ static void probe_kmem_cache_alloc_sampled(void *ignore, unsigned long call_site
 	if (sample_skip_alloc(s->size))
 		return;
 	probe_kmem_cache_alloc(ignore, call_site, ptr, s, gfp_flags,
-	                              node);
+			       node);
 }
 
 static __noipa void probe_kmem_cache_free(void *ignore,
@@ -307,7 +307,7 @@ static void probe_mm_page_alloc_exact_sampled(void *ignore, unsigned long call_s
 	if (sample_skip_alloc(PAGE_ALIGN(size)))
 		return;
 	probe_mm_page_alloc_exact(ignore, call_site, ptr, size,
-	                                 gfp_flags);
+				  gfp_flags);
 }
 
 static __noipa void probe_mm_page_free_exact(void *ignore,
@@ -326,7 +326,7 @@ static void probe_mm_page_free_exact_sampled(void *ignore, unsigned long call_si
 	if (sample_skip_other(ptr))
 		return;
 	probe_mm_page_free_exact(ignore, call_site, ptr, size,
-	                                gfp_flags);
+				 gfp_flags);
 }
 
 /* === Percpu ============================================================== */
@@ -374,8 +374,8 @@ static void probe_percpu_alloc_percpu_sampled(void *ignore, unsigned long call_s
 	if (sample_skip_alloc(bytes_alloc))
 		return;
 	probe_percpu_alloc_percpu(ignore, call_site, reserved,
-	                                 is_atomic, size, align, base_addr,
-	                                 off, ptr, bytes_alloc, gfp_flags);
+				  is_atomic, size, align, base_addr,
+				  off, ptr, bytes_alloc, gfp_flags);
 }
 
 static __noipa void probe_percpu_free_percpu(void *ignore,
@@ -410,7 +410,7 @@ static void probe_vmalloc_sampled(void *ignore, unsigned long call_site,
 	if (sample_skip_alloc(bytes_alloc))
 		return;
 	probe_vmalloc(ignore, call_site, ptr, bytes_req, bytes_alloc,
-	                     gfp_flags, node);
+		      gfp_flags, node);
 }
 
 static __noipa void probe_vrealloc(void *ignore,
@@ -429,7 +429,7 @@ static void probe_vrealloc_sampled(void *ignore, unsigned long call_site,
 	if (sample_skip_other(ptr))
 		return;
 	probe_vrealloc(ignore, call_site, ptr, bytes_req, bytes_alloc,
-	                      gfp_flags);
+		       gfp_flags);
 }
 
 static __noipa void probe_vfree(void *ignore, unsigned long call_site,

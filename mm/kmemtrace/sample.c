@@ -234,10 +234,8 @@ int kmemtrace_sample_start(void)
 		/* Before the relay streams start: no event of its own. */
 		table = kvcalloc(KMEMTRACE_SAMPLE_BUCKETS, sizeof(*table),
 				 GFP_KERNEL);
-		if (!table) {
-			pr_err("cannot allocate the table of sampled objects\n");
+		if (!table)
 			return -ENOMEM;
-		}
 		kmemtrace_sample_table = table;
 	} else {
 		memset(table, 0, KMEMTRACE_SAMPLE_BUCKETS * sizeof(*table));

@@ -56,7 +56,7 @@
 /* Longest -d, about 136 years: SECONDS * 1000 cannot overflow the deadline. */
 #define KMT_MAX_DURATION	UINT32_MAX
 /* The kernel's largest sample_period. */
-#define KMT_MAX_SAMPLE		(1ULL << 30)
+#define KMT_MAX_SAMPLE		1073741824ULL
 /* Whole events per read() of kmemtrace.empty's discarding. */
 #define KMT_READ_SIZE		(819 * KMEMTRACE_EVENT_SIZE)
 /* Pids taken from a drain at a time. */

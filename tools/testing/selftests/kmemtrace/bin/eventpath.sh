@@ -46,11 +46,12 @@ command -v gdb >/dev/null || kmt_die "no gdb (apt-get install gdb)"
 rm -rf "$OUT"
 mkdir -p "$OUT"
 port=$((20000 + $$ % 20000))
+cmdline="kmt.mode=eventpath kmt.sample=$sample"
 
 qemu-system-x86_64 -accel tcg,thread=single -smp "$KMT_SMP" -m 1G \
 	-cpu qemu64,-cx16 -kernel "$BUILD/arch/x86/boot/bzImage" \
 	-initrd "${KMT_INITRAMFS:-$KMT_CACHE/out/initramfs.cpio}" \
-	-append "console=ttyS0 panic=-1 nokaslr kunit.enable=0 trace_event= kmt.mode=eventpath kmt.sample=$sample" \
+	-append "console=ttyS0 panic=-1 nokaslr kunit.enable=0 trace_event= $cmdline" \
 	-gdb "tcp:127.0.0.1:$port" -display none -monitor none \
 	-serial file:"$LOG" -no-reboot </dev/null &
 qemu=$!
@@ -89,7 +90,8 @@ calls = collections.defaultdict(list)
 for line in open(sys.argv[1]):
     f = line.split()
     calls[f[0]].append([int(x, 16) for x in f[2:]])
-print("instructions per call of each probe, stepped to its return (%s, sample_period %s)" % (sys.argv[2], sys.argv[3]))
+print("instructions per call of each probe, stepped to its return"
+      " (%s, sample_period %s)" % (sys.argv[2], sys.argv[3]))
 for probe, runs in calls.items():
     best = min(runs, key=len)
     print("%-28s %s" % (probe, " ".join(str(len(r)) for r in runs)))

@@ -164,8 +164,9 @@ cat $tmp.tags $tmp.exact $tmp.dump | awk -v period=$PERIOD "$MATH"'
 			n = calls[f] / (pg + 1)
 			bytes[f] -= n * pg * 8
 			if (!n || bytes[f] != n * s) {
-				printf "FAIL %s: /proc/allocinfo has %d bytes in %d calls, not %d-byte objects\n",
-				       f, bytes[f], calls[f], s
+				printf "FAIL %s: /proc/allocinfo has %d bytes in %d calls,",
+				       f, bytes[f], calls[f]
+				printf " not %d-byte objects\n", s
 				continue
 			}
 			p = 1 - expneg(s / period)
