@@ -98,12 +98,11 @@ static inline void kmemtrace_stacks_debugfs(struct dentry *dir) { }
 #endif
 
 /* sample.c */
-struct kmemtrace_slot;
-struct rnd_state;
 
 /*
- * Per-CPU sampling state, changed only by the local CPU with interrupts
- * off (kmemtrace_begin()).
+ * Per-CPU sampling state, changed only by the local CPU: @left with
+ * this_cpu operations by the probes (kmemtrace_sample_alloc_hit()) and
+ * by kmemtrace_sample_redraw(), the rest with interrupts off.
  * @left:	bytes to allocate before the next sample
  * @sampled:	allocations sampled in this recording
  * @untracked:	of those, left out of the table (KMEMTRACE_FLAG_UNTRACKED)
