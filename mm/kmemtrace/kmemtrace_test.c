@@ -294,6 +294,35 @@ static void test_kmalloc_large(struct kunit *test)
 					   KMEMTRACE_TYPE_PAGES, NULL), 0);
 }
 
+/*
+ * The same with a size the compiler does not know, which goes through
+ * __kmalloc_noprof(): 6.12 fired kmalloc twice there, once naming
+ * __kmalloc_noprof() as the caller.
+ */
+static void test_kmalloc_large_runtime_size(struct kunit *test)
+{
+	size_t size = 5 * PAGE_SIZE + 1;
+	void *p;
+
+	OPTIMIZER_HIDE_VAR(size);
+	capture_begin(test, false);
+	p = kmalloc(size, GFP_KERNEL);
+	kfree(p);
+	capture_end(test);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_alloc_free(test, p, &(struct expect_event) {
+				.type = KMEMTRACE_TYPE_KMALLOC,
+				.bytes_req = size,
+				.bytes_alloc = PAGE_SIZE << get_order(size),
+				.gfp_flags = (__force u32)GFP_KERNEL,
+				.node = KMEMTRACE_NO_NODE,
+				.caller = __func__,
+			  }, FREE_OF(KMEMTRACE_TYPE_KMALLOC, __func__));
+	KUNIT_EXPECT_EQ(test, count_events(test, p, KMEMTRACE_KIND_ALLOC,
+					   KMEMTRACE_TYPE_PAGES, NULL), 0);
+}
+
 static void test_kmem_cache_alloc_free(struct kunit *test)
 {
 	struct kmem_cache *s;
@@ -2022,6 +2051,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_kmalloc_kfree),
 	KUNIT_CASE(test_kmalloc_node),
 	KUNIT_CASE(test_kmalloc_large),
+	KUNIT_CASE(test_kmalloc_large_runtime_size),
 	KUNIT_CASE(test_kmem_cache_alloc_free),
 	KUNIT_CASE(test_kmem_cache_bulk),
 	KUNIT_CASE(test_slab_pages_backing),
