@@ -7,10 +7,13 @@
 #ifndef _LINUX_KMEMTRACE_H
 #define _LINUX_KMEMTRACE_H
 
+#include <linux/bits.h>
 #include <linux/bug.h>
+#include <linux/cache.h>
 #include <linux/build_bug.h>
 #include <linux/cleanup.h>
 #include <linux/errno.h>
+#include <linux/hash.h>
 #include <linux/instruction_pointer.h>
 #include <linux/jump_label.h>
 #include <linux/kmemtrace_types.h>
@@ -214,7 +217,159 @@ void kmemtrace_cache_add(unsigned int id, const char *name);
 void kmemtrace_cache_del(unsigned int id);
 bool kmemtrace_cache_name(unsigned int id, char *buf, size_t size);
 
+/* === Sampling: the fast paths ============================================ */
+
+/* Buckets of the table of sampled objects: 512 KiB, 57344 objects. */
+#define KMEMTRACE_SAMPLE_BUCKETS_ORDER	13
+#define KMEMTRACE_SAMPLE_BUCKETS	BIT(KMEMTRACE_SAMPLE_BUCKETS_ORDER)
+#define KMEMTRACE_SAMPLE_SLOTS		7
+
+/*
+ * A bucket of the table of sampled objects, one cache line: the mask of
+ * the slots in use and the pointers of the sampled objects in them.
+ */
+struct kmemtrace_sample_bucket {
+	unsigned long	mask;
+	unsigned long	ptr[KMEMTRACE_SAMPLE_SLOTS];
+} ____cacheline_aligned;
+
+DECLARE_PER_CPU(long, kmemtrace_sample_left);
+extern struct kmemtrace_sample_bucket *kmemtrace_sample_table;
+
+/**
+ * kmemtrace_sample_alloc_hit() - count an allocation down, the fast path
+ * @bytes: bytes the allocator reserved
+ *
+ * While a recording samples, before anything else: one interrupt-safe
+ * this_cpu operation.  The allocation that takes this CPU's count from
+ * above zero to zero or below is the sampled one; one that finds it at
+ * zero or below already (an interrupt between the crossing and the new
+ * draw) is not.  The caller of a hit calls kmemtrace_sample_redraw() at
+ * once, whatever it records.
+ *
+ * Context: Any context.
+ * Return: true if this allocation crossed the count.
+ */
+static __always_inline bool kmemtrace_sample_alloc_hit(size_t bytes)
+{
+	long left = this_cpu_sub_return(kmemtrace_sample_left, bytes);
+
+	return unlikely(left <= 0) && left + (long)bytes > 0;
+}
+
+/**
+ * kmemtrace_sample_free_maybe() - whether a free may be of a sampled object
+ * @ptr: the memory freed or resized
+ *
+ * The fast path of frees while a recording samples: a load of the mask of
+ * @ptr's bucket in the table of sampled objects, nearly always empty.
+ *
+ * Context: Any context.
+ * Return: false if @ptr is certainly not a sampled object.
+ */
+static __always_inline bool kmemtrace_sample_free_maybe(unsigned long ptr)
+{
+	return unlikely(READ_ONCE(kmemtrace_sample_table[hash_long(ptr,
+				KMEMTRACE_SAMPLE_BUCKETS_ORDER)].mask));
+}
+
 #endif /* CONFIG_KMEMTRACE */
+
+#ifdef CONFIG_KMEMTRACE_SAMPLE_HOOKS
+
+struct kmem_cache;
+struct page;
+
+DECLARE_STATIC_KEY_FALSE(kmemtrace_sample_hook_key);
+
+/**
+ * kmemtrace_alloc_event() - fire an allocation tracepoint, sampling it
+ * @event: the tracepoint: trace_@event(@args) fires it
+ * @bytes: bytes the allocation takes, evaluated only while sampling
+ * @args: the tracepoint's arguments
+ *
+ * While a kmemtrace recording samples (sample_period), counts @bytes down
+ * inline and hands the allocation that crosses the count to
+ * kmemtrace_sampled_@event(@args), which records it; the tracepoints
+ * stay detached.  Otherwise one no-op instruction more than the
+ * tracepoint alone.  Allocation profiling counts in the allocators'
+ * paths the same way (alloc_tag_add()).
+ *
+ * Context: Any context.
+ */
+#define kmemtrace_alloc_event(event, bytes, args...)			\
+do {									\
+	if (static_branch_unlikely(&kmemtrace_sample_hook_key) &&	\
+	    kmemtrace_sample_alloc_hit(bytes))				\
+		kmemtrace_sampled_##event(args);			\
+	trace_##event(args);						\
+} while (0)
+
+/**
+ * kmemtrace_free_event() - fire a free or resize tracepoint, sampling it
+ * @event: the tracepoint: trace_@event(@args) fires it
+ * @ptr: the memory freed or resized, evaluated only while sampling
+ * @args: the tracepoint's arguments
+ *
+ * As kmemtrace_alloc_event(): while a recording samples, a free whose
+ * pointer's bucket holds a sampled object goes on to
+ * kmemtrace_sampled_@event(@args), which records it if it is one.
+ *
+ * Context: Any context.
+ */
+#define kmemtrace_free_event(event, ptr, args...)			\
+do {									\
+	if (static_branch_unlikely(&kmemtrace_sample_hook_key) &&	\
+	    kmemtrace_sample_free_maybe((__force unsigned long)(ptr)))	\
+		kmemtrace_sampled_##event(args);			\
+	trace_##event(args);						\
+} while (0)
+
+void kmemtrace_sampled_kmalloc(unsigned long call_site, const void *ptr,
+			       size_t bytes_req, size_t bytes_alloc,
+			       gfp_t gfp_flags, int node);
+void kmemtrace_sampled_krealloc(unsigned long call_site, const void *ptr,
+				size_t bytes_req, size_t bytes_alloc,
+				gfp_t gfp_flags);
+void kmemtrace_sampled_kfree(unsigned long call_site, const void *ptr);
+void kmemtrace_sampled_kmem_cache_alloc(unsigned long call_site,
+					const void *ptr, struct kmem_cache *s,
+					gfp_t gfp_flags, int node);
+void kmemtrace_sampled_kmem_cache_free(unsigned long call_site,
+				       const void *ptr,
+				       const struct kmem_cache *s);
+void kmemtrace_sampled_mm_page_alloc(struct page *page, unsigned int order,
+				     gfp_t gfp_flags, int migratetype);
+void kmemtrace_sampled_mm_page_free(struct page *page, unsigned int order);
+void kmemtrace_sampled_mm_page_alloc_exact(unsigned long call_site,
+					   const void *ptr, size_t size,
+					   gfp_t gfp_flags);
+void kmemtrace_sampled_mm_page_free_exact(unsigned long call_site,
+					  const void *ptr, size_t size,
+					  gfp_t gfp_flags);
+void kmemtrace_sampled_percpu_alloc_percpu(unsigned long call_site,
+					   bool reserved, bool is_atomic,
+					   size_t size, size_t align,
+					   void *base_addr, int off,
+					   void __percpu *ptr,
+					   size_t bytes_alloc, gfp_t gfp_flags);
+void kmemtrace_sampled_percpu_free_percpu(void *base_addr, int off,
+					  void __percpu *ptr);
+void kmemtrace_sampled_vmalloc(unsigned long call_site, const void *ptr,
+			       size_t bytes_req, size_t bytes_alloc,
+			       gfp_t gfp_flags, int node);
+void kmemtrace_sampled_vrealloc(unsigned long call_site, const void *ptr,
+				size_t bytes_req, size_t bytes_alloc,
+				gfp_t gfp_flags);
+void kmemtrace_sampled_vfree(unsigned long call_site, const void *ptr);
+
+#else /* !CONFIG_KMEMTRACE_SAMPLE_HOOKS */
+
+/* The tracepoint alone; @bytes and @ptr are never evaluated. */
+#define kmemtrace_alloc_event(event, bytes, args...)	trace_##event(args)
+#define kmemtrace_free_event(event, ptr, args...)	trace_##event(args)
+
+#endif /* CONFIG_KMEMTRACE_SAMPLE_HOOKS */
 
 struct kmemtrace_event;
 

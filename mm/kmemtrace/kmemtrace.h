@@ -100,41 +100,25 @@ static inline void kmemtrace_stacks_debugfs(struct dentry *dir) { }
 /* sample.c */
 
 /*
- * Per-CPU sampling state, changed only by the local CPU: @left with
- * this_cpu operations by the probes (kmemtrace_sample_alloc_hit()) and
- * by kmemtrace_sample_redraw(), the rest with interrupts off.
- * @left:	bytes to allocate before the next sample
+ * Per-CPU sampling state but for the count (kmemtrace_sample_left, which
+ * the fast paths change with this_cpu operations and
+ * kmemtrace_sample_redraw() rewrites), changed only by the local CPU with
+ * interrupts off.
  * @sampled:	allocations sampled in this recording
  * @untracked:	of those, left out of the table (KMEMTRACE_FLAG_UNTRACKED)
  * @freed:	frees of sampled objects recorded
  * @rnd:	the generator of the draws
  */
 struct kmemtrace_sample_cpu {
-	long			left;
 	unsigned long		sampled;
 	unsigned long		untracked;
 	unsigned long		freed;
 	struct rnd_state	rnd;
 };
 
-/* Buckets of the table of sampled objects: 512 KiB, 57344 objects. */
-#define KMEMTRACE_SAMPLE_BUCKETS_ORDER	13
-#define KMEMTRACE_SAMPLE_BUCKETS	BIT(KMEMTRACE_SAMPLE_BUCKETS_ORDER)
-#define KMEMTRACE_SAMPLE_SLOTS		7
-
-/*
- * A bucket of the table, one cache line: the mask of the slots in use
- * and the pointers of the sampled objects in them.
- */
-struct kmemtrace_sample_bucket {
-	unsigned long	mask;
-	unsigned long	ptr[KMEMTRACE_SAMPLE_SLOTS];
-} ____cacheline_aligned;
-
 DECLARE_STATIC_KEY_FALSE(kmemtrace_sample_key);
 DECLARE_PER_CPU(struct kmemtrace_sample_cpu, kmemtrace_sample_cpu);
 extern unsigned int kmemtrace_sample_period;
-extern struct kmemtrace_sample_bucket *kmemtrace_sample_table;
 void kmemtrace_sample_redraw(void);
 u64 kmemtrace_sample_draw(struct rnd_state *rnd, unsigned int period);
 unsigned int __kmemtrace_sample_alloc(unsigned long ptr);
@@ -144,7 +128,10 @@ void kmemtrace_sample_stop(void);
 bool kmemtrace_sampling(void);
 void kmemtrace_sample_debugfs(struct dentry *dir);
 #if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
-int kmemtrace_sample_configure(unsigned int period, u64 seed);
+int kmemtrace_sample_configure(unsigned int period, u64 seed, bool probes);
+bool kmemtrace_sample_via_probes(void);
+#else
+static inline bool kmemtrace_sample_via_probes(void) { return false; }
 #endif
 
 /* tags.c */
@@ -278,43 +265,6 @@ struct kmemtrace_slot {
 	unsigned int		flags;
 	unsigned long		caller;
 };
-
-/**
- * kmemtrace_sample_alloc_hit() - count an allocation down, the fast path
- * @bytes: bytes the allocator reserved
- *
- * For the probes, before anything else while a recording samples: one
- * interrupt-safe this_cpu operation.  The allocation that takes this
- * CPU's count from above zero to zero or below is the sampled one; one
- * that finds it at zero or below already (an interrupt between the
- * crossing and the new draw) is not.  The caller of a hit calls
- * kmemtrace_sample_redraw() at once, whatever it records.
- *
- * Context: Any context.
- * Return: true if this allocation crossed the count.
- */
-static __always_inline bool kmemtrace_sample_alloc_hit(size_t bytes)
-{
-	long left = this_cpu_sub_return(kmemtrace_sample_cpu.left, bytes);
-
-	return left <= 0 && left + (long)bytes > 0;
-}
-
-/**
- * kmemtrace_sample_free_maybe() - whether a free may be of a sampled object
- * @ptr: the memory freed or resized
- *
- * The fast path of frees while a recording samples: a load of the mask of
- * @ptr's bucket in the table of sampled objects, nearly always empty.
- *
- * Context: Any context.
- * Return: false if @ptr is certainly not a sampled object.
- */
-static __always_inline bool kmemtrace_sample_free_maybe(unsigned long ptr)
-{
-	return READ_ONCE(kmemtrace_sample_table[hash_long(ptr,
-				KMEMTRACE_SAMPLE_BUCKETS_ORDER)].mask);
-}
 
 /**
  * kmemtrace_sample() - whether a sampling recording records this event

@@ -44,6 +44,7 @@
 #include <linux/stackdepot.h>
 #include <linux/string.h>
 #include <linux/swap.h>
+#include <linux/timer.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <trace/events/kmem.h>
@@ -1840,18 +1841,39 @@ static void test_sample_draw_exponential(struct kunit *test)
 static void sample_restore(void *unused)
 {
 	kmemtrace_disable();
-	kmemtrace_sample_configure(0, 0);
+	kmemtrace_sample_configure(0, 0, false);
 }
 
-/* Record samples of mean @period from here to the end of the test. */
+/*
+ * The ways a recording can sample, the parameter of the sampling tests:
+ * the allocators' inline fast paths (CONFIG_KMEMTRACE_SAMPLE_HOOKS), and
+ * probes on the tracepoints.
+ */
+static const bool sample_via_probes[] = { false, true };
+
+static void sample_path_desc(const bool *probes, char *desc)
+{
+	strscpy(desc, *probes || !IS_ENABLED(CONFIG_KMEMTRACE_SAMPLE_HOOKS) ?
+		"probes" : "hooks", KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sample_path, sample_via_probes, sample_path_desc);
+
+/*
+ * Record samples of mean @period from here to the end of the test, the
+ * way its parameter says (the probes if it has none).
+ */
 static void sample_switch(struct kunit *test, unsigned int period)
 {
 	struct kmemtrace_test_ctx *ctx = test->priv;
+	const bool *probes = test->param_value;
 
 	if (ctx->was_enabled)
 		kunit_skip(test, "kmemtrace was recording already");
 	kmemtrace_disable();
-	KUNIT_ASSERT_EQ(test, kmemtrace_sample_configure(period, 1), 0);
+	KUNIT_ASSERT_EQ(test, kmemtrace_sample_configure(period, 1,
+							 !probes || *probes),
+			0);
 	KUNIT_ASSERT_EQ(test,
 			kunit_add_action_or_reset(test, sample_restore, NULL), 0);
 	KUNIT_ASSERT_EQ(test, kmemtrace_enable(), 0);
@@ -2004,6 +2026,131 @@ static void test_sample_rate(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kfrees, kmallocs);
 }
 
+/* What an interrupt allocates and frees while every allocation is sampled. */
+struct sample_irq_work {
+	struct irq_work		work;
+	struct timer_list	timer;
+	struct completion	done;
+	bool			ran_hardirq;
+	bool			ran_softirq;
+	void			*p;
+	struct page		*page;
+	void __percpu		*pc;
+};
+
+/* Every allocator an interrupt may use; the events name this function. */
+static noinline void sample_irq_alloc_free(struct sample_irq_work *w)
+{
+	w->p = kmalloc(200, GFP_ATOMIC);
+	w->page = alloc_page(GFP_ATOMIC);
+	w->pc = __alloc_percpu_gfp(16, 8, GFP_ATOMIC);
+	free_percpu(w->pc);
+	if (w->page)
+		__free_page(w->page);
+	kfree(w->p);
+}
+
+static void sample_hardirq(struct irq_work *work)
+{
+	struct sample_irq_work *w = container_of(work, struct sample_irq_work,
+						 work);
+
+	w->ran_hardirq = in_hardirq();
+	sample_irq_alloc_free(w);
+}
+
+static void sample_softirq(struct timer_list *t)
+{
+	struct sample_irq_work *w = from_timer(w, t, timer);
+
+	w->ran_softirq = in_serving_softirq();
+	sample_irq_alloc_free(w);
+	complete(&w->done);
+}
+
+/*
+ * The one event of @kind and @type for @ptr that sample_irq_alloc_free()
+ * caused: the window captures every context, and memory it freed may be
+ * allocated again by another before the window closes.
+ */
+static void expect_sampled_irq(struct kunit *test, const void *ptr, u8 kind,
+			       u8 type)
+{
+	struct kmemtrace_test_ctx *ctx = test->priv;
+	const struct kmemtrace_event *found = NULL;
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ctx->count; i++) {
+		const struct kmemtrace_event *ev = &ctx->capture.events[i];
+
+		if (ev->ptr != (unsigned long)ptr || ev->kind != kind ||
+		    ev->type != type ||
+		    strcmp(event_caller(ev, sym), "sample_irq_alloc_free"))
+			continue;
+		found = ev;
+		n++;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, n, 1, "kind %u type %u", kind, type);
+	if (!found)
+		return;
+	expect_sampled(test, found, 1);
+	KUNIT_EXPECT_TRUE(test, found->flags & KMEMTRACE_FLAG_INTERRUPT);
+}
+
+static void expect_sampled_irq_work(struct kunit *test,
+				    struct sample_irq_work *w)
+{
+	KUNIT_ASSERT_NOT_NULL(test, w->p);
+	KUNIT_ASSERT_NOT_NULL(test, w->page);
+	KUNIT_ASSERT_NOT_NULL(test, w->pc);
+	expect_sampled_irq(test, w->p, KMEMTRACE_KIND_ALLOC,
+			   KMEMTRACE_TYPE_KMALLOC);
+	expect_sampled_irq(test, w->p, KMEMTRACE_KIND_FREE,
+			   KMEMTRACE_TYPE_KMALLOC);
+	expect_sampled_irq(test, page_address(w->page), KMEMTRACE_KIND_ALLOC,
+			   KMEMTRACE_TYPE_PAGES);
+	expect_sampled_irq(test, page_address(w->page), KMEMTRACE_KIND_FREE,
+			   KMEMTRACE_TYPE_PAGES);
+	expect_sampled_irq(test, (__force const void *)w->pc,
+			   KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_PERCPU);
+	expect_sampled_irq(test, (__force const void *)w->pc,
+			   KMEMTRACE_KIND_FREE, KMEMTRACE_TYPE_PERCPU);
+}
+
+/*
+ * Sampling in hardirq and softirq context: with a mean of 1 byte, the
+ * slab, page and percpu allocations and frees of an irq_work and of a
+ * timer are each recorded once, as samples of an interrupt.
+ */
+static void test_sample_interrupts(struct kunit *test)
+{
+	struct sample_irq_work hard = {
+		.work = IRQ_WORK_INIT_HARD(sample_hardirq),
+	};
+	struct sample_irq_work soft = { };
+
+	sample_switch(test, 1);
+
+	capture_begin(test, true);
+	irq_work_queue(&hard.work);
+	irq_work_sync(&hard.work);
+	capture_end(test);
+	KUNIT_EXPECT_TRUE(test, hard.ran_hardirq);
+	expect_sampled_irq_work(test, &hard);
+
+	init_completion(&soft.done);
+	timer_setup_on_stack(&soft.timer, sample_softirq, 0);
+	capture_begin(test, true);
+	mod_timer(&soft.timer, jiffies + 1);
+	wait_for_completion(&soft.done);
+	capture_end(test);
+	del_timer_sync(&soft.timer);
+	destroy_timer_on_stack(&soft.timer);
+	KUNIT_EXPECT_TRUE(test, soft.ran_softirq);
+	expect_sampled_irq_work(test, &soft);
+}
+
 #ifdef CONFIG_KMEMTRACE_TRACER
 /* The tracer takes every event: it cannot run beside a sampling recording. */
 static void test_sample_excludes_tracer(struct kunit *test)
@@ -2011,7 +2158,8 @@ static void test_sample_excludes_tracer(struct kunit *test)
 	sample_switch(test, 4096);
 	KUNIT_EXPECT_EQ(test, kmemtrace_tracer_start(), -EBUSY);
 	/* Nor can the period change while recording. */
-	KUNIT_EXPECT_EQ(test, kmemtrace_sample_configure(8192, 1), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kmemtrace_sample_configure(8192, 1, false),
+			-EBUSY);
 }
 #else
 static void test_sample_excludes_tracer(struct kunit *test)
@@ -2096,9 +2244,10 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_stack_two_calls_deep),
 	KUNIT_CASE(test_stack_sample_one_in_n),
 	KUNIT_CASE(test_sample_draw_exponential),
-	KUNIT_CASE(test_sample_every_allocation),
-	KUNIT_CASE(test_sample_unsampled_record_nothing),
-	KUNIT_CASE(test_sample_rate),
+	KUNIT_CASE_PARAM(test_sample_every_allocation, sample_path_gen_params),
+	KUNIT_CASE_PARAM(test_sample_unsampled_record_nothing, sample_path_gen_params),
+	KUNIT_CASE_PARAM(test_sample_rate, sample_path_gen_params),
+	KUNIT_CASE_PARAM(test_sample_interrupts, sample_path_gen_params),
 	KUNIT_CASE(test_sample_excludes_tracer),
 	{}
 };

@@ -445,6 +445,165 @@ static void probe_vfree_sampled(void *ignore, unsigned long call_site, const voi
 	probe_vfree(ignore, call_site, ptr);
 }
 
+/* === Sampling in the allocators' own paths ============================= */
+
+#ifdef CONFIG_KMEMTRACE_SAMPLE_HOOKS
+/*
+ * With CONFIG_KMEMTRACE_SAMPLE_HOOKS, a sampling recording attaches no
+ * probe: the allocators count down and filter inline
+ * (kmemtrace_alloc_event(), kmemtrace_free_event() in <linux/kmemtrace.h>)
+ * while kmemtrace_sample_hook_key is on, and call these for what passes,
+ * with the tracepoints' arguments.  They run the probes that record every
+ * event, which make the exact checks (kmemtrace_sample()).
+ *
+ * The allocators may call them with preemption on.  Each disables it and
+ * checks the key again: once kmemtrace_probes_detach() switched the key
+ * off, tracepoint_synchronize_unregister() waits for those past the check,
+ * as it does for probes.
+ */
+DEFINE_STATIC_KEY_FALSE(kmemtrace_sample_hook_key);
+
+/* Whether the hooks still sample; the caller disabled preemption. */
+static __always_inline bool sample_hooked(void)
+{
+	return static_branch_likely(&kmemtrace_sample_hook_key);
+}
+
+/* After a hit: draw the next count, then whether to record. */
+static __always_inline bool sample_hooked_alloc(void)
+{
+	kmemtrace_sample_redraw();
+	return sample_hooked();
+}
+
+void kmemtrace_sampled_kmalloc(unsigned long call_site, const void *ptr,
+			       size_t bytes_req, size_t bytes_alloc,
+			       gfp_t gfp_flags, int node)
+{
+	guard(preempt_notrace)();
+	if (sample_hooked_alloc())
+		probe_kmalloc(NULL, call_site, ptr, bytes_req, bytes_alloc,
+			      gfp_flags, node);
+}
+
+void kmemtrace_sampled_krealloc(unsigned long call_site, const void *ptr,
+				size_t bytes_req, size_t bytes_alloc,
+				gfp_t gfp_flags)
+{
+	guard(preempt_notrace)();
+	if (sample_hooked())
+		probe_krealloc(NULL, call_site, ptr, bytes_req, bytes_alloc,
+			       gfp_flags);
+}
+
+void kmemtrace_sampled_kfree(unsigned long call_site, const void *ptr)
+{
+	guard(preempt_notrace)();
+	if (sample_hooked())
+		probe_kfree(NULL, call_site, ptr);
+}
+
+void kmemtrace_sampled_kmem_cache_alloc(unsigned long call_site,
+					const void *ptr, struct kmem_cache *s,
+					gfp_t gfp_flags, int node)
+{
+	guard(preempt_notrace)();
+	if (sample_hooked_alloc())
+		probe_kmem_cache_alloc(NULL, call_site, ptr, s, gfp_flags, node);
+}
+
+void kmemtrace_sampled_kmem_cache_free(unsigned long call_site,
+				       const void *ptr,
+				       const struct kmem_cache *s)
+{
+	guard(preempt_notrace)();
+	if (sample_hooked())
+		probe_kmem_cache_free(NULL, call_site, ptr, s);
+}
+
+void kmemtrace_sampled_mm_page_alloc(struct page *page, unsigned int order,
+				     gfp_t gfp_flags, int migratetype)
+{
+	guard(preempt_notrace)();
+	if (sample_hooked_alloc())
+		probe_mm_page_alloc(NULL, page, order, gfp_flags, migratetype);
+}
+
+void kmemtrace_sampled_mm_page_free(struct page *page, unsigned int order)
+{
+	guard(preempt_notrace)();
+	if (sample_hooked())
+		probe_mm_page_free(NULL, page, order);
+}
+
+void kmemtrace_sampled_mm_page_alloc_exact(unsigned long call_site,
+					   const void *ptr, size_t size,
+					   gfp_t gfp_flags)
+{
+	guard(preempt_notrace)();
+	if (sample_hooked_alloc())
+		probe_mm_page_alloc_exact(NULL, call_site, ptr, size, gfp_flags);
+}
+
+void kmemtrace_sampled_mm_page_free_exact(unsigned long call_site,
+					  const void *ptr, size_t size,
+					  gfp_t gfp_flags)
+{
+	guard(preempt_notrace)();
+	if (sample_hooked())
+		probe_mm_page_free_exact(NULL, call_site, ptr, size, gfp_flags);
+}
+
+void kmemtrace_sampled_percpu_alloc_percpu(unsigned long call_site,
+					   bool reserved, bool is_atomic,
+					   size_t size, size_t align,
+					   void *base_addr, int off,
+					   void __percpu *ptr,
+					   size_t bytes_alloc, gfp_t gfp_flags)
+{
+	guard(preempt_notrace)();
+	if (sample_hooked_alloc())
+		probe_percpu_alloc_percpu(NULL, call_site, reserved, is_atomic,
+					  size, align, base_addr, off, ptr,
+					  bytes_alloc, gfp_flags);
+}
+
+void kmemtrace_sampled_percpu_free_percpu(void *base_addr, int off,
+					  void __percpu *ptr)
+{
+	guard(preempt_notrace)();
+	if (sample_hooked())
+		probe_percpu_free_percpu(NULL, base_addr, off, ptr);
+}
+
+void kmemtrace_sampled_vmalloc(unsigned long call_site, const void *ptr,
+			       size_t bytes_req, size_t bytes_alloc,
+			       gfp_t gfp_flags, int node)
+{
+	guard(preempt_notrace)();
+	if (sample_hooked_alloc())
+		probe_vmalloc(NULL, call_site, ptr, bytes_req, bytes_alloc,
+			      gfp_flags, node);
+}
+
+void kmemtrace_sampled_vrealloc(unsigned long call_site, const void *ptr,
+				size_t bytes_req, size_t bytes_alloc,
+				gfp_t gfp_flags)
+{
+	guard(preempt_notrace)();
+	if (sample_hooked())
+		probe_vrealloc(NULL, call_site, ptr, bytes_req, bytes_alloc,
+			       gfp_flags);
+}
+
+void kmemtrace_sampled_vfree(unsigned long call_site, const void *ptr)
+{
+	guard(preempt_notrace)();
+	if (sample_hooked())
+		probe_vfree(NULL, call_site, ptr);
+}
+#endif /* CONFIG_KMEMTRACE_SAMPLE_HOOKS */
+
 /* === Attaching =========================================================== */
 
 struct kmemtrace_probe {
@@ -524,7 +683,10 @@ static void __maybe_unused kmemtrace_check_probe_types(void)
 	check_trace_callback_type_vfree(probe_vfree_sampled);
 }
 
-/* The table attached: kmemtrace_probes or kmemtrace_probes_sampled. */
+/*
+ * The table attached: kmemtrace_probes or kmemtrace_probes_sampled; NULL
+ * while the allocators' own paths sample (kmemtrace_sample_hook_key).
+ */
 static const struct kmemtrace_probe *kmemtrace_attached = kmemtrace_probes;
 
 static void kmemtrace_probes_detach_first(int n)
@@ -542,6 +704,12 @@ static void kmemtrace_probes_detach_first(int n)
  */
 void kmemtrace_probes_detach(void)
 {
+#ifdef CONFIG_KMEMTRACE_SAMPLE_HOOKS
+	if (!kmemtrace_attached) {
+		static_branch_disable(&kmemtrace_sample_hook_key);
+		return;
+	}
+#endif
 	kmemtrace_probes_detach_first(ARRAY_SIZE(kmemtrace_probes));
 }
 
@@ -564,7 +732,9 @@ int kmemtrace_probes_on(void)
  * kmemtrace_probes_attach() - attach every probe, or none
  *
  * While a recording samples (kmemtrace_sampling()), the probes that take
- * the sampling fast path first; else those that record every event.
+ * the sampling fast path first, or with CONFIG_KMEMTRACE_SAMPLE_HOOKS no
+ * probe but the allocators' own fast paths; else the probes that record
+ * every event.
  *
  * Return: 0, or the error of the probe that failed (none stays attached).
  */
@@ -573,6 +743,13 @@ int kmemtrace_probes_attach(void)
 	int i, ret;
 
 	kmemtrace_possible_cpus = num_possible_cpus();
+#ifdef CONFIG_KMEMTRACE_SAMPLE_HOOKS
+	if (kmemtrace_sampling() && !kmemtrace_sample_via_probes()) {
+		kmemtrace_attached = NULL;
+		static_branch_enable(&kmemtrace_sample_hook_key);
+		return 0;
+	}
+#endif
 	kmemtrace_attached = kmemtrace_sampling() ? kmemtrace_probes_sampled :
 						    kmemtrace_probes;
 	for (i = 0; i < ARRAY_SIZE(kmemtrace_probes); i++) {

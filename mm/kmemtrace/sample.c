@@ -58,6 +58,8 @@ static_assert(KMEMTRACE_SAMPLE_SLOTS < BITS_PER_LONG);
 
 DEFINE_STATIC_KEY_FALSE(kmemtrace_sample_key);
 DEFINE_PER_CPU(struct kmemtrace_sample_cpu, kmemtrace_sample_cpu);
+/* Bytes to allocate before the next sample: kmemtrace_sample_alloc_hit(). */
+DEFINE_PER_CPU(long, kmemtrace_sample_left);
 /* The mean of the recording under way, for its events. */
 unsigned int kmemtrace_sample_period;
 
@@ -151,13 +153,12 @@ static bool sample_find(unsigned long ptr, bool forget)
  */
 void kmemtrace_sample_redraw(void)
 {
-	struct kmemtrace_sample_cpu *sc;
 	unsigned long flags;
 
 	local_irq_save(flags);
-	sc = this_cpu_ptr(&kmemtrace_sample_cpu);
-	WRITE_ONCE(sc->left, kmemtrace_sample_draw(&sc->rnd,
-						   kmemtrace_sample_period));
+	this_cpu_write(kmemtrace_sample_left,
+		       kmemtrace_sample_draw(this_cpu_ptr(&kmemtrace_sample_cpu.rnd),
+					     kmemtrace_sample_period));
 	local_irq_restore(flags);
 }
 
@@ -248,7 +249,8 @@ int kmemtrace_sample_start(void)
 		memset(sc, 0, sizeof(*sc));
 		prandom_seed_state(&sc->rnd, seed ? seed + cpu :
 				   get_random_u64());
-		sc->left = kmemtrace_sample_draw(&sc->rnd, period);
+		per_cpu(kmemtrace_sample_left, cpu) =
+			kmemtrace_sample_draw(&sc->rnd, period);
 	}
 	kmemtrace_sample_period = period;
 	static_branch_enable(&kmemtrace_sample_key);
@@ -292,26 +294,37 @@ static int kmemtrace_sample_set(u64 period)
 }
 
 #if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
+static bool kmemtrace_sample_probes;
+
 /**
  * kmemtrace_sample_configure() - set the next recording's sampling
  * @period: mean bytes between samples, 0 for every event
  * @seed: seed of the draws, 0 for a random one
+ * @probes: sample through the tracepoints' probes even with
+ *	CONFIG_KMEMTRACE_SAMPLE_HOOKS, so that one kernel tests both paths
  *
  * For the KUnit test.
  *
  * Context: Process context, may sleep.
  * Return: 0, -EINVAL for a period out of range, -EBUSY while recording.
  */
-int kmemtrace_sample_configure(unsigned int period, u64 seed)
+int kmemtrace_sample_configure(unsigned int period, u64 seed, bool probes)
 {
 	int ret = kmemtrace_sample_set(period);
 
 	if (!ret) {
 		mutex_lock(&kmemtrace_sample_mutex);
 		kmemtrace_sample_seed = seed;
+		WRITE_ONCE(kmemtrace_sample_probes, probes);
 		mutex_unlock(&kmemtrace_sample_mutex);
 	}
 	return ret;
+}
+
+/* Whether the KUnit test asked for the probes; kmemtrace_mutex held. */
+bool kmemtrace_sample_via_probes(void)
+{
+	return READ_ONCE(kmemtrace_sample_probes);
 }
 #endif
 
