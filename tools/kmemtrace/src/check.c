@@ -13,6 +13,7 @@
 #include "gfp.h"
 #include "kmemtrace.h"
 #include "opts.h"
+#include "sample.h"
 #include "trace.h"
 #include "utils.h"
 
@@ -49,6 +50,11 @@ static void check_usage(int status)
 		"  must be well formed, and the header (and DIR/abi_version) must give a\n"
 		"  supported ABI version (1, 2 or 3), that of the streams, and the\n"
 		"  streams' byte order.\n"
+		"  Every event must have the sample_period of the trace, that of the first\n"
+		"  valid event of the first stream in CPU order: a stream with events of\n"
+		"  another one holds events of another recording.  The total line says\n"
+		"  \"(sampled, mean N bytes)\" after the events of a sampled trace, and\n"
+		"  \"(mixed sample periods)\" when they are not all of its period.\n"
 		"  Totals that overflow 64 bits print as \"overflow\".\n"
 		"  Exits 1 when a problem is found.\n"
 		"\n"
@@ -411,6 +417,96 @@ static size_t check_header(struct kmt_trace *t)
 	return errors;
 }
 
+/**
+ * struct trace_period - the sample period of a trace, and the events without it
+ * @period: the trace's, that of its first valid event (sample.h)
+ * @first: the index of the stream of that event, the trace's number of
+ *	streams when it has no valid event
+ * @other: per stream, its valid events of another sample_period
+ * @other_period: per stream, the sample_period of the first of those
+ * @several: per stream, whether those are of more than one period
+ */
+struct trace_period {
+	uint32_t period;
+	size_t first;
+	size_t *other;
+	uint32_t *other_period;
+	bool *several;
+};
+
+/* Count into @pd the events of the chunk just read of @s, stream @i. */
+static void period_count(const struct kmt_stream *s, struct trace_period *pd, size_t i)
+{
+	const struct kmemtrace_event *ev;
+	size_t j;
+
+	for (j = 0; j < s->valid; j++) {
+		ev = (const struct kmemtrace_event *)(s->buf + j * KMEMTRACE_EVENT_SIZE);
+		if (ev->sample_period == pd->period)
+			continue;
+		if (!pd->other[i]++)
+			pd->other_period[i] = ev->sample_period;
+		else if (ev->sample_period != pd->other_period[i])
+			pd->several[i] = true;
+	}
+}
+
+/*
+ * kmt_trace_validate(), counting as well the valid events of each stream
+ * whose sample_period is not the trace's, into @pd.
+ */
+static size_t check_validate(struct kmt_trace *t, struct kmt_stats *st,
+			     struct trace_period *pd)
+{
+	struct kmt_stream *s;
+	size_t i, errors = 0;
+
+	pd->first = kmt_trace_first_period(t, &pd->period);
+	pd->other = xcalloc(t->nr, sizeof(*pd->other));
+	pd->other_period = xcalloc(t->nr, sizeof(*pd->other_period));
+	pd->several = xcalloc(t->nr, sizeof(*pd->several));
+	for (i = 0; i < t->nr; i++) {
+		s = &t->streams[i];
+		memset(&st[i], 0, sizeof(st[i]));
+		while (kmt_stream_fill(s, &st[i]))
+			period_count(s, pd, i);
+		errors += st[i].errors;
+	}
+	return errors;
+}
+
+/*
+ * A stream with events of another sample period than the trace's holds
+ * events of another recording: all of them (the streams of different
+ * recordings side by side), or some (recordings one after the other in
+ * the stream).  Say so per stream and return the number of problems.
+ */
+static size_t check_periods(const struct kmt_trace *t,
+			    const struct kmt_stats *st, const struct trace_period *pd)
+{
+	size_t i, errors = 0;
+
+	for (i = 0; i < t->nr; i++) {
+		if (!pd->other[i])
+			continue;
+		kmt_err("%s: %zu events with sample_period %u%s, the trace's is %u (first event of %s): %s",
+			t->streams[i].path, pd->other[i], pd->other_period[i],
+			pd->several[i] ? " or another" : "", pd->period,
+			t->streams[pd->first].path,
+			pd->other[i] == st[i].events ? "streams of different recordings" :
+				"events of different recordings in one stream");
+		errors++;
+	}
+	return errors;
+}
+
+static void period_free(struct trace_period *pd)
+{
+	free(pd->other);
+	free(pd->other_period);
+	free(pd->several);
+}
+
 /*
  * What check_print() adds up over the streams.  The sums saturate and the
  * _overflow flags tell when one did not fit in 64 bits, which only a
@@ -486,10 +582,11 @@ static size_t check_stream_loss(const struct kmt_trace *t,
 }
 
 static void check_print(const struct kmt_trace *t, const struct kmt_stats *st,
-			struct totals *tot)
+			const struct trace_period *pd, struct totals *tot)
 {
 	const struct kmt_stream *s;
-	bool accounted;
+	bool accounted, mixed = false;
+	char buf[64];
 	struct loss l;
 	size_t i;
 
@@ -511,7 +608,13 @@ static void check_print(const struct kmt_trace *t, const struct kmt_stats *st,
 		tot->gaps_overflow |= add_u64_sat(&tot->gaps, l.gaps);
 		add_u64_sat(&tot->earlier, l.earlier);
 	}
+	for (i = 0; i < t->nr; i++)
+		mixed |= pd->other[i] != 0;
 	printf("total: events %zu", tot->events);
+	if (mixed)
+		printf(" (mixed sample periods)");
+	else if (pd->period)
+		printf(" (%s)", kmt_sample_text(pd->period, buf, sizeof(buf)));
 	print_total("gaps", tot->gaps, tot->gaps_overflow);
 	if (tot->earlier)
 		printf(", earlier %llu", (unsigned long long)tot->earlier);
@@ -618,6 +721,7 @@ int check_main(int argc, char **argv)
 	struct kmt_comms comms;
 	struct check_params p;
 	struct kmt_stats *st;
+	struct trace_period pd;
 	struct totals tot;
 	struct kmt_trace t;
 	size_t errors = 0;
@@ -639,8 +743,9 @@ int check_main(int argc, char **argv)
 		kmt_gfp_names_free(&gfp);
 	}
 	st = xcalloc(t.nr, sizeof(*st));
-	errors += kmt_trace_validate(&t, st);
-	check_print(&t, st, &tot);
+	errors += check_validate(&t, st, &pd);
+	errors += check_periods(&t, st, &pd);
+	check_print(&t, st, &pd, &tot);
 	errors += tot.errors;
 	if (t.has_dropped && !tot.gaps_overflow && tot.gaps > t.dropped) {
 		kmt_err("%s: seq gaps show %llu lost events but dropped says only %llu",
@@ -654,6 +759,7 @@ int check_main(int argc, char **argv)
 	else
 		printf("result: ok\n");
 	free(st);
+	period_free(&pd);
 	kmt_trace_free(&t);
 	return errors ? 1 : 0;
 }

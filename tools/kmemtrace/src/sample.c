@@ -39,11 +39,16 @@ const char *kmt_sample_text(uint32_t period, char *buf, unsigned int len)
 	return buf;
 }
 
-/* A stream of the directory, with the period of its first valid event. */
+/*
+ * A stream of the directory, with the period of its first valid event;
+ * for kmt_trace_first_period(), a stream of the trace, by its path, and
+ * its index in the trace.
+ */
 struct stream_period {
 	int cpu;
 	char *name;
 	uint32_t period;
+	size_t index;
 };
 
 static int period_cmp(const void *a, const void *b)
@@ -127,4 +132,30 @@ int kmt_trace_sample_period(const char *dir, uint32_t *period)
 		free(sp[i].name);
 	free(sp);
 	return ret;
+}
+
+size_t kmt_trace_first_period(const struct kmt_trace *t, uint32_t *period)
+{
+	struct stream_period *sp;
+	size_t i, first = t->nr;
+
+	*period = 0;
+	if (!t->nr)
+		return first;
+	sp = xcalloc(t->nr, sizeof(*sp));
+	for (i = 0; i < t->nr; i++) {
+		sp[i].cpu = t->streams[i].cpu;
+		sp[i].name = t->streams[i].path;
+		sp[i].index = i;
+	}
+	/* The order of kmt_trace_sample_period(), whatever that of @t. */
+	qsort(sp, t->nr, sizeof(*sp), period_cmp);
+	for (i = 0; i < t->nr; i++) {
+		if (first_period(sp[i].name, period)) {
+			first = sp[i].index;
+			break;
+		}
+	}
+	free(sp);
+	return first;
 }

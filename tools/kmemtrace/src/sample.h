@@ -15,6 +15,7 @@
 #define __KMEMTRACE_SAMPLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /**
@@ -51,6 +52,23 @@ uint64_t kmt_sample_round(double v, bool *overflow);
  * Return: 0, or 1 after an error message.
  */
 int kmt_trace_sample_period(const char *dir, uint32_t *period);
+
+struct kmt_trace;
+
+/**
+ * kmt_trace_first_period() - the sample period of a trace, for its events
+ * @t: the trace (its files are opened again, whatever was read of them)
+ * @period: the sample_period of its first valid event, 0 when it has none
+ *
+ * The event is the one kmt_trace_sample_period() takes a recording's
+ * period from: the first valid event of the first stream, in CPU order
+ * and then by path, that has one.  Every event of the trace must have
+ * its period; check holds them to it.
+ *
+ * Return: the index in @t->streams of that stream, @t->nr when no stream
+ * has a valid event.
+ */
+size_t kmt_trace_first_period(const struct kmt_trace *t, uint32_t *period);
 
 /**
  * kmt_sample_text() - "sampled, mean N bytes", as the outputs say it

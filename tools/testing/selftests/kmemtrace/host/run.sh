@@ -2034,12 +2034,14 @@ t_abi3_stream_detected_late() {
 }
 
 # dump shows the sample_period of an event of a sampled recording (ABI 3),
-# in either byte order.
+# in either byte order.  check reads it in either too: a stream of events
+# of three periods is one of different recordings, one of a single period,
+# any, is not.
 t_dump_sample_period() {
-	for o in "" -s; do
-		mktrace t && mk $o t/cpu0 period=4096,req=8,alloc=8 period=0xffffffff,flags=irq \
+	for sw in "" -s; do
+		mktrace t && mk $sw t/cpu0 period=4096,req=8,alloc=8 period=0xffffffff,flags=irq \
 			"" || return 1
-		[ -z "$o" ] || mkheader t byte_order=$OTHER_ORDER || return 1
+		[ -z "$sw" ] || mkheader t byte_order=$OTHER_ORDER || return 1
 		run dump t
 		expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
 		cpu=0 seq=0 ts=1000 alloc kmalloc site=0x0 ptr=0x0 req=8 alloc=8 gfp=0x0 node=-1 pid=0 \
@@ -2050,7 +2052,17 @@ t_dump_sample_period() {
 			order=0 cache_id=0 stack_id=0x0 tag=0x0
 		END
 		run check t
-		expect_rc 0 && expect_err < /dev/null || return 1
+		expect_rc 1 && expect_has out "result: 1 problems" && expect_err <<-'END' ||
+		kmemtrace: t/cpu0: 2 events with sample_period 4294967295 or another, \
+			the trace's is 4096 (first event of t/cpu0): events of different \
+			recordings in one stream
+		END
+			return 1
+		mk $sw t/cpu0 period=0xffffffff,flags=irq period=0xffffffff || return 1
+		run check t
+		expect_rc 0 && expect_err < /dev/null &&
+			expect_has out "total: events 2 (sampled, mean 4294967295 bytes), gaps 0" ||
+			return 1
 	done
 }
 
@@ -3787,7 +3799,8 @@ t_check_sampled_streams() {
 	run check d
 	expect_rc 0 && expect_out <<-'END' || return 1
 	cpu0: events 3, first seq 0, last seq 3, gaps 1
-	total: events 3, gaps 1, dropped 1 (cumulative since boot, not exact)
+	total: events 3 (sampled, mean 4096 bytes), gaps 1, dropped 1 (cumulative since boot, not \
+		exact)
 	result: ok
 	END
 	# A sampled recording's window, each CPU held to its drops exactly:
@@ -3807,7 +3820,7 @@ t_check_sampled_streams() {
 		trailing 1, dropped 2
 	cpu1: events 2, first seq 3, last seq 4, gaps 0, start seq 3, end seq 5, leading 0, \
 		trailing 0, dropped 0
-	total: events 10, gaps 1, leading 0, trailing 1, dropped 2
+	total: events 10 (sampled, mean 4096 bytes), gaps 1, leading 0, trailing 1, dropped 2
 	result: ok
 	END
 	# One sampled event lost uncounted: check says so.
@@ -3815,6 +3828,82 @@ t_check_sampled_streams() {
 	run check e
 	expect_rc 1 && expect_has err \
 		"2 events of seq 10 to 19 missing from the stream but 1 dropped while recording"
+}
+
+# A sampled trace whose events all have its period passes check, which says
+# the period in its total line; so does a full one, which says nothing more.
+t_check_sampled_trace_passes() {
+	sampled_trace t 524288 || return 1
+	run check t
+	expect_rc 0 && expect_err < /dev/null && expect_out <<-'END' || return 1
+	cpu0: events 7, first seq 0, last seq 6, gaps 0
+	cpu1: events 4, first seq 0, last seq 3, gaps 0
+	total: events 11 (sampled, mean 524288 bytes), gaps 0, dropped 0 (cumulative since boot, \
+		not exact)
+	result: ok
+	END
+	run check t cpu1
+	expect_rc 0 && expect_has out "total: events 4 (sampled, mean 524288 bytes), gaps 0" ||
+		return 1
+	sampled_trace f 0 || return 1
+	run check f
+	expect_rc 0 && expect_has out "total: events 11, gaps 0, dropped 0 (cumulative" &&
+		expect_has out "result: ok"
+}
+
+# Every event of a recording has its sample_period: check holds each stream
+# to the trace's, that of the first valid event of the first stream in CPU
+# order (as report, pprof and plot take it), and counts a stream with
+# events of another period as a problem, whether it is wholly of another
+# recording (a sampled stream beside a full one, two periods) or has
+# recordings one after the other.
+t_check_detects_mixed_sample_periods() {
+	sampled_trace t 524288 && mk t/cpu1 "" "" "" && mk -p 524288 t/cpu2 "" ||
+		return 1
+	run check t
+	expect_rc 1 && expect_out <<-'END' || return 1
+	cpu0: events 7, first seq 0, last seq 6, gaps 0
+	cpu1: events 3, first seq 0, last seq 2, gaps 0
+	cpu2: events 1, first seq 0, last seq 0, gaps 0
+	total: events 11 (mixed sample periods), gaps 0, dropped 0 (cumulative since boot, not \
+		exact)
+	result: 1 problems
+	END
+	expect_err <<-'END' || return 1
+	kmemtrace: t/cpu1: 3 events with sample_period 0, the trace's is 524288 (first event of \
+		t/cpu0): streams of different recordings
+	END
+	# The trace's period is cpu0's, in whatever order the files are named.
+	run check t cpu2 cpu1 cpu0
+	expect_rc 1 && expect_has out "result: 1 problems" && expect_err <<-'END' || return 1
+	kmemtrace: t/cpu1: 3 events with sample_period 0, the trace's is 524288 (first event of \
+		t/cpu0): streams of different recordings
+	END
+	# Two periods; a full trace's first stream gives it; a stream that
+	# holds two recordings; a stream of two other periods.
+	mk -p 4096 t/cpu1 "" "" && mk t/cpu2 "" period=8192 "" period=4096 &&
+		sampled_trace f 0 && mk -p 65536 f/cpu1 "" period=4096 "" ||
+		return 1
+	run check t
+	expect_rc 1 && expect_has out "result: 2 problems" && expect_err <<-'END' || return 1
+	kmemtrace: t/cpu1: 2 events with sample_period 4096, the trace's is 524288 (first event of \
+		t/cpu0): streams of different recordings
+	kmemtrace: t/cpu2: 4 events with sample_period 0 or another, the trace's is 524288 (first \
+		event of t/cpu0): streams of different recordings
+	END
+	run check f
+	expect_rc 1 && expect_has out "total: events 10 (mixed sample periods), gaps 0" &&
+		expect_err <<-'END' || return 1
+	kmemtrace: f/cpu1: 3 events with sample_period 65536 or another, the trace's is 0 (first \
+		event of f/cpu0): streams of different recordings
+	END
+	mk -p 4096 t/cpu1 "" "" period=8192 "" && rm t/cpu2 || return 1
+	run check t cpu1
+	expect_rc 1 && expect_has out "total: events 4 (mixed sample periods), gaps 0" &&
+		expect_err <<-'END'
+	kmemtrace: t/cpu1: 1 events with sample_period 8192, the trace's is 4096 (first event of \
+		t/cpu1): events of different recordings in one stream
+	END
 }
 
 # pprof writes a sampled trace's profile with the scaled values, which go
@@ -4216,6 +4305,8 @@ plot_sampled_scaled
 report_sampled_views_not_available
 report_sampled_mixed_refused
 check_sampled_streams
+check_sampled_trace_passes
+check_detects_mixed_sample_periods
 pprof_sampled_go_reads_it
 record_pprof_every
 record_pprof_every_bad_args
