@@ -216,6 +216,8 @@ bool kmemtrace_enabled(void);
 void kmemtrace_cache_add(unsigned int id, const char *name);
 void kmemtrace_cache_del(unsigned int id);
 bool kmemtrace_cache_name(unsigned int id, char *buf, size_t size);
+struct kmem_cache;
+void kmemtrace_cache_backing(struct kmem_cache *s);
 
 /* === Sampling: the fast paths ============================================ */
 
@@ -529,6 +531,7 @@ DEFINE_CLASS(kmemtrace_reset, struct kmemtrace_scope,
 #define kmemtrace_api(caller)		static_assert(sizeof(caller))
 #define kmemtrace_internal(flags)	static_assert(sizeof(flags))
 #define kmemtrace_reclaim()		static_assert(1)
+#define kmemtrace_cache_backing(s)	((void)sizeof(s))
 #define kmemtrace_scoped(caller, flags)					\
 	for (bool __kmt_once = sizeof(caller) && sizeof(flags);		\
 	     __kmt_once; __kmt_once = false)

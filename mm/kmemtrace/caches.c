@@ -110,6 +110,22 @@ bool kmemtrace_cache_name(unsigned int id, char *buf, size_t size)
 	return found;
 }
 
+/**
+ * kmemtrace_cache_backing() - the objects of @s are allocator bookkeeping
+ * @s: a cache an allocator keeps for itself
+ *
+ * Every alloc and free of its objects is flagged KMEMTRACE_FLAG_BACKING,
+ * as the events under a KMEMTRACE_SCOPE_BACKING scope are: for objects
+ * that one API call allocates and another path frees later, which no
+ * scope covers, such as vmalloc's vmap_area, freed by lazy purging.
+ *
+ * Context: Process context, before the cache is used.
+ */
+void kmemtrace_cache_backing(struct kmem_cache *s)
+{
+	WRITE_ONCE(s->kmemtrace_backing, true);
+}
+
 /* The caches of the boot, created before the map could take them. */
 static int __init kmemtrace_caches_init(void)
 {

@@ -306,6 +306,8 @@ static __always_inline bool kmemtrace_sample(struct kmemtrace_slot *slot,
  *	may suppress (KMEMTRACE_SCOPE_SUPPRESS) or flag unpaired
  * @kind: KMEMTRACE_KIND_* of the event
  * @ptr: its memory
+ * @flags: KMEMTRACE_FLAG_* the event has whatever its scope: backing for
+ *	the objects of a cache of allocator bookkeeping (kmemtrace_cache_backing())
  *
  * Looks the context and its scope up once, disables interrupts and
  * reserves the event's place: the probe then writes every field of
@@ -318,13 +320,13 @@ static __always_inline bool kmemtrace_sample(struct kmemtrace_slot *slot,
  */
 static __always_inline bool kmemtrace_begin(struct kmemtrace_slot *slot,
 					    bool page_event, u8 kind,
-					    unsigned long ptr)
+					    unsigned long ptr, unsigned int flags)
 {
 	const struct kmemtrace_scope *s;
 
 	if (likely(in_task())) {
 		s = &current->kmemtrace_scope;
-		slot->flags = 0;
+		slot->flags = flags;
 	} else {
 		unsigned int level = interrupt_context_level();
 
@@ -334,7 +336,7 @@ static __always_inline bool kmemtrace_begin(struct kmemtrace_slot *slot,
 			return false;
 		}
 		s = kmemtrace_scope_of(level);
-		slot->flags = KMEMTRACE_FLAG_INTERRUPT;
+		slot->flags = flags | KMEMTRACE_FLAG_INTERRUPT;
 	}
 	slot->caller = s->caller;
 	if (unlikely(s->flags)) {

@@ -71,7 +71,7 @@ static __always_inline void record_sized(u8 kind, u8 type,
 	struct kmemtrace_event *ev;
 	struct kmemtrace_slot slot __uninitialized;
 
-	if (!ptr || !kmemtrace_begin(&slot, false, kind, (unsigned long)ptr))
+	if (!ptr || !kmemtrace_begin(&slot, false, kind, (unsigned long)ptr, 0))
 		return;
 	ev = kmemtrace_fill(&slot, kind, type, call_site, (unsigned long)ptr);
 	ev->flags |= flags;
@@ -85,8 +85,16 @@ static __always_inline void record_sized(u8 kind, u8 type,
 	kmemtrace_commit(&slot);
 }
 
-/* A free that knows only its pointer, and for a cache its id. */
+/* The flags every event of cache @s gets: see kmemtrace_cache_backing(). */
+static __always_inline unsigned int cache_flags(const struct kmem_cache *s)
+{
+	return unlikely(READ_ONCE(s->kmemtrace_backing)) ?
+	       KMEMTRACE_FLAG_BACKING : 0;
+}
+
+/* A free that knows only its pointer, and for a cache its id and flags. */
 static __always_inline void record_free(u8 type, unsigned int cache_id,
+					unsigned int flags,
 					unsigned long call_site,
 					const void *ptr)
 {
@@ -94,7 +102,7 @@ static __always_inline void record_free(u8 type, unsigned int cache_id,
 	struct kmemtrace_slot slot __uninitialized;
 
 	if (!ptr || !kmemtrace_begin(&slot, false, KMEMTRACE_KIND_FREE,
-				     (unsigned long)ptr))
+				     (unsigned long)ptr, flags))
 		return;
 	ev = kmemtrace_fill(&slot, KMEMTRACE_KIND_FREE, type, call_site,
 			    (unsigned long)ptr);
@@ -119,7 +127,7 @@ static __always_inline void record_pages(u8 kind, unsigned long call_site,
 	struct kmemtrace_slot slot __uninitialized;
 
 	if (!ptr || !kmemtrace_begin(&slot, page_event, kind,
-				     (unsigned long)ptr))
+				     (unsigned long)ptr, 0))
 		return;
 	ev = kmemtrace_fill(&slot, kind, KMEMTRACE_TYPE_PAGES, call_site,
 			    (unsigned long)ptr);
@@ -189,11 +197,11 @@ static __noipa void probe_kfree(void *ignore, unsigned long call_site,
 
 		if (!is_kmalloc_cache(s)) {
 			record_free(KMEMTRACE_TYPE_CACHE, s->kmemtrace_id,
-				    call_site, ptr);
+				    cache_flags(s), call_site, ptr);
 			return;
 		}
 	}
-	record_free(KMEMTRACE_TYPE_KMALLOC, 0, call_site, ptr);
+	record_free(KMEMTRACE_TYPE_KMALLOC, 0, 0, call_site, ptr);
 }
 
 static void probe_kfree_sampled(void *ignore, unsigned long call_site, const void *ptr)
@@ -212,7 +220,7 @@ static __noipa void probe_kmem_cache_alloc(void *ignore,
 	struct kmemtrace_slot slot __uninitialized;
 
 	if (!ptr || !kmemtrace_begin(&slot, false, KMEMTRACE_KIND_ALLOC,
-				     (unsigned long)ptr))
+				     (unsigned long)ptr, cache_flags(s)))
 		return;
 	ev = kmemtrace_fill(&slot, KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_CACHE,
 			    call_site, (unsigned long)ptr);
@@ -240,7 +248,8 @@ static __noipa void probe_kmem_cache_free(void *ignore,
 					  unsigned long call_site,
 					  const void *ptr, const struct kmem_cache *s)
 {
-	record_free(KMEMTRACE_TYPE_CACHE, s->kmemtrace_id, call_site, ptr);
+	record_free(KMEMTRACE_TYPE_CACHE, s->kmemtrace_id, cache_flags(s),
+		    call_site, ptr);
 }
 
 static void probe_kmem_cache_free_sampled(void *ignore, unsigned long call_site,
@@ -382,7 +391,7 @@ static __noipa void probe_percpu_free_percpu(void *ignore,
 					     void *base_addr, int off,
 					     void __percpu *ptr)
 {
-	record_free(KMEMTRACE_TYPE_PERCPU, 0, 0, (__force const void *)ptr);
+	record_free(KMEMTRACE_TYPE_PERCPU, 0, 0, 0, (__force const void *)ptr);
 }
 
 static void probe_percpu_free_percpu_sampled(void *ignore, void *base_addr, int off,
@@ -435,7 +444,7 @@ static void probe_vrealloc_sampled(void *ignore, unsigned long call_site,
 static __noipa void probe_vfree(void *ignore, unsigned long call_site,
 				const void *ptr)
 {
-	record_free(KMEMTRACE_TYPE_VMALLOC, 0, call_site, ptr);
+	record_free(KMEMTRACE_TYPE_VMALLOC, 0, 0, call_site, ptr);
 }
 
 static void probe_vfree_sampled(void *ignore, unsigned long call_site, const void *ptr)

@@ -59,7 +59,7 @@ enum kmemtrace_type {
  * Memory an allocator took (or gave back) as backing store or bookkeeping
  * for memory that has events of its own: the pages of slabs, vmalloc
  * areas and percpu chunks, a vmalloc area's page array (a kmalloc or a
- * vmalloc) and vm_struct.  Analyses that add up bytes skip these, or they
+ * vmalloc), vm_struct and vmap_area.  Analyses that add up bytes skip these, or they
  * count the memory twice.  The alloc and the free of the same memory are
  * both flagged.
  */

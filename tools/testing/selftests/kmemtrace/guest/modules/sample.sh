@@ -186,10 +186,10 @@ result estimate_within_4_sd "$([ "$(grep -c '^ok ' $tmp.estimate)" = 6 ] &&
 	echo 0 || echo 1)" $tmp.estimate
 
 # The tool's own estimates (report scales by the events' weights): the
-# live objects and bytes of each site, of the site's own type (under
-# vmalloc() the vmap_area, a cache alloc named after the caller until
-# it is flagged backing, would add a sample of 64 bytes that stands for
-# 256 objects), within the same bounds.
+# live objects and bytes of each site, of the site's own type (before
+# vmap_area was flagged backing, its 64-byte cache alloc named after the
+# vmalloc() caller added a sample that stood for 256 objects), within
+# the same bounds.
 for type in kmalloc pages vmalloc; do
 	kmemtrace report -v sites --csv -n 1000000 --type $type $out 2>>$tmp.err
 done |
