@@ -240,6 +240,7 @@ ls $out/pprof 2>&1 | grep -c '^heap-.*\.pb\.gz$' >$tmp.n
 result pprof_every_second "$([ -s $tmp.pprof ] && echo 1 || echo 0)" $tmp.pprof
 # For go tool pprof on the host (bin/pprof-check.sh).
 mkdir -p /tmp/out/sample-pprof && cp $out/pprof/heap-*.pb.gz /tmp/out/sample-pprof/
+cp $tmp.allocinfo /tmp/out/sample-pprof/allocinfo
 
 # Out of the window: the module frees its allocations.
 rmmod $MOD >$tmp.rmmod 2>&1 || { cat $tmp.rmmod; failed=1; }
