@@ -367,9 +367,17 @@ void kmemtrace_sampled_vfree(unsigned long call_site, const void *ptr);
 
 #else /* !CONFIG_KMEMTRACE_SAMPLE_HOOKS */
 
-/* The tracepoint alone; @bytes and @ptr are never evaluated. */
-#define kmemtrace_alloc_event(event, bytes, args...)	trace_##event(args)
-#define kmemtrace_free_event(event, ptr, args...)	trace_##event(args)
+/* The tracepoint alone; sizeof() names @bytes and @ptr unevaluated. */
+#define kmemtrace_alloc_event(event, bytes, args...)			\
+do {									\
+	(void)sizeof(bytes);						\
+	trace_##event(args);						\
+} while (0)
+#define kmemtrace_free_event(event, ptr, args...)			\
+do {									\
+	(void)sizeof(ptr);						\
+	trace_##event(args);						\
+} while (0)
 
 #endif /* CONFIG_KMEMTRACE_SAMPLE_HOOKS */
 

@@ -2110,7 +2110,7 @@ static void expect_sampled_irq_work(struct kunit *test,
 {
 	KUNIT_ASSERT_NOT_NULL(test, w->p);
 	KUNIT_ASSERT_NOT_NULL(test, w->page);
-	KUNIT_ASSERT_NOT_NULL(test, w->pc);
+	KUNIT_ASSERT_NOT_NULL(test, (__force void *)w->pc);
 	expect_sampled_irq(test, w->p, KMEMTRACE_KIND_ALLOC,
 			   KMEMTRACE_TYPE_KMALLOC);
 	expect_sampled_irq(test, w->p, KMEMTRACE_KIND_FREE,
