@@ -269,6 +269,28 @@ static void test_kmalloc_node(struct kunit *test)
 			  }, FREE_OF(KMEMTRACE_TYPE_KMALLOC, __func__));
 }
 
+/*
+ * What a kmalloc() of @size bytes beyond the kmalloc caches in @caller
+ * recorded: one kmalloc event and one kfree event for @p, no page event.
+ */
+static void expect_kmalloc_large(struct kunit *test, const void *p,
+				 size_t size, const char *caller)
+{
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_alloc_free(test, p, &(struct expect_event) {
+				.type = KMEMTRACE_TYPE_KMALLOC,
+				.bytes_req = size,
+				.bytes_alloc = PAGE_SIZE << get_order(size),
+				.gfp_flags = (__force u32)GFP_KERNEL,
+				.node = KMEMTRACE_NO_NODE,
+				.caller = caller,
+			  }, FREE_OF(KMEMTRACE_TYPE_KMALLOC, caller));
+	KUNIT_EXPECT_EQ(test, count_events(test, p, KMEMTRACE_KIND_ALLOC,
+					   KMEMTRACE_TYPE_PAGES, NULL), 0);
+	KUNIT_EXPECT_EQ(test, count_events(test, p, KMEMTRACE_KIND_FREE,
+					   KMEMTRACE_TYPE_PAGES, NULL), 0);
+}
+
 /* Beyond the kmalloc caches: one kmalloc event, no page event. */
 static void test_kmalloc_large(struct kunit *test)
 {
@@ -279,20 +301,7 @@ static void test_kmalloc_large(struct kunit *test)
 	p = kmalloc(size, GFP_KERNEL);
 	kfree(p);
 	capture_end(test);
-
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_alloc_free(test, p, &(struct expect_event) {
-				.type = KMEMTRACE_TYPE_KMALLOC,
-				.bytes_req = size,
-				.bytes_alloc = PAGE_SIZE << get_order(size),
-				.gfp_flags = (__force u32)GFP_KERNEL,
-				.node = KMEMTRACE_NO_NODE,
-				.caller = __func__,
-			  }, FREE_OF(KMEMTRACE_TYPE_KMALLOC, __func__));
-	KUNIT_EXPECT_EQ(test, count_events(test, p, KMEMTRACE_KIND_ALLOC,
-					   KMEMTRACE_TYPE_PAGES, NULL), 0);
-	KUNIT_EXPECT_EQ(test, count_events(test, p, KMEMTRACE_KIND_FREE,
-					   KMEMTRACE_TYPE_PAGES, NULL), 0);
+	expect_kmalloc_large(test, p, size, __func__);
 }
 
 /*
@@ -310,18 +319,7 @@ static void test_kmalloc_large_runtime_size(struct kunit *test)
 	p = kmalloc(size, GFP_KERNEL);
 	kfree(p);
 	capture_end(test);
-
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_alloc_free(test, p, &(struct expect_event) {
-				.type = KMEMTRACE_TYPE_KMALLOC,
-				.bytes_req = size,
-				.bytes_alloc = PAGE_SIZE << get_order(size),
-				.gfp_flags = (__force u32)GFP_KERNEL,
-				.node = KMEMTRACE_NO_NODE,
-				.caller = __func__,
-			  }, FREE_OF(KMEMTRACE_TYPE_KMALLOC, __func__));
-	KUNIT_EXPECT_EQ(test, count_events(test, p, KMEMTRACE_KIND_ALLOC,
-					   KMEMTRACE_TYPE_PAGES, NULL), 0);
+	expect_kmalloc_large(test, p, size, __func__);
 }
 
 static void test_kmem_cache_alloc_free(struct kunit *test)
