@@ -272,10 +272,10 @@ struct kmemtrace_slot {
  * @kind: KMEMTRACE_KIND_*
  * @ptr: the memory
  *
- * The exact part, after the probe's fast path: an alloc here crossed
- * the count (kmemtrace_sample_alloc_hit()) and is recorded but for the
- * allocators' own allocations (backing); a free or resize is recorded if
- * its memory was sampled.
+ * The exact part, after the fast path (a probe's or the allocator's
+ * hook): an alloc here crossed the count (kmemtrace_sample_alloc_hit())
+ * and is recorded but for the allocators' own allocations (backing); a
+ * free or resize is recorded if its memory was sampled.
  *
  * Context: Interrupts disabled, not NMI.
  * Return: true to record the event.

@@ -42,7 +42,9 @@
  * its own, probe_*_sampled(): that fast path alone, which needs no stack
  * frame, then a tail call with the same arguments (__noipa keeps them as
  * they are) to the probe that records every event, whose frame only the
- * events let through pay.
+ * events let through pay.  With CONFIG_KMEMTRACE_SAMPLE_HOOKS the
+ * allocators run the same fast path inline instead, and no probe is
+ * attached (kmemtrace_sampled_*() below).
  */
 /* Whether an allocation is not sampled; the sampled one draws anew. */
 static __always_inline bool sample_skip_alloc(size_t bytes)
