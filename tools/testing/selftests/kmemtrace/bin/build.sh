@@ -13,7 +13,7 @@ set -eu
 
 name=$1
 shift
-SRC=$(kmt_src)
+SRC=${KMT_BUILD_SRC:-$(kmt_src)}
 OUT=$(kmt_build "$name")
 LOG=$OUT/build.log
 mkdir -p "$OUT"

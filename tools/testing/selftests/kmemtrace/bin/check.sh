@@ -21,6 +21,8 @@
 #                    tracers, readers, CPU hotplug, back-to-back records
 #   bench   make bench's smoke: its three kernels, every mode and
 #           operation once with 1% of the pairs (bin/bench.sh smoke)
+#   perfkmem  perf kmem beside kmemtrace record on one load, and alone on
+#           the unpatched tree (kernel (u), built here too)
 # Every test is one line in $KMT_CACHE/out/results; the last line printed
 # is "N passed, N failed[, N skipped]".  Exits 1 if anything failed.
 
@@ -165,6 +167,30 @@ if "$KMT_BIN/stage.sh" bench-smoke "$KMT_BIN/bench.sh" smoke >"$OUT/bench-smoke.
 else
 	tail -n 20 "$OUT/bench-smoke.log"
 	result FAIL bench.smoke
+fi
+
+# perf kmem, the tool users run, as the witness of the series' slab
+# tracepoint fixes (guest/perfkmem): beside kmemtrace record on the test
+# kernel, where both see the same load; alone on kernel (u), the
+# unpatched tree (bin/upstream.sh), where it shows what the fixes
+# change.  Both boots append make bench's tools initramfs (perf), which
+# the bench smoke made.
+TOOLS=$OUT/bench-smoke/initramfs-tools.cpio
+if [ -f "$TOOLS" ]; then
+	BOOT_INITRAMFS=$TOOLS
+	boot perfkmem "$KERNEL" "$K0" 'kmemtrace_perfkmem\.'
+	if "$KMT_BIN/stage.sh" build-upstream "$KMT_BIN/upstream.sh" "$TOOLS" \
+		"$OUT/initramfs-upstream.cpio"; then
+		result PASS build.upstream
+		BOOT_INITRAMFS=$OUT/initramfs-upstream.cpio
+		boot perfkmem-upstream=perfkmem upstream "kunit.enable=0" \
+			'kmemtrace_perfkmem\.'
+	else
+		result FAIL build.upstream
+	fi
+	BOOT_INITRAMFS=
+else
+	result FAIL perfkmem.tools_initramfs
 fi
 
 "$KMT_BIN/ftracetest-compare.sh" "$OUT/ftrace/guest/ftracetest.ktap" \

@@ -41,6 +41,21 @@ kmt_orig() {
 	echo "$KMT_CACHE/src/$(kmt_version)/orig"
 }
 
+# kmt_pristine: the unpatched tree, a worktree of series.sh's repository
+# at its tag "pristine", made (and the repository with it) if missing.
+kmt_pristine() {
+	_git=$KMT_CACHE/src/$(kmt_version)/git
+	_tree=$KMT_CACHE/src/$(kmt_version)/pristine
+	if [ ! -d "$_tree" ]; then
+		git -C "$_git" rev-parse -q --verify pristine >/dev/null 2>&1 ||
+			"$KMT_BIN/series.sh" >/dev/null || kmt_die "make series failed"
+		git -C "$_git" worktree prune
+		git -C "$_git" worktree add -q --detach "$_tree" pristine ||
+			kmt_die "cannot make the worktree $_tree"
+	fi
+	echo "$_tree"
+}
+
 kmt_build() {
 	echo "$KMT_CACHE/build/$(kmt_version)/$1"
 }

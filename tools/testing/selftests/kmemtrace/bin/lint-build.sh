@@ -22,18 +22,10 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 SRC=$(kmt_src)
-GIT=$KMT_CACHE/src/$(kmt_version)/git
-PRISTINE=$KMT_CACHE/src/$(kmt_version)/pristine
 CONFIGS=$KMT_SELFTESTS/configs
 
 command -v sparse >/dev/null || kmt_die "sparse is not installed (make deps)"
-git -C "$GIT" rev-parse -q --verify pristine >/dev/null ||
-	"$KMT_BIN/series.sh" >/dev/null || kmt_die "make series failed"
-if [ ! -d "$PRISTINE" ]; then
-	git -C "$GIT" worktree prune
-	git -C "$GIT" worktree add -q --detach "$PRISTINE" pristine ||
-		kmt_die "cannot make the worktree $PRISTINE"
-fi
+PRISTINE=$(kmt_pristine) || exit 1
 
 cd "$KMT_REPO" || exit 1
 touched=$(grep -v '^[[:space:]]*\(#\|$\)' patches/series | awk '$1 ~ /\.patch$/ { print $1 }' |

@@ -16,13 +16,11 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 SRC=$(kmt_src)
-PRISTINE=$KMT_CACHE/src/$(kmt_version)/pristine
 CONFIGS=$KMT_SELFTESTS/configs
 EXPECTED=$KMT_BIN/offcheck.expected
 OUT=$KMT_CACHE/out/offcheck
 
-[ -d "$PRISTINE" ] || "$KMT_BIN/lint-build.sh" >/dev/null 2>&1
-[ -d "$PRISTINE" ] || kmt_die "no unpatched tree in $PRISTINE (make lint)"
+PRISTINE=$(kmt_pristine) || exit 1
 mkdir -p "$OUT"
 printf 'CONFIG_DEBUG_ATOMIC_SLEEP=n\n' >"$OUT/nolines.config"
 
