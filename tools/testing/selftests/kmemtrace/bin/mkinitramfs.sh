@@ -3,7 +3,7 @@
 #
 # Assemble the guest initramfs: static busybox, the guest init, the guest
 # tests, ftracetest with kmemtrace's tests, static chrt (busybox has
-# none), ringmap and macro (guest/*.c), the static kmemtrace tool and
+# none), ringmap, macro and failnth (guest/*.c), the static kmemtrace tool and
 # Debian's trace-cmd with its shared libraries, as
 # $KMT_CACHE/out/initramfs.cpio.
 
@@ -31,6 +31,8 @@ cp "$GUEST/run-tests.sh" "$GUEST/demo.sh" "$GUEST/workload.sh" \
 # ftracetest, with kmemtrace's test.d/kmemtrace, from the prepared tree.
 cp -r "$(kmt_src)/tools/testing/selftests/ftrace" "$ROOT/kmt/ftrace"
 ${CC:-cc} -static -O2 -o "$ROOT/bin/chrt" "$GUEST/chrt.c"
+# failnth fails the N-th allocation of one write (guest/failures).
+${CC:-cc} -static -O2 -o "$ROOT/bin/failnth" "$GUEST/failnth.c"
 # macro runs the benchmark's macro workloads (guest/macro.c).
 ${CC:-cc} -static -O2 -o "$ROOT/bin/macro" "$GUEST/macro.c"
 # ringmap reads a cpuN buffer through mmap(), with this tree's uapi header.

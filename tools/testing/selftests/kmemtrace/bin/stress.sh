@@ -8,6 +8,10 @@
 #              allocation load) and the relay stress test: no KCSAN report
 #   smp8       the relay stress test with 8 vCPUs (TCG runs them on the
 #              host's cores): every CPU's stream checked exactly
+#   failures   the debug kernel with fault injection and small buffers:
+#              kmemtrace's own allocations failed one by one (fail-nth),
+#              a load whose allocations fail at random, and the OOM
+#              killer, all recorded and checked (guest/failures)
 #   overrun.N  recording from boot into tiny buffers, KMT_STRESS_RUNS times
 #   stress.N   the debug kernel's stress boot, KMT_STRESS_RUNS times
 # Each run is one line in $KMT_CACHE/out/stress-results; the last line
@@ -55,6 +59,12 @@ boot kcsan-relay=test kcsan "$K0" 'kmemtrace_test\.relay_stress'
 # (the kernel hands KMT_STRESS_PAIRS= to init's environment).
 KMT_SMP=8 boot smp8=test "$KERNEL" "$K0 KMT_STRESS_PAIRS=40000" \
 	'kmemtrace_test\.relay_stress'
+
+# Failed allocations and memory pressure.  Small buffers, so that
+# enabling recording makes few allocations to fail one by one.
+boot failures "$KERNEL_DEBUG" \
+	"$K0 pci=noacpi kmemtrace.subbufs=4 kmemtrace.subbuf_size=65536" \
+	'kmemtrace_failures\.' single
 
 i=1
 while [ $i -le "$RUNS" ]; do

@@ -1,0 +1,108 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# failed_allocations.sh - a failed allocation is no event: a load of
+# every allocator (kmemtrace_bench, paced) whose slab and page
+# allocations fail at random (failslab and fail_page_alloc at 5%, for
+# its task only: make-it-fail) is recorded.  Some of its runs must
+# fail; the recording must pass check with nothing dropped, no event may
+# carry a NULL pointer, and at every call site of the load's
+# functions each allocation recorded must have its free: an allocation
+# that failed is not a live object.
+
+D=/sys/kernel/debug/kmemtrace
+F=/sys/kernel/debug
+B=/sys/kernel/debug/kmemtrace_bench/run
+out=/tmp/failed
+tmp=/tmp/failed
+fail() { dmesg -n 7; echo "FAIL: $*"; exit 1; }
+
+# The kernel log while allocations fail on purpose: warn_alloc()'s
+# reports and allocation profiling's WARN when a slab's extension vector
+# cannot be allocated (prepare_slab_obj_exts_hook(), upstream's) are
+# expected, so the console is quiet meanwhile (dmesg -n 1); anything else
+# that reports a bug fails the test.
+splats() {
+	dmesg | grep -E -e 'BUG:|WARNING:|KASAN:|UBSAN:|Oops|suspicious RCU' \
+		-e 'lockdep is turned off|circular locking|inconsistent lock' |
+		grep -v 'at mm/slub.c:[0-9]* alloc_tagging_slab_alloc_hook'
+}
+dmesg -c >/dev/null
+dmesg -n 1
+
+for a in failslab fail_page_alloc; do
+	echo N >$F/$a/ignore-gfp-wait
+	echo 0 >$F/$a/verbose
+	echo Y >$F/$a/task-filter
+	echo 5 >$F/$a/probability
+	echo 1 >$F/$a/interval
+	echo -1 >$F/$a/times
+done
+echo N >$F/fail_page_alloc/ignore-gfp-highmem
+echo 0 >$F/fail_page_alloc/min-order
+
+rm -rf $out
+kmemtrace record -q -e -o $out >$tmp.record 2>&1 &
+rec=$!
+i=0
+while [ "$(cat $D/enabled)" != 1 ]; do
+	kill -0 $rec 2>/dev/null && [ $i -lt 100 ] || fail "record did not start: $(cat $tmp.record)"
+	i=$((i + 1))
+	sleep 0.1
+done
+# The load, its allocations failing: each run stops at its first failed
+# allocation.  Paced, so that the small buffers of this boot keep up.
+# No fork and no open in the failing shell, whose own would fail too:
+# its files are open before, so that a write fails only when the load's
+# allocations do (ENOMEM, the only error kmemtrace_bench's run returns
+# for a valid request).
+taskset -c 0 sh -c '
+	exec 3>'$B' 2>/dev/null
+	echo 1 >/proc/self/make-it-fail
+	ok=0 bad=0 i=0
+	while [ $i -lt 40 ]; do
+		for op in kmalloc-64 kmalloc-large cache bulk pages-0 pages-3 percpu vmalloc; do
+			if echo "$op 20 2000" >&3; then
+				ok=$((ok + 1))
+			else
+				bad=$((bad + 1))
+			fi
+		done
+		i=$((i + 1))
+	done
+	until echo 0 >/proc/self/make-it-fail; do :; done
+	echo "$ok $bad" >'$tmp'.load'
+for a in failslab fail_page_alloc; do
+	echo 0 >$F/$a/probability
+done
+dmesg -n 7
+splats >$tmp.splats
+[ ! -s $tmp.splats ] || { cat $tmp.splats; fail "the kernel log reports a bug"; }
+kill -INT $rec
+wait $rec || fail "kmemtrace record exited $?: $(cat $tmp.record)"
+set -- $(cat $tmp.load)
+echo "load: $1 runs done, $2 stopped by a failed allocation"
+[ "${2:-0}" -gt 0 ] || fail "no allocation of the load failed: $(cat $tmp.load)"
+
+kmemtrace check $out >$tmp.check 2>&1 || { cat $tmp.check; fail "check failed"; }
+[ "$(cat $out/dropped)" = 0 ] || fail "$(cat $out/dropped) events dropped"
+kmemtrace dump $out | awk '$0 ~ / ptr=0x0+ / || $0 ~ / ptr=0+ / || / ptr=\(null\)/' >$tmp.null
+[ ! -s $tmp.null ] || { head -n 5 $tmp.null; fail "events with a NULL pointer"; }
+# The load's sites: allocations recorded, and those not freed.  KASAN's
+# shadow of a vmalloc() area is allocated under the vmalloc() and freed
+# by lazy purging, elsewhere: pages live at pair_vmalloc whose codetag
+# is mm/kasan/shadow.c's, on this KASAN_VMALLOC kernel only, and not the
+# load's (see Documentation/trace/kmemtrace.rst, Testing).
+kmemtrace report -v sites --csv -n 100000 $out 2>/dev/null |
+	awk -F, '$12 ~ /^pair_/ { n += $1; f += $5; live += $7 }
+		END { print n + 0, f + 0, live + 0 }' >$tmp.sites
+kmemtrace report -v live --list -n 1000000 $out 2>/dev/null | grep ' pair_' >$tmp.live
+grep -c ' mm/kasan/' $tmp.live >$tmp.kasan
+set -- $(cat $tmp.sites) $(cat $tmp.kasan)
+echo "the load's call sites: $1 allocations recorded, $2 freed, $3 live," \
+	"$4 of them the shadow of vmalloc areas (mm/kasan)"
+[ "$1" -gt 0 ] || fail "no allocation of the load recorded"
+[ "$(($1 - $2))" = "$3" ] || fail "$1 allocations, $2 frees and $3 live do not add up"
+grep -v ' mm/kasan/' $tmp.live >$tmp.bad
+[ ! -s $tmp.bad ] || { head -n 5 $tmp.bad; fail "allocations of the load without their free"; }
+echo "ok: no NULL pointer, every recorded allocation of the load freed, $(tail -n 1 $tmp.check)"
