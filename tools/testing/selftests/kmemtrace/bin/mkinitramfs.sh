@@ -26,7 +26,8 @@ cp "$GUEST/run-tests.sh" "$GUEST/demo.sh" "$GUEST/workload.sh" \
 	"$GUEST/ftrace.sh" "$GUEST/hash-ready.sh" "$GUEST/bench.sh" \
 	"$GUEST/benchmark.sh" "$GUEST/eventpath.sh" "$GUEST/record-check.sh" \
 	"$GUEST/check-exact.sh" "$GUEST/stress-loop.sh" \
-	"$GUEST/stress-lib.sh" "$GUEST/modules-lib.sh" "$GUEST/kcsan-ours.awk" \
+	"$GUEST/stress-lib.sh" "$GUEST/modules-lib.sh" "$GUEST/failures-lib.sh" \
+	"$GUEST/kcsan-ours.awk" \
 	"$ROOT/kmt/"
 # ftracetest, with kmemtrace's test.d/kmemtrace, from the prepared tree.
 cp -r "$(kmt_src)/tools/testing/selftests/ftrace" "$ROOT/kmt/ftrace"

@@ -29,7 +29,6 @@ rm -rf "$MOD"
 mkdir -p "$MOD/root/kmt/perfkmem"
 cp "$KMT_REPO/lib/kmemtrace_bench.c" "$MOD/"
 cat >"$MOD/kmemtrace_bench_mod.c" <<'MODEOF'
-// SPDX-License-Identifier: GPL-2.0
 /* lib/kmemtrace_bench.c, the load, as a module of a kernel without it. */
 #define pr_fmt(fmt) "kmemtrace_bench: " fmt
 

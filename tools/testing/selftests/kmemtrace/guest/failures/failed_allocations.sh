@@ -10,46 +10,22 @@
 # functions each allocation recorded must have its free: an allocation
 # that failed is not a live object.
 
-D=/sys/kernel/debug/kmemtrace
-F=/sys/kernel/debug
-B=/sys/kernel/debug/kmemtrace_bench/run
 out=/tmp/failed
 tmp=/tmp/failed
-fail() { dmesg -n 7; echo "FAIL: $*"; exit 1; }
+. /kmt/failures-lib.sh
 
-# The kernel log while allocations fail on purpose: warn_alloc()'s
-# reports and allocation profiling's WARN when a slab's extension vector
-# cannot be allocated (prepare_slab_obj_exts_hook(), upstream's) are
-# expected, so the console is quiet meanwhile (dmesg -n 1); anything else
-# that reports a bug fails the test.
-splats() {
-	dmesg | grep -E -e 'BUG:|WARNING:|KASAN:|UBSAN:|Oops|suspicious RCU' \
-		-e 'lockdep is turned off|circular locking|inconsistent lock' |
-		grep -v 'at mm/slub.c:[0-9]* alloc_tagging_slab_alloc_hook'
-}
 dmesg -c >/dev/null
 dmesg -n 1
 
+fault_injection_on
 for a in failslab fail_page_alloc; do
-	echo N >$F/$a/ignore-gfp-wait
-	echo 0 >$F/$a/verbose
 	echo Y >$F/$a/task-filter
 	echo 5 >$F/$a/probability
 	echo 1 >$F/$a/interval
 	echo -1 >$F/$a/times
 done
-echo N >$F/fail_page_alloc/ignore-gfp-highmem
-echo 0 >$F/fail_page_alloc/min-order
 
-rm -rf $out
-kmemtrace record -q -e -o $out >$tmp.record 2>&1 &
-rec=$!
-i=0
-while [ "$(cat $D/enabled)" != 1 ]; do
-	kill -0 $rec 2>/dev/null && [ $i -lt 100 ] || fail "record did not start: $(cat $tmp.record)"
-	i=$((i + 1))
-	sleep 0.1
-done
+record_start
 # The load, its allocations failing: each run stops at its first failed
 # allocation.  Paced, so that the small buffers of this boot keep up.
 # No fork and no open in the failing shell, whose own would fail too:

@@ -15,33 +15,14 @@
 # stay allocated or on; then the write is done without a fault, and a
 # recording after the sweeps must be exact.
 
-D=/sys/kernel/debug/kmemtrace
-F=/sys/kernel/debug
-B=/sys/kernel/debug/kmemtrace_bench/run
 out=/tmp/own
-fail() { dmesg -n 7; echo "FAIL: $*"; exit 1; }
+tmp=/tmp/own
+. /kmt/failures-lib.sh
 
-# The kernel log while allocations fail on purpose: warn_alloc()'s
-# reports and allocation profiling's WARN when a slab's extension vector
-# cannot be allocated (prepare_slab_obj_exts_hook(), upstream's) are
-# expected, so the console is quiet meanwhile (dmesg -n 1); anything else
-# that reports a bug fails the test.
-splats() {
-	dmesg | grep -E -e 'BUG:|WARNING:|KASAN:|UBSAN:|Oops|suspicious RCU' \
-		-e 'lockdep is turned off|circular locking|inconsistent lock' |
-		grep -v 'at mm/slub.c:[0-9]* alloc_tagging_slab_alloc_hook'
-}
 dmesg -c >/dev/null
 dmesg -n 1
 
-[ -d $F/failslab ] && [ -d $F/fail_page_alloc ] ||
-	fail "no failslab or fail_page_alloc in debugfs (CONFIG_FAULT_INJECTION_DEBUG_FS)"
-for a in failslab fail_page_alloc; do
-	echo N >$F/$a/ignore-gfp-wait
-	echo 0 >$F/$a/verbose
-done
-echo N >$F/fail_page_alloc/ignore-gfp-highmem
-echo 0 >$F/fail_page_alloc/min-order
+fault_injection_on
 [ "$(cat $D/enabled)" = 0 ] || fail "recording is on"
 echo release >$D/buffers || fail "cannot release the buffers"
 
@@ -70,8 +51,8 @@ sweep() {
 		dmesg | grep -q 'kmemtrace: ' ||
 			fail "$name: allocation $n failed the write with nothing in the log"
 		eval "$check" || fail "$name: after allocation $n failed: $why"
-		splats >/tmp/own.splats
-		[ ! -s /tmp/own.splats ] || { cat /tmp/own.splats
+		splats >$tmp.splats
+		[ ! -s $tmp.splats ] || { cat $tmp.splats
 			fail "$name: allocation $n: the kernel log reports a bug"; }
 	done
 	[ "$2" = 0 ] || fail "$name: the write failed with $2 without a fault"
@@ -105,5 +86,5 @@ dmesg -n 7
 # Everything works after the sweeps: an exact recording of a known load.
 kmemtrace record -q -e -o $out -- sh -c "echo 'mix 200' >$B" ||
 	fail "kmemtrace record failed after the sweeps"
-kmemtrace check $out >/tmp/own.check 2>&1 || { cat /tmp/own.check; fail "check failed"; }
-echo "ok: then a recording passes check ($(tail -n 1 /tmp/own.check))"
+kmemtrace check $out >$tmp.check 2>&1 || { cat $tmp.check; fail "check failed"; }
+echo "ok: then a recording passes check ($(tail -n 1 $tmp.check))"

@@ -137,8 +137,10 @@ pfrees() { awk -v f=$1 '$1 == f { print $2 }' $tmp.pfrees | grep . || echo 0; }
 
 if [ -z "$kmt" ]; then
 	# Kernel (a): what perf misses.
-	{ [ "$(psum pair_bulk 3)" = 0 ] && [ "$(pfrees pair_bulk)" = 0 ] ||
-		echo "perf saw bulk allocations: $(psum pair_bulk 3), frees $(pfrees pair_bulk)"; } >$tmp.f1
+	h=$(psum pair_bulk 3)
+	f=$(pfrees pair_bulk)
+	{ [ "$h" = 0 ] && [ "$f" = 0 ] ||
+		echo "perf saw bulk allocations: $h, frees $f"; } >$tmp.f1
 	result unpatched_bulk_untraced "$([ -s $tmp.f1 ] && echo 1 || echo 0)" $tmp.f1
 	want=$((N * 16384))
 	h=$(psum __kmalloc_noprof 3)
