@@ -95,6 +95,59 @@ boot overrun "$KERNEL" \
 	"$K0 kmemtrace.enable=1 kmemtrace.subbufs=4 kmemtrace.subbuf_size=4096" \
 	'kmemtrace_overrun\.'
 
+# The CONFIG_KMEMTRACE=n kernel and the debug kernel are built first, so
+# that the two long single-threaded boots, ftrace and stress, can run
+# side by side below, one host CPU each.
+off=
+if "$KMT_BIN/stage.sh" build-off "$KMT_BIN/build.sh" off \
+	"$KMT_SELFTESTS/configs/base.config" \
+	"$KMT_SELFTESTS/configs/kmemtrace.config" \
+	"$KMT_SELFTESTS/configs/off.config"; then
+	result PASS build.kmemtrace_off
+	off=1
+	# kmemtrace_bench, the allocation load, is in both kernels.
+	if nm "$(kmt_build off)/vmlinux" | grep -i kmemtrace | grep -v kmemtrace_bench; then
+		result FAIL build.kmemtrace_off_has_no_kmemtrace_symbols
+	else
+		result PASS build.kmemtrace_off_has_no_kmemtrace_symbols
+	fi
+else
+	result FAIL build.kmemtrace_off
+fi
+debug=
+if "$KMT_BIN/stage.sh" build-debug "$KMT_BIN/build.sh" debug \
+	"$KMT_SELFTESTS/configs/base.config" \
+	"$KMT_SELFTESTS/configs/kmemtrace.config" \
+	"$KMT_SELFTESTS/configs/debug.config"; then
+	result PASS build.kmemtrace_debug
+	debug=1
+else
+	result FAIL build.kmemtrace_debug
+fi
+
+# The stress boot: kmemtrace on a kernel with lockdep, KASAN, debug
+# objects and lists, atomic-sleep and preemption checks and jump labels,
+# under a 2-CPU allocation load (guest/stress).  It runs the function
+# tracers: single-threaded TCG.  pci=noacpi: that slow a kernel can
+# take longer than ACPICA's 30 s loop timeout to evaluate QEMU's _PRT,
+# which then leaves the virtio disk without an interrupt and the boot
+# hung; the BIOS's $PIR table routes it as well.
+# 6.12's ORC data for return_to_handler (the function graph tracer's
+# return trampoline) is wrong at its last instructions: a stack trace
+# taken in an interrupt that lands there (KASAN saves one for every
+# allocation) makes the unwinder warn once, "stack going in the
+# wrong direction? at return_to_handler+0x46".  Upstream's, not
+# kmemtrace's; see guest/stress-lib.sh.
+# It runs in the background, beside the ftrace boot, with results of its
+# own added to the others' once both are done.
+if [ -n "$debug" ]; then
+	(RES=$OUT/results.stress
+	 : >"$RES"
+	 boot stress "$KERNEL_DEBUG" "$K0 pci=noacpi" 'kmemtrace_stress\.' single \
+		'stack going in the wrong direction\? at return_to_handler\+') &
+	stress=$!
+fi
+
 # QEMU 7.2's multi-threaded TCG can run a stale translation of code that
 # ftrace has just patched and oops on an int3 that is gone, so the boots
 # that run the function tracers use single-threaded TCG (still 2 vCPUs).
@@ -109,19 +162,15 @@ else
 fi
 "$KMT_BIN/trace-cmd-check.sh" "$OUT/ftrace/guest" >>"$RES"
 
-# CONFIG_KMEMTRACE=n: builds, leaves no trace of kmemtrace, boots, and
-# runs upstream ftracetest for comparison.
-if "$KMT_BIN/stage.sh" build-off "$KMT_BIN/build.sh" off \
-	"$KMT_SELFTESTS/configs/base.config" \
-	"$KMT_SELFTESTS/configs/kmemtrace.config" \
-	"$KMT_SELFTESTS/configs/off.config"; then
-	result PASS build.kmemtrace_off
-	# kmemtrace_bench, the allocation load, is in both kernels.
-	if nm "$(kmt_build off)/vmlinux" | grep -i kmemtrace | grep -v kmemtrace_bench; then
-		result FAIL build.kmemtrace_off_has_no_kmemtrace_symbols
-	else
-		result PASS build.kmemtrace_off_has_no_kmemtrace_symbols
-	fi
+if [ -n "$debug" ]; then
+	wait "$stress"
+	cat "$OUT/results.stress" >>"$RES"
+	grep -q '^PASS boot\.stress$' "$RES" || grep -q '^FAIL boot\.stress$' "$RES" ||
+		result FAIL boot.stress
+fi
+
+# CONFIG_KMEMTRACE=n: boots, and runs upstream ftracetest for comparison.
+if [ -n "$off" ]; then
 	boot off "$KERNEL_OFF" "$K0" 'kmemtrace_off\.'
 	# Only the upstream tests that failed with kmemtrace, on an initramfs
 	# that lists them.
@@ -134,31 +183,6 @@ if "$KMT_BIN/stage.sh" build-off "$KMT_BIN/build.sh" off \
 		boot ftrace-off=ftrace "$KERNEL_OFF" "kunit.enable=0" "" single
 		BOOT_INITRAMFS=
 	fi
-else
-	result FAIL build.kmemtrace_off
-fi
-# The stress boot: kmemtrace on a kernel with lockdep, KASAN, debug
-# objects and lists, atomic-sleep and preemption checks and jump labels,
-# under a 2-CPU allocation load (guest/stress).  It runs the function
-# tracers: single-threaded TCG.  pci=noacpi: that slow a kernel can
-# take longer than ACPICA's 30 s loop timeout to evaluate QEMU's _PRT,
-# which then leaves the virtio disk without an interrupt and the boot
-# hung; the BIOS's $PIR table routes it as well.
-if "$KMT_BIN/stage.sh" build-debug "$KMT_BIN/build.sh" debug \
-	"$KMT_SELFTESTS/configs/base.config" \
-	"$KMT_SELFTESTS/configs/kmemtrace.config" \
-	"$KMT_SELFTESTS/configs/debug.config"; then
-	result PASS build.kmemtrace_debug
-	# 6.12's ORC data for return_to_handler (the function graph tracer's
-	# return trampoline) is wrong at its last instructions: a stack trace
-	# taken in an interrupt that lands there (KASAN saves one for every
-	# allocation) makes the unwinder warn once, "stack going in the
-	# wrong direction? at return_to_handler+0x46".  Upstream's, not
-	# kmemtrace's; see guest/stress-lib.sh.
-	boot stress "$KERNEL_DEBUG" "$K0 pci=noacpi" 'kmemtrace_stress\.' single \
-		'stack going in the wrong direction\? at return_to_handler\+'
-else
-	result FAIL build.kmemtrace_debug
 fi
 
 # make bench, once over with 1% of the pairs, so that it cannot rot.
@@ -171,7 +195,8 @@ fi
 
 # perf kmem, the tool users run, as the witness of the series' slab
 # tracepoint fixes (guest/perfkmem): beside kmemtrace record on the test
-# kernel, where both see the same load; alone on kernel (u), the
+# kernel, where both see the same load; alone on the CONFIG_KMEMTRACE=n
+# kernel, where it sees the load exactly too; alone on kernel (u), the
 # unpatched tree (bin/upstream.sh), where it shows what the fixes
 # change.  Both boots append make bench's tools initramfs (perf), which
 # the bench smoke made.
@@ -179,6 +204,8 @@ TOOLS=$OUT/bench-smoke/initramfs-tools.cpio
 if [ -f "$TOOLS" ]; then
 	BOOT_INITRAMFS=$TOOLS
 	boot perfkmem "$KERNEL" "$K0" 'kmemtrace_perfkmem\.'
+	# The CONFIG_KMEMTRACE=n kernel: the fixes stand without kmemtrace.
+	boot perfkmem-off=perfkmem "$KERNEL_OFF" "$K0" 'kmemtrace_perfkmem\.'
 	if "$KMT_BIN/stage.sh" build-upstream "$KMT_BIN/upstream.sh" "$TOOLS" \
 		"$OUT/initramfs-upstream.cpio"; then
 		result PASS build.upstream

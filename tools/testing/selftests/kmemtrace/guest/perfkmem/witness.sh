@@ -46,6 +46,12 @@ echo 0 >/proc/sys/kernel/kptr_restrict
 echo -1 >/proc/sys/kernel/perf_event_paranoid
 kmt=
 [ -d $D ] && kmt=1
+# The series' slab tracepoint fixes add kmem:krealloc: without it, this is
+# the unpatched tree (kernel (u)); with it and without kmemtrace, the
+# CONFIG_KMEMTRACE=n kernel, where the fixes stand alone.
+fixed=
+[ -d /sys/kernel/tracing/events/kmem/krealloc ] ||
+	[ -d /sys/kernel/debug/tracing/events/kmem/krealloc ] && fixed=1
 
 # The load's functions, by name in both tools' call sites.
 awk '$3 ~ /^pair_(kmalloc|cache|bulk)$/' /proc/kallsyms >$tmp.funcs
@@ -135,8 +141,27 @@ result perf_lost_nothing "$(cat $tmp.lost)"
 psum() { awk -v f=$1 -v c=$2 '$1 == f { s += $c } END { print s + 0 }' $tmp.psites; }
 pfrees() { awk -v f=$1 '$1 == f { print $2 }' $tmp.pfrees | grep . || echo 0; }
 
+# The load as perf kmem sees it with the fixes: exactly.
+load_exact() {
+	for f in "pair_kmalloc $((2 * N)) $((N * (64 + 16384)))" "pair_cache $N $((N * 64))" \
+		 "pair_bulk $((16 * N)) $((16 * N * 64))"; do
+		set -- $f
+		[ "$(psum $1 3)" = $2 ] || echo "perf: $1 $(psum $1 3) allocations, want $2"
+		[ "$(psum $1 4)" = $3 ] || echo "perf: $1 $(psum $1 4) bytes, want $3"
+		[ "$(pfrees $1)" = $2 ] || echo "perf: $1 $(pfrees $1) frees, want $2"
+	done
+	[ "$(psum __kmalloc_noprof 3)" = 0 ] || echo "perf still names __kmalloc_noprof"
+}
+
+if [ -z "$kmt" ] && [ -n "$fixed" ]; then
+	# The CONFIG_KMEMTRACE=n kernel: the fixes need no kmemtrace.
+	load_exact >$tmp.f0
+	result fixes_without_kmemtrace "$([ -s $tmp.f0 ] && echo 1 || echo 0)" $tmp.f0
+	exit $failed
+fi
+
 if [ -z "$kmt" ]; then
-	# Kernel (a): what perf misses.
+	# Kernel (u): what perf misses.
 	h=$(psum pair_bulk 3)
 	f=$(pfrees pair_bulk)
 	{ [ "$h" = 0 ] && [ "$f" = 0 ] ||
