@@ -21,8 +21,10 @@
 #                    tracers, readers, CPU hotplug, back-to-back records
 #   bench   make bench's smoke: its three kernels, every mode and
 #           operation once with 1% of the pairs (bin/bench.sh smoke)
-#   perfkmem  perf kmem beside kmemtrace record on one load, and alone on
-#           the unpatched tree (kernel (u), built here too)
+#   perfkmem  perf kmem beside kmemtrace record on one load, alone on the
+#           off kernel (the fixes without kmemtrace), and alone on the
+#           unpatched tree (kernel (u), built here too)
+# The ftrace and stress boots, both single-threaded TCG, run side by side.
 # Every test is one line in $KMT_CACHE/out/results; the last line printed
 # is "N passed, N failed[, N skipped]".  Exits 1 if anything failed.
 

@@ -11,12 +11,14 @@
 #                       make-it-fail asks
 #   splats              the kernel log's reports of a bug, but for those
 #                       that failing allocations make upstream print
-#   record_start        kmemtrace record into $out in the background ($rec),
-#                       returning once recording is on
+# and, from modules-lib.sh, record_start: kmemtrace record into $out in
+# the background ($rec), returning once recording is on (1 if it never
+# comes on).
 
 D=/sys/kernel/debug/kmemtrace
 F=/sys/kernel/debug
 B=/sys/kernel/debug/kmemtrace_bench/run
+. /kmt/modules-lib.sh
 
 fail() { dmesg -n 7; echo "FAIL: $*"; exit 1; }
 
@@ -39,17 +41,4 @@ splats() {
 	dmesg | grep -E -e 'BUG:|WARNING:|KASAN:|UBSAN:|Oops|suspicious RCU' \
 		-e 'lockdep is turned off|circular locking|inconsistent lock' |
 		grep -v 'at mm/slub.c:[0-9]* alloc_tagging_slab_alloc_hook'
-}
-
-record_start() {
-	rm -rf $out
-	kmemtrace record -q -e -o $out >$tmp.record 2>&1 &
-	rec=$!
-	_i=0
-	while [ "$(cat $D/enabled)" != 1 ]; do
-		kill -0 $rec 2>/dev/null && [ $_i -lt 100 ] ||
-			fail "record did not start: $(cat $tmp.record)"
-		_i=$((_i + 1))
-		sleep 0.1
-	done
 }

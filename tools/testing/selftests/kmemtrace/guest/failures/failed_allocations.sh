@@ -25,7 +25,7 @@ for a in failslab fail_page_alloc; do
 	echo -1 >$F/$a/times
 done
 
-record_start
+record_start || fail "record did not start: $(cat $tmp.record)"
 # The load, its allocations failing: each run stops at its first failed
 # allocation.  Paced, so that the small buffers of this boot keep up.
 # No fork and no open in the failing shell, whose own would fail too:

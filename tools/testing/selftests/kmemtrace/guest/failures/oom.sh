@@ -17,7 +17,7 @@ tmp=/tmp/oom
 echo -1000 >/proc/self/oom_score_adj
 echo 1 >/proc/sys/vm/overcommit_memory
 dmesg -c >/dev/null
-record_start
+record_start || fail "record did not start: $(cat $tmp.record)"
 dmesg -n 1
 sh -c 'echo 1000 >/proc/self/oom_score_adj
 	exec awk "BEGIN { s = \"x\"; while (1) s = s s }"' >/dev/null 2>&1 &
