@@ -8,14 +8,16 @@
 #           gives the tree built here (bin/series.sh --check)
 #   boots   QEMU boots, each with its guest shell tests (KTAP on the
 #           console), the boot itself and a console free of kernel warnings:
-#           test     KUnit suite kmemtrace and the debugfs/stream tests
+#           test     KUnit suites kmemtrace and kmem_trace (the tracepoint
+#                    fixes) and the debugfs/stream tests
 #           params   bad kmemtrace.* parameters, CPU hotplug (maxcpus=1),
 #                    allocation profiling off from boot
 #           modules  samples/kmemtrace: a known pattern against the report
 #                    and /proc/allocinfo, unload with live allocations,
 #                    a second probe on the same tracepoints
 #           overrun  recording from boot into tiny buffers: exact loss
-#           off      a CONFIG_KMEMTRACE=n kernel (built here too)
+#           off      a CONFIG_KMEMTRACE=n kernel (built here too), with
+#                    the KUnit suite of the series' tracepoint fixes
 #           stress   a debug kernel (lockdep, KASAN, ...; built here too)
 #                    under a 2-CPU allocation load: switching on and off,
 #                    tracers, readers, CPU hotplug, back-to-back records
@@ -74,6 +76,7 @@ selftests() {
 NOSELF="trace_event="
 boot test "$KERNEL" "$NOSELF" 'kmemtrace_test\.'
 grep -q '^[A-Z]* test\.kmemtrace\.' "$RES" || result FAIL kunit.kmemtrace_suite_ran
+grep -q '^[A-Z]* test\.kmem_trace\.' "$RES" || result FAIL kunit.kmem_trace_suite_ran
 K0="kunit.enable=0 $NOSELF"
 PARAMS="maxcpus=1 sysctl.vm.mem_profiling=0 kmemtrace.subbufs=abc"
 PARAMS="$PARAMS kmemtrace.subbuf_size=100 kmemtrace.enable=maybe"
@@ -171,9 +174,13 @@ if [ -n "$debug" ]; then
 		result FAIL boot.stress
 fi
 
-# CONFIG_KMEMTRACE=n: boots, and runs upstream ftracetest for comparison.
+# CONFIG_KMEMTRACE=n: boots, passes the KUnit suite of the series'
+# tracepoint fixes (kmem_trace, which needs no kmemtrace; the test boot
+# runs it too), and runs upstream ftracetest for comparison.
 if [ -n "$off" ]; then
-	boot off "$KERNEL_OFF" "$K0" 'kmemtrace_off\.'
+	boot off "$KERNEL_OFF" "$NOSELF kunit.filter_glob=kmem_trace" 'kmemtrace_off\.'
+	grep -q '^[A-Z]* off\.kmem_trace\.' "$RES" ||
+		result FAIL kunit.kmem_trace_suite_ran_without_kmemtrace
 	# Only the upstream tests that failed with kmemtrace, on an initramfs
 	# that lists them.
 	"$KMT_BIN/ftracetest-failed.sh" "$OUT/ftrace/guest/ftracetest.ktap" \
