@@ -16,7 +16,8 @@
 #   make lint         checkpatch --strict and get_maintainer on the series,
 #                     kernel-doc, sparse and W=1 against the unpatched tree
 #                     (make checkpatch is the same)
-#   make bisect-check build the test config after every patch of the series
+#   make bisect-check build the test config after every patch of the series,
+#                     and boot the tracepoint fixes alone with their KUnit suite
 #   make offcheck     mm/ with CONFIG_KMEMTRACE=n against the unpatched tree
 #   make clean        forget the builds (keeps the download)
 #
@@ -102,7 +103,7 @@ checkpatch: lint
 offcheck: prepare
 	@$(STAGE) offcheck $(BIN)/offcheck.sh
 
-bisect-check: prepare
+bisect-check: prepare tool
 	@$(STAGE) bisect-check $(BIN)/bisect-check.sh \
 		$(CONFIGS)/base.config $(CONFIGS)/kmemtrace.config
 

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # witness.sh - perf kmem, the tool users already run, as the witness of
-# the series' slab tracepoint fixes (patch "mm/slab: trace every object,
-# once, with its API caller").  Needs Debian's perf: the boot appends
-# make bench's tools initramfs.
+# the series' slab and page tracepoint fixes (the patches "mm/slab: trace
+# each object of bulk allocations and frees", "mm/slab: trace a large
+# kmalloc() of a run-time size once" and "mm/page_alloc: trace the pages
+# alloc_pages_bulk() takes from the per-CPU lists").  Needs Debian's perf:
+# the boot appends make bench's tools initramfs.
 #
 # One window of a known load, kmemtrace_bench on CPU 0: $N kmalloc() and
 # kfree() pairs of 64 bytes and of 16 KiB (a size not known at compile
@@ -38,13 +40,13 @@
 # callchains: the page frees under it, and how many of them free a page
 # (pfn) that an mm_page_alloc under the same function allocated in the
 # window.  Page tables vmalloc allocates for its mappings are never
-# freed, so they do not count.  (perf kmem --page stat itself fails on
-# 6.12's page events with Debian's perf 6.1: its libtraceevent rejects
-# their print format, "bad op token {"; its output is kept for the
-# host, and the counts come from perf script, which decodes the fields.)  With the fixes (any kernel with the
+# freed, so they do not count.  With the fixes (any kernel with the
 # series): 4N of 4N pair_vmalloc pages, N of N pair_pages pages.  Kernel
 # (u): N of N pair_pages pages, but vmalloc's 4N pages freed and not
-# one allocated.
+# one allocated.  (perf kmem --page stat itself fails on 6.12's page
+# events with Debian's perf 6.1: its libtraceevent rejects their print
+# format, "bad op token {"; its output is kept for the host, and the
+# counts come from perf script, which decodes the fields.)
 
 D=/sys/kernel/debug/kmemtrace
 B=/sys/kernel/debug/kmemtrace_bench/run
@@ -215,13 +217,19 @@ sed 's/^/  /' $tmp.ppairs
 result perf_page_lost_nothing "$(cat $tmp.plost)"
 ppair() { awk -v f=$1 -v c=$2 '$1 == f { print $c }' $tmp.ppairs | grep . || echo 0; }
 
+# pages_want FUNC FREES PAIRED: FUNC's page frees and paired frees, or
+# what they are instead.
+pages_want() {
+	pw_frees=$(ppair $1 2)
+	pw_paired=$(ppair $1 3)
+	[ "$pw_frees" = $2 ] && [ "$pw_paired" = $3 ] ||
+		echo "$1: $pw_frees page frees, $pw_paired paired; want $2 and $3"
+}
+
 # The page fixes: every page the load frees was traced allocated.
 pages_exact() {
-	[ "$(ppair pair_vmalloc 2)" = $((4 * N)) ] &&
-		[ "$(ppair pair_vmalloc 3)" = $((4 * N)) ] ||
-		echo "pair_vmalloc: $(ppair pair_vmalloc 2) page frees, $(ppair pair_vmalloc 3) paired; want $((4 * N)) each"
-	[ "$(ppair pair_pages 2)" = $N ] && [ "$(ppair pair_pages 3)" = $N ] ||
-		echo "pair_pages: $(ppair pair_pages 2) page frees, $(ppair pair_pages 3) paired; want $N each"
+	pages_want pair_vmalloc $((4 * N)) $((4 * N))
+	pages_want pair_pages $N $N
 }
 
 # The load as perf kmem sees it with the fixes: exactly.
@@ -265,10 +273,8 @@ if [ -z "$kmt" ]; then
 	result unpatched_large_kmalloc_twice "$([ -s $tmp.f2 ] && echo 1 || echo 0)" $tmp.f2
 	# vmalloc()'s pages: freed, and none seen allocated; alloc_pages()'s
 	# are whole.
-	{ [ "$(ppair pair_vmalloc 2)" = $((4 * N)) ] && [ "$(ppair pair_vmalloc 3)" = 0 ] ||
-		echo "pair_vmalloc: $(ppair pair_vmalloc 2) page frees, $(ppair pair_vmalloc 3) paired; want $((4 * N)) and 0"
-	  [ "$(ppair pair_pages 2)" = $N ] && [ "$(ppair pair_pages 3)" = $N ] ||
-		echo "pair_pages: $(ppair pair_pages 2) page frees, $(ppair pair_pages 3) paired; want $N each"
+	{ pages_want pair_vmalloc $((4 * N)) 0
+	  pages_want pair_pages $N $N
 	} >$tmp.f3
 	result unpatched_bulk_pages_untraced "$([ -s $tmp.f3 ] && echo 1 || echo 0)" $tmp.f3
 	echo "perf kmem on this kernel: pair_bulk 0 of $((16 * N)) allocations and frees;" \
