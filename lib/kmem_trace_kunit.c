@@ -270,6 +270,21 @@ static void kt_exit(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, log->lost, 0, "events that did not fit");
 }
 
+/* Expects each of the @nr @pages allocated once and freed once. */
+static void kt_expect_pages(struct kunit *test, struct page **pages, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		KUNIT_EXPECT_EQ_MSG(test,
+				    kt_count(test->priv, KT_PAGE_ALLOC, pages[i], NULL),
+				    1, "page %d allocated", i);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    kt_count(test->priv, KT_PAGE_FREE, pages[i], NULL),
+				    1, "page %d freed", i);
+	}
+}
+
 /*
  * Stop logging: the test's checks allocate too (KUnit's messages).  The
  * helpers below are not inlined and end with a barrier, so that each
@@ -283,6 +298,7 @@ static void kt_stop(struct kt_log *log)
 
 #define KT_BULK		16
 #define KT_PAGES	8
+#define KT_VPAGES	4
 
 /*
  * The size of a kmalloc() larger than the biggest kmalloc cache, not
@@ -303,7 +319,6 @@ static void test_pages_bulk(struct kunit *test)
 {
 	struct kt_log *log = test->priv;
 	struct page *pages[KT_PAGES] = {};
-	unsigned int alloced[KT_PAGES], freed[KT_PAGES];
 	unsigned long n;
 	int i;
 
@@ -312,14 +327,7 @@ static void test_pages_bulk(struct kunit *test)
 		__free_page(pages[i]);
 	kt_stop(log);
 	KUNIT_ASSERT_EQ(test, n, KT_PAGES);
-	for (i = 0; i < KT_PAGES; i++) {
-		alloced[i] = kt_count(log, KT_PAGE_ALLOC, pages[i], NULL);
-		freed[i] = kt_count(log, KT_PAGE_FREE, pages[i], NULL);
-	}
-	for (i = 0; i < KT_PAGES; i++) {
-		KUNIT_EXPECT_EQ_MSG(test, alloced[i], 1, "page %d allocated", i);
-		KUNIT_EXPECT_EQ_MSG(test, freed[i], 1, "page %d freed", i);
-	}
+	kt_expect_pages(test, pages, KT_PAGES);
 }
 
 static noinline int kt_cache_alloc_bulk(struct kmem_cache *s, void **objs)
@@ -473,14 +481,13 @@ static noinline void kt_vfree_call(void *p)
 static void test_vmalloc(struct kunit *test)
 {
 	struct kt_log *log = test->priv;
-	struct page *pages[4] = {};
-	unsigned int alloced[4], freed[4];
+	struct page *pages[KT_VPAGES] = {};
 	void *p, *q = NULL;
 	int i;
 
-	p = kt_vmalloc_call(4 * PAGE_SIZE);
+	p = kt_vmalloc_call(KT_VPAGES * PAGE_SIZE);
 	if (p) {
-		for (i = 0; i < 4; i++)
+		for (i = 0; i < KT_VPAGES; i++)
 			pages[i] = vmalloc_to_page(p + i * PAGE_SIZE);
 		q = kt_vrealloc_call(p, 2 * PAGE_SIZE);
 		kt_vfree_call(q ? q : p);
@@ -488,17 +495,11 @@ static void test_vmalloc(struct kunit *test)
 	kt_stop(log);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_ASSERT_PTR_EQ(test, q, p);
-	kt_expect_one(test, KT_VMALLOC, p, 4 * PAGE_SIZE, kt_vmalloc_call);
+	kt_expect_one(test, KT_VMALLOC, p, KT_VPAGES * PAGE_SIZE,
+		      kt_vmalloc_call);
 	kt_expect_one(test, KT_VREALLOC, p, 2 * PAGE_SIZE, kt_vrealloc_call);
 	kt_expect_one(test, KT_VFREE, p, 0, kt_vfree_call);
-	for (i = 0; i < 4; i++) {
-		alloced[i] = kt_count(log, KT_PAGE_ALLOC, pages[i], NULL);
-		freed[i] = kt_count(log, KT_PAGE_FREE, pages[i], NULL);
-	}
-	for (i = 0; i < 4; i++) {
-		KUNIT_EXPECT_EQ_MSG(test, alloced[i], 1, "page %d allocated", i);
-		KUNIT_EXPECT_EQ_MSG(test, freed[i], 1, "page %d freed", i);
-	}
+	kt_expect_pages(test, pages, KT_VPAGES);
 }
 
 static struct kunit_case kmem_trace_test_cases[] = {

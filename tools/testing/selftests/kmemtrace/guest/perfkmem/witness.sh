@@ -189,7 +189,7 @@ cp $tmp.pstat /tmp/out/perfkmem/perf-kmem-page-stat.txt
 # Each event as "alloc|free PFN ADDR..." (kernel addresses: 16 hex
 # digits, compared as strings), then per function the frees under it and
 # those whose pfn an alloc under it allocated before.
-perf script -i $tmp.pdata -F event,trace,ip 2>/dev/null |
+perf script -i $tmp.pdata -F event,trace,ip,sym 2>/dev/null |
 	awk 'function flush() { if (ev != "") print ev, pfn, chain; ev = "" }
 	/kmem:mm_page_(alloc|free):/ {
 		flush()
@@ -198,21 +198,32 @@ perf script -i $tmp.pdata -F event,trace,ip 2>/dev/null |
 		for (i = 1; i <= NF; i++)
 			if ($i ~ /^pfn=/) pfn = substr($i, 5)
 		next }
-	ev != "" && $1 ~ /^[0-9a-f]+$/ { chain = chain " " $1 }
+	ev != "" && $1 ~ /^[0-9a-f]+$/ { chain = chain " " $1 "/" $2 }
 	END { flush() }' >$tmp.pevents
-awk 'FNR == NR { lo[$1] = $2; hi[$1] = $3; next }
-	{ under = ""
-	  for (i = 3; i <= NF; i++)
+# Only the load's own events: one of an interrupt (a softirq's RCU
+# callback freeing a slab's page, say) that came while the load ran has
+# the load's frames further up its callchain, past the interrupt entry.
+entry='^(asm_|sysvec_|common_interrupt|irq_exit|__irq_exit_rcu'
+entry="$entry|handle_softirqs|__do_softirq|do_softirq)"
+awk -v entry="$entry" 'FNR == NR { lo[$1] = $2; hi[$1] = $3; next }
+	{ under = ""; irq = 0
+	  for (i = 3; i <= NF && under == ""; i++) {
+		split($i, fr, "/")
+		if (fr[2] ~ entry)
+			irq = 1
 		for (g in lo)
-			if ($i >= lo[g] && $i < hi[g]) under = g
+			if (fr[1] >= lo[g] && fr[1] < hi[g]) under = g
+	  }
 	  if (under == "") next
+	  if (irq) { inirq[under]++; next }
 	  if ($1 == "alloc") live[under, $2] = 1
 	  else { frees[under]++; if (live[under, $2]) { paired[under]++; live[under, $2] = 0 } } }
-	END { for (g in lo) print g, frees[g] + 0, paired[g] + 0 }' $tmp.prange $tmp.pevents |
-	sort >$tmp.ppairs
-echo "perf kmem --page record (perf lost $(cat $tmp.plost) events): page frees under each load" \
-	"function, and how many free a page mm_page_alloc showed allocated there:"
-echo "  function frees paired"
+	END { for (g in lo) print g, frees[g] + 0, paired[g] + 0, inirq[g] + 0 }' \
+	$tmp.prange $tmp.pevents | sort >$tmp.ppairs
+echo "perf kmem --page record (perf lost $(cat $tmp.plost) events): page frees" \
+	"under each load function, how many free a page mm_page_alloc showed" \
+	"allocated there, and the events of interrupts that came meanwhile (not counted):"
+echo "  function frees paired interrupts"
 sed 's/^/  /' $tmp.ppairs
 result perf_page_lost_nothing "$(cat $tmp.plost)"
 ppair() { awk -v f=$1 -v c=$2 '$1 == f { print $c }' $tmp.ppairs | grep . || echo 0; }
