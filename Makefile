@@ -9,6 +9,8 @@
 #   make bench-tool   only the host part of it: tools/kmemtrace's speed
 #   make eventpath    one event of each probe single-stepped under gdb:
 #                     instructions per function (EVENTPATH_SAMPLE=N samples)
+#   make offpath      one bench pair of each operation stepped on kernels
+#                     (a) and (b) with kmemtrace off: where off costs
 #   make stress       the concurrency runs too long for make check: a KCSAN
 #                     kernel, 8 vCPUs, repeated overrun and stress boots
 #   make series       the series as git format-patch output, with a cover
@@ -35,7 +37,7 @@ BIN		:= tools/testing/selftests/kmemtrace/bin
 CONFIGS		:= tools/testing/selftests/kmemtrace/configs
 STAGE		= $(BIN)/stage.sh
 
-.PHONY: all run check stress bench bench-tool eventpath checkpatch lint series bisect-check offcheck deps source prepare kernel tool initramfs \
+.PHONY: all run check stress bench bench-tool eventpath offpath checkpatch lint series bisect-check offcheck deps source prepare kernel tool initramfs \
 	host-test clean distclean banner
 
 all: run
@@ -91,6 +93,12 @@ bench-tool: tool
 eventpath: prepare tool
 	@$(STAGE) initramfs $(BIN)/mkinitramfs.sh
 	@$(BIN)/eventpath.sh bench-b $(EVENTPATH_SAMPLE)
+
+# The bench's pairs single-stepped on kernels (a) and (b), kmemtrace off:
+# the functions whose instructions differ.  A few minutes.
+offpath: prepare tool
+	@$(STAGE) initramfs $(BIN)/mkinitramfs.sh
+	@$(BIN)/offpath.sh
 
 series: prepare
 	@$(STAGE) series $(BIN)/series.sh

@@ -2,11 +2,14 @@
 #
 # eventpath.py - gdb script of bin/eventpath.sh: on QEMU's gdb stub, stop
 # at a kmemtrace probe REPS times and single-step each call to its return,
-# writing one line per call: "PROBE N PC PC ...".  Set by the caller
-# (gdb -ex "python ..."): port, probe, out, reps.
+# writing one line per call: "LABEL N PC PC ...".  Set by the caller
+# (gdb -ex "python ..."): port, probe (a breakpoint location, with a
+# condition if need be: "pair_pages if $rdi == 3"), out, reps, and
+# optionally label (default: probe).
 
 import gdb
 
+label = globals().get("label", probe)
 gdb.execute("set pagination off")
 gdb.execute("target remote 127.0.0.1:%d" % port)
 gdb.execute("hbreak %s" % probe, to_string=True)
@@ -23,7 +26,7 @@ with open(out, "a") as f:
                 break
             pcs.append(pc)
             gdb.execute("stepi", to_string=True)
-        f.write("%s %d %s\n" % (probe, len(pcs), " ".join("%x" % p for p in pcs)))
+        f.write("%s %d %s\n" % (label, len(pcs), " ".join("%x" % p for p in pcs)))
         f.flush()
         gdb.execute("hbreak %s" % probe, to_string=True)
 gdb.execute("delete", to_string=True)

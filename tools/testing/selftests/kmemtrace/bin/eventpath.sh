@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# eventpath.sh [KERNEL [SAMPLE]] - what one recorded event costs, function
+# eventpath.sh [KERNEL [SAMPLE|off]] - what one recorded event costs, function
 # by function: boots KERNEL (default bench-b, as make bench builds it)
 # with QEMU's gdb stub while the guest records (guest/eventpath.sh; with
 # SAMPLE, sampling one allocation per SAMPLE bytes) and allocates, stops
@@ -17,6 +17,12 @@
 # An opt-in measurement (make eventpath), not a test: it explains the
 # per-event figures of make bench (Documentation/trace/kmemtrace.rst,
 # Cost) and checks what an optimisation of the probes changed.
+#
+# With "off", nothing records: it steps one kmemtrace_bench pair of each
+# operation make bench's off row is over on (and of two it is not), the
+# allocation and the free from the bench's call to its return, on KERNEL
+# as it is, so that bin/offpath.sh can set kernel (a) beside (b) function
+# by function.
 
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -33,6 +39,8 @@ PROBES="probe_kmalloc probe_kfree probe_kmem_cache_alloc probe_kmem_cache_free
 
 CFG=$KMT_SELFTESTS/configs
 case $kernel in
+bench-a) "$KMT_BIN/stage.sh" "build-$kernel" "$KMT_BIN/build.sh" "$kernel" \
+		"$CFG/base.config" "$CFG/bench.config" ;;
 bench-b) "$KMT_BIN/stage.sh" "build-$kernel" "$KMT_BIN/build.sh" "$kernel" \
 		"$CFG/base.config" "$CFG/bench.config" "$CFG/bench-kmemtrace.config" ;;
 bench-c) "$KMT_BIN/stage.sh" "build-$kernel" "$KMT_BIN/build.sh" "$kernel" \
@@ -40,8 +48,16 @@ bench-c) "$KMT_BIN/stage.sh" "build-$kernel" "$KMT_BIN/build.sh" "$kernel" \
 		"$CFG/bench-profiling.config" ;;
 esac
 [ -f "$VMLINUX" ] || kmt_die "no $VMLINUX"
-# A sampling recording attaches the probes' sampling fast paths.
-[ "$sample" = 0 ] || PROBES=$(for p in $PROBES; do echo "${p}_sampled"; done)
+# A sampling recording attaches the probes' sampling fast paths.  Off,
+# the breakpoints are the bench's pairs, LABEL:FUNCTION:CONDITION.
+if [ "$sample" = off ]; then
+	PROBES='pages-0:pair_pages:$rdi==0 pages-3:pair_pages:$rdi==3
+		kmalloc-large:pair_kmalloc:$rdi==16384 vmalloc:pair_vmalloc:1
+		percpu:pair_percpu:1 kmalloc-64:pair_kmalloc:$rdi==64
+		cache:pair_cache:1'
+elif [ "$sample" != 0 ]; then
+	PROBES=$(for p in $PROBES; do echo "${p}_sampled"; done)
+fi
 command -v gdb >/dev/null || kmt_die "no gdb (apt-get install gdb)"
 rm -rf "$OUT"
 mkdir -p "$OUT"
@@ -67,10 +83,16 @@ done
 ! grep -q '^KMT-EVENTPATH-ERROR' "$LOG" || kmt_die "guest: $(grep '^KMT-EVENTPATH-ERROR' "$LOG")"
 
 for p in $PROBES; do
+	label=${p%%:*}
+	loc=$p
+	if [ "$label" != "$p" ]; then
+		loc=${p#*:}
+		loc="${loc%%:*} if ${loc#*:}"
+	fi
 	timeout 600 gdb -nx -batch \
-		-ex "python port = $port; probe = '$p'; out = '$OUT/pcs'; reps = 3" \
-		-x "$KMT_BIN/eventpath.py" "$VMLINUX" >"$OUT/gdb-$p.log" 2>&1 ||
-		kmt_die "gdb on $p failed: $OUT/gdb-$p.log"
+		-ex "python port = $port; probe = '$loc'; label = '$label'; out = '$OUT/pcs'; reps = 3" \
+		-x "$KMT_BIN/eventpath.py" "$VMLINUX" >"$OUT/gdb-$label.log" 2>&1 ||
+		kmt_die "gdb on $label failed: $OUT/gdb-$label.log"
 done
 kill $qemu 2>/dev/null || true
 wait $qemu 2>/dev/null || true
@@ -90,8 +112,9 @@ calls = collections.defaultdict(list)
 for line in open(sys.argv[1]):
     f = line.split()
     calls[f[0]].append([int(x, 16) for x in f[2:]])
-print("instructions per call of each probe, stepped to its return"
-      " (%s, sample_period %s)" % (sys.argv[2], sys.argv[3]))
+print("instructions per call of each %s, stepped to its return"
+      " (%s, sample_period %s)" % ("bench pair" if sys.argv[3] == "off"
+      else "probe", sys.argv[2], sys.argv[3]))
 for probe, runs in calls.items():
     best = min(runs, key=len)
     print("%-28s %s" % (probe, " ".join(str(len(r)) for r in runs)))

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # eventpath.sh - the guest half of bin/eventpath.sh: records (relay, or
-# sampled with kmt.sample=N on the command line) and keeps allocating
+# sampled with kmt.sample=N on the command line, or not at all with
+# kmt.sample=off) and keeps allocating
 # through kmemtrace_bench while the host single-steps allocator events
 # through QEMU's gdb stub.  A reader keeps the buffers from filling up,
 # so that the events stepped are written, not dropped.  Stops after
@@ -20,17 +21,21 @@ for arg in $(cat /proc/cmdline); do
 	esac
 done
 
-[ "$sample" = 0 ] || echo "$sample" >$K/sample_period ||
-	echo "KMT-EVENTPATH-ERROR sample_period"
-echo 1 >$K/enabled || echo "KMT-EVENTPATH-ERROR enabled"
+# kmt.sample=off: nothing records (bin/offpath.sh), on kernels with or
+# without kmemtrace.
+if [ "$sample" != off ]; then
+	[ "$sample" = 0 ] || echo "$sample" >$K/sample_period ||
+		echo "KMT-EVENTPATH-ERROR sample_period"
+	echo 1 >$K/enabled || echo "KMT-EVENTPATH-ERROR enabled"
+fi
 echo "KMT-EVENTPATH-READY sample $sample"
 i=0
 while [ $i -lt $((seconds * 5)) ]; do
-	for op in kmalloc-64 cache pages-0 kmalloc-large vmalloc percpu; do
+	for op in kmalloc-64 cache pages-0 pages-3 kmalloc-large vmalloc percpu; do
 		echo "$op 4" >$B
 	done
 	cat $K/cpu0 $K/cpu1 >/dev/null 2>&1
 	sleep 0.2
 	i=$((i + 1))
 done
-echo 0 >$K/enabled
+[ "$sample" = off ] || echo 0 >$K/enabled
