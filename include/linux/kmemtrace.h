@@ -37,6 +37,7 @@
 #ifdef CONFIG_KMEMTRACE
 
 DECLARE_STATIC_KEY_FALSE(kmemtrace_scope_key);
+DECLARE_STATIC_KEY_FALSE(kmemtrace_name_key);
 DECLARE_PER_CPU(struct kmemtrace_scope, kmemtrace_irq_scope[3]);
 
 struct kmemtrace_scope __kmemtrace_scope_enter(unsigned long caller,
@@ -94,8 +95,10 @@ static __always_inline struct kmemtrace_scope *kmemtrace_scope_current(void)
  *		}
  *		...
  *
- * While kmemtrace records and no outer API call named a caller yet, the
- * function runs again inside a scope that names its caller; the inner
+ * While kmemtrace records every event and no outer API call named a
+ * caller yet, the function runs again inside a scope that names its
+ * caller (a sampling recording names a sample's caller from its stack
+ * instead, and leaves these scopes closed); the inner
  * call finds the caller named and runs as usual.  While kmemtrace is off
  * this is one no-op instruction, and the function's code is otherwise
  * the same as without kmemtrace: the test reads the scope inline and the
@@ -107,7 +110,7 @@ static __always_inline struct kmemtrace_scope *kmemtrace_scope_current(void)
  */
 static __always_inline bool kmemtrace_api_unnamed(void)
 {
-	return static_branch_unlikely(&kmemtrace_scope_key) &&
+	return static_branch_unlikely(&kmemtrace_name_key) &&
 	       !kmemtrace_scope_current()->caller;
 }
 
@@ -136,7 +139,9 @@ static __always_inline bool kmemtrace_scope_lacks(unsigned int flags)
  * @caller: address in the caller of the API (_RET_IP_ or _THIS_IP_)
  * @flags: KMEMTRACE_SCOPE_* bits to add for the duration of the call
  *
- * Costs a static branch while kmemtrace is not recording.
+ * Costs a static branch while kmemtrace is not recording.  @caller is
+ * named only while kmemtrace names callers by scope (kmemtrace_name_key,
+ * off while it samples); @flags whenever it records.
  *
  * Context: Any context but NMI.
  * Return: the previous scope, to hand to kmemtrace_scope_exit().

@@ -286,8 +286,12 @@ static int kmemtrace_start_locked(unsigned int user,
 	static_branch_enable(key);
 	if (!kmemtrace_users) {
 		static_branch_enable(&kmemtrace_scope_key);
+		/* A sample is named from its stack (stacks.c). */
+		if (!kmemtrace_sampling() || !kmemtrace_stack_names())
+			static_branch_enable(&kmemtrace_name_key);
 		ret = kmemtrace_probes_attach();
 		if (ret) {
+			static_branch_disable(&kmemtrace_name_key);
 			static_branch_disable(&kmemtrace_scope_key);
 			static_branch_disable(key);
 			if (user == KMEMTRACE_USER_RELAY)
@@ -323,8 +327,10 @@ static void kmemtrace_stop(unsigned int user, struct static_key_false *key)
 		tracepoint_synchronize_unregister();
 		/* ... nor once kmemtrace_enabled() says it is off. */
 		WRITE_ONCE(kmemtrace_users, rest);
-		if (!rest)
+		if (!rest) {
+			static_branch_disable(&kmemtrace_name_key);
 			static_branch_disable(&kmemtrace_scope_key);
+		}
 		if (user == KMEMTRACE_USER_RELAY)
 			kmemtrace_sample_stop();
 	}

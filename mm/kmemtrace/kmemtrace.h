@@ -60,6 +60,7 @@ DECLARE_STATIC_KEY_FALSE(kmemtrace_stack_key);
 DECLARE_PER_CPU(unsigned int, kmemtrace_stack_countdown);
 extern bool kmemtrace_stack_frees;
 void __kmemtrace_stack(struct kmemtrace_event *ev);
+void __kmemtrace_stack_name(struct kmemtrace_event *ev);
 
 /*
  * kmemtrace_stack() - give one event in stack_sample per CPU its stack
@@ -86,6 +87,7 @@ static __always_inline void kmemtrace_stack(struct kmemtrace_event *ev,
 }
 
 void kmemtrace_stacks_boot(void);
+bool kmemtrace_stack_names(void);
 int kmemtrace_stacks_prepare(void);
 void kmemtrace_stacks_debugfs(struct dentry *dir);
 #if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
@@ -93,6 +95,7 @@ int kmemtrace_stack_configure(unsigned int sample, bool frees);
 #endif
 #else
 static inline void kmemtrace_stacks_boot(void) { }
+static inline bool kmemtrace_stack_names(void) { return false; }
 static inline int kmemtrace_stacks_prepare(void) { return 0; }
 static inline void kmemtrace_stacks_debugfs(struct dentry *dir) { }
 #endif
@@ -448,10 +451,17 @@ kmemtrace_fill(struct kmemtrace_slot *slot, u8 kind, u8 type,
 	ev->call_site = slot->caller ?: call_site;
 	ev->ptr = ptr;
 #ifdef CONFIG_KMEMTRACE_STACKS
-	/* A sampled allocation always gets its stack. */
+	/*
+	 * A sampled allocation always gets its stack, and the caller on it
+	 * (kmemtrace_name_key is off while sampling); a sampled free gets
+	 * its caller from as much of its stack as it takes.
+	 */
 	if (static_branch_unlikely(&kmemtrace_sample_key) &&
 	    kind != KMEMTRACE_KIND_FREE)
 		__kmemtrace_stack(ev);
+	else if (static_branch_unlikely(&kmemtrace_sample_key) &&
+		 !static_branch_likely(&kmemtrace_name_key))
+		__kmemtrace_stack_name(ev);
 	else if (static_branch_unlikely(&kmemtrace_stack_key))
 		kmemtrace_stack(ev, kind);
 #endif

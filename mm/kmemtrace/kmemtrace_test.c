@@ -1900,17 +1900,35 @@ static void expect_sampled(struct kunit *test, const struct kmemtrace_event *ev,
 }
 
 /*
+ * The sampled event of @ptr, @kind and @type names this test's function:
+ * a sampling recording names callers from the stack, not by scope.
+ */
+static void expect_sampled_here(struct kunit *test, const void *ptr, u8 kind,
+				u8 type)
+{
+	const struct kmemtrace_event *ev = find_one(test, ptr, kind, type);
+	char sym[KSYM_SYMBOL_LEN];
+
+	expect_sampled(test, ev, 1);
+	if (ev)
+		KUNIT_EXPECT_STREQ_MSG(test, event_caller(ev, sym),
+				       "test_sample_every_allocation",
+				       "kind %u type %u", kind, type);
+}
+
+/*
  * A mean of 1 byte samples every allocation: each is recorded with its
- * stack, its resize and its free too, but not the free of memory
- * allocated before the recording, nor the allocators' own allocations
- * (vmalloc's pages and vm_struct).
+ * stack and its caller, its resize and its free too, but not the free
+ * of memory allocated before the recording, nor the allocators' own
+ * allocations (vmalloc's pages and vm_struct).
  */
 static void test_sample_every_allocation(struct kunit *test)
 {
 	struct kmemtrace_test_ctx *ctx = test->priv;
 	void *before = kmalloc(64, GFP_KERNEL);
 	struct page *page;
-	void *p, *q, *v;
+	void *p, *q, *v, *kv;
+	void __percpu *pc;
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, before);
@@ -1920,6 +1938,11 @@ static void test_sample_every_allocation(struct kunit *test)
 	q = krealloc(p, 120, GFP_KERNEL);
 	page = alloc_page(GFP_KERNEL);
 	v = vmalloc(3 * PAGE_SIZE);
+	/* A kmalloc() inside kvmalloc(), which names its caller. */
+	kv = kvmalloc(200, GFP_KERNEL);
+	pc = alloc_percpu(u64);
+	free_percpu(pc);
+	kvfree(kv);
 	vfree(v);
 	if (page)
 		__free_page(page);
@@ -1932,22 +1955,25 @@ static void test_sample_every_allocation(struct kunit *test)
 	KUNIT_ASSERT_PTR_EQ(test, p, q);
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	KUNIT_ASSERT_NOT_NULL(test, v);
-	expect_sampled(test, find_one(test, p, KMEMTRACE_KIND_ALLOC,
-				      KMEMTRACE_TYPE_KMALLOC), 1);
-	expect_sampled(test, find_one(test, p, KMEMTRACE_KIND_REALLOC,
-				      KMEMTRACE_TYPE_KMALLOC), 1);
-	expect_sampled(test, find_one(test, p, KMEMTRACE_KIND_FREE,
-				      KMEMTRACE_TYPE_KMALLOC), 1);
-	expect_sampled(test, find_one(test, page_address(page),
-				      KMEMTRACE_KIND_ALLOC,
-				      KMEMTRACE_TYPE_PAGES), 1);
-	expect_sampled(test, find_one(test, page_address(page),
-				      KMEMTRACE_KIND_FREE,
-				      KMEMTRACE_TYPE_PAGES), 1);
-	expect_sampled(test, find_one(test, v, KMEMTRACE_KIND_ALLOC,
-				      KMEMTRACE_TYPE_VMALLOC), 1);
-	expect_sampled(test, find_one(test, v, KMEMTRACE_KIND_FREE,
-				      KMEMTRACE_TYPE_VMALLOC), 1);
+	KUNIT_ASSERT_NOT_NULL(test, kv);
+	KUNIT_ASSERT_NOT_NULL(test, (__force void *)pc);
+	expect_sampled_here(test, kv, KMEMTRACE_KIND_ALLOC,
+			    KMEMTRACE_TYPE_KMALLOC);
+	expect_sampled_here(test, kv, KMEMTRACE_KIND_FREE, KMEMTRACE_TYPE_KMALLOC);
+	expect_sampled_here(test, (__force void *)pc, KMEMTRACE_KIND_ALLOC,
+			    KMEMTRACE_TYPE_PERCPU);
+	expect_sampled_here(test, (__force void *)pc, KMEMTRACE_KIND_FREE,
+			    KMEMTRACE_TYPE_PERCPU);
+	expect_sampled_here(test, p, KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_KMALLOC);
+	expect_sampled_here(test, p, KMEMTRACE_KIND_REALLOC,
+			    KMEMTRACE_TYPE_KMALLOC);
+	expect_sampled_here(test, p, KMEMTRACE_KIND_FREE, KMEMTRACE_TYPE_KMALLOC);
+	expect_sampled_here(test, page_address(page), KMEMTRACE_KIND_ALLOC,
+			    KMEMTRACE_TYPE_PAGES);
+	expect_sampled_here(test, page_address(page), KMEMTRACE_KIND_FREE,
+			    KMEMTRACE_TYPE_PAGES);
+	expect_sampled_here(test, v, KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_VMALLOC);
+	expect_sampled_here(test, v, KMEMTRACE_KIND_FREE, KMEMTRACE_TYPE_VMALLOC);
 	KUNIT_EXPECT_EQ(test, ctx_events_at(test, before), 0);
 	for (i = 0; i < ctx->count; i++) {
 		const struct kmemtrace_event *ev = &ctx->capture.events[i];

@@ -35,7 +35,11 @@
  * Scopes are only opened while kmemtrace records (a static key):
  * kmemtrace_api_unnamed() and kmemtrace_scope_lacks() cost one no-op
  * while off, kmemtrace_api() a static branch and the previous scope kept
- * to the function's end.
+ * to the function's end.  The scopes that name callers have a key of
+ * their own, kmemtrace_name_key, off while a recording samples: there
+ * the API functions would pay for every call to name the one in many
+ * that is sampled, which is named from its stack instead
+ * (kmemtrace_stack_name() in stacks.c).
  *
  * See Documentation/trace/kmemtrace.rst.
  */
@@ -47,7 +51,15 @@
 
 #include "kmemtrace.h"
 
+/* On while kmemtrace records: flag scopes and resets. */
 DEFINE_STATIC_KEY_FALSE(kmemtrace_scope_key);
+/*
+ * On while kmemtrace records and names callers by scope: always but while
+ * it samples with stacks, when kmemtrace_stack_name() names a sample's
+ * caller from its stack and the API functions pay nothing for the events
+ * not sampled.
+ */
+DEFINE_STATIC_KEY_FALSE(kmemtrace_name_key);
 
 DEFINE_PER_CPU(struct kmemtrace_scope, kmemtrace_irq_scope[3]);
 
@@ -57,7 +69,8 @@ struct kmemtrace_scope __kmemtrace_scope_enter(unsigned long caller,
 	struct kmemtrace_scope *s = kmemtrace_scope_current();
 	struct kmemtrace_scope old = *s;
 
-	if (!s->caller) {
+	/* While sampling, the sample's stack names it (stacks.c). */
+	if (caller && !s->caller && static_branch_likely(&kmemtrace_name_key)) {
 		s->caller = caller;
 		WARN_ON_ONCE(s->caller != caller);
 	}

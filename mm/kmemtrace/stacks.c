@@ -27,10 +27,12 @@
 #include <linux/moduleparam.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/stackdepot.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
+#include <asm/sections.h>
 #include "kmemtrace.h"
 
 /* Frames saved per stack, kmemtrace's own included (see stack_trim()). */
@@ -108,6 +110,216 @@ static bool kmemtrace_stack_list(u32 handle)
 	return false;
 }
 
+/* === Naming a sample's caller from its stack ============================== */
+
+/*
+ * While a recording samples, the scopes that name callers stay closed
+ * (kmemtrace_name_key): the API functions would pay for every call to
+ * name the one in many that is sampled.  A sampled allocation has its
+ * stack, and its caller is on it: the return address into the caller of
+ * the outermost of these functions, the ones that name their caller by
+ * scope (kmemtrace_api_unnamed(), kmemtrace_api()), the wrappers that
+ * hand theirs down (vmalloc()'s), mempool's allocation and free
+ * functions (the mempool API's, called through pointers), and the
+ * functions the page allocator's
+ * API functions end in with a tail call, which leaves no frame of theirs
+ * (__free_pages() in free_unref_page()), up to an interrupt's entry or reclaim
+ * (kmemtrace_reclaim()), which work for the whole system.  Functions the
+ * kernel does not have (a config without NUMA has no alloc_pages_mpol())
+ * are left out.
+ */
+static const char * const kmemtrace_api_names[] = {
+	"alloc_pages_noprof", "alloc_pages_mpol_noprof", "folio_alloc_noprof",
+	"folio_alloc_mpol_noprof", "vma_alloc_folio_noprof",
+	"__alloc_pages_noprof", "__folio_alloc_noprof",
+	"alloc_pages_bulk_noprof", "get_free_pages_noprof",
+	"get_zeroed_page_noprof", "__free_pages", "free_pages", "__folio_put",
+	"folios_put_refs", "krealloc_noprof", "kfree_sensitive",
+	"__kvmalloc_node_noprof", "kvfree", "kvfree_sensitive",
+	"kvrealloc_noprof", "memdup_user", "vmemdup_user", "free_percpu",
+	"vfree", "vrealloc_noprof", "__vmalloc_node_range_noprof",
+	"__vmalloc_node_noprof", "__vmalloc_noprof", "vmalloc_noprof",
+	"vmalloc_huge_noprof", "vzalloc_noprof", "vmalloc_user_noprof",
+	"vmalloc_node_noprof", "vzalloc_node_noprof", "vmalloc_32_noprof",
+	"vmalloc_32_user_noprof", "mempool_alloc_noprof",
+	"mempool_alloc_preallocated", "mempool_free", "mempool_init_node",
+	"mempool_create_node_noprof", "mempool_resize", "mempool_alloc_slab",
+	"mempool_free_slab", "mempool_kmalloc", "mempool_kfree",
+	"mempool_alloc_pages", "mempool_free_pages", "free_unref_page",
+	"__free_pages_ok", "free_unref_folios",
+};
+
+static const char * const kmemtrace_reclaim_names[] = {
+	"try_to_free_pages", "try_to_free_mem_cgroup_pages",
+	"try_to_compact_pages", "out_of_memory", "__node_reclaim",
+};
+
+struct kmemtrace_text {
+	unsigned long	start;
+	unsigned long	end;
+	bool		reclaim;
+};
+
+static struct kmemtrace_text
+kmemtrace_api_text[ARRAY_SIZE(kmemtrace_api_names) +
+		   ARRAY_SIZE(kmemtrace_reclaim_names)];
+static unsigned int kmemtrace_nr_api_text;
+
+static void __init kmemtrace_api_text_add(const char *name, bool reclaim)
+{
+	unsigned long addr = kallsyms_lookup_name(name), size, offset;
+	struct kmemtrace_text *t;
+
+	if (!addr || !kallsyms_lookup_size_offset(addr, &size, &offset))
+		return;
+	t = &kmemtrace_api_text[kmemtrace_nr_api_text++];
+	t->start = addr - offset;
+	t->end = t->start + size;
+	t->reclaim = reclaim;
+}
+
+static int __init kmemtrace_text_cmp(const void *a, const void *b)
+{
+	const struct kmemtrace_text *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void __init kmemtrace_api_text_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kmemtrace_api_names); i++)
+		kmemtrace_api_text_add(kmemtrace_api_names[i], false);
+	for (i = 0; i < ARRAY_SIZE(kmemtrace_reclaim_names); i++)
+		kmemtrace_api_text_add(kmemtrace_reclaim_names[i], true);
+	sort(kmemtrace_api_text, kmemtrace_nr_api_text,
+	     sizeof(kmemtrace_api_text[0]), kmemtrace_text_cmp, NULL);
+}
+
+/* The API or reclaim function @addr is in, or NULL. */
+static const struct kmemtrace_text *kmemtrace_api_text_of(unsigned long addr)
+{
+	unsigned int lo = 0, hi = kmemtrace_nr_api_text, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (addr < kmemtrace_api_text[mid].start)
+			hi = mid;
+		else if (addr >= kmemtrace_api_text[mid].end)
+			lo = mid + 1;
+		else
+			return &kmemtrace_api_text[mid];
+	}
+	return NULL;
+}
+
+/**
+ * kmemtrace_stack_names() - whether samples can be named from their stacks
+ *
+ * Without kallsyms there is no table of the API functions: a sampling
+ * recording then names callers by scope, as a full one does.
+ *
+ * Return: true if kmemtrace_name_key may stay off while sampling.
+ */
+bool kmemtrace_stack_names(void)
+{
+	return kmemtrace_nr_api_text;
+}
+
+/*
+ * The caller a walk up the stack has found: the first frame after the
+ * innermost run of API functions, as the outermost scope of that run
+ * would have named.  An interrupt's frames end at its entry (the rest is
+ * the interrupted context's), and reclaim's at reclaim.  Without an API
+ * function in the first KMEMTRACE_STACK_DEPTH frames, nothing is named.
+ */
+struct kmemtrace_namer {
+	unsigned long	caller;
+	unsigned int	frames;
+	bool		in_api;
+};
+
+static bool kmemtrace_in(unsigned long addr, const char *start, const char *end)
+{
+	return addr >= (unsigned long)start && addr < (unsigned long)end;
+}
+
+/*
+ * Whether @addr is in an interrupt's entry: the entry code, the noinstr
+ * C handlers it calls (x86 puts neither in .irqentry.text) and the
+ * softirq and irqentry sections.
+ */
+static bool kmemtrace_entry_text(unsigned long addr)
+{
+	return kmemtrace_in(addr, __entry_text_start, __entry_text_end) ||
+	       kmemtrace_in(addr, __noinstr_text_start, __noinstr_text_end) ||
+	       kmemtrace_in(addr, __irqentry_text_start, __irqentry_text_end) ||
+	       kmemtrace_in(addr, __softirqentry_text_start,
+			    __softirqentry_text_end);
+}
+
+static bool kmemtrace_namer_frame(void *cookie, unsigned long addr)
+{
+	struct kmemtrace_namer *n = cookie;
+	const struct kmemtrace_text *t;
+
+	if (kmemtrace_entry_text(addr))
+		return false;
+	t = kmemtrace_api_text_of(addr);
+	if (t) {
+		n->in_api = !t->reclaim;
+		return n->in_api;
+	}
+	if (n->in_api) {
+		n->caller = addr;
+		return false;
+	}
+	return ++n->frames < KMEMTRACE_STACK_DEPTH;
+}
+
+/* Name @ev's caller from its saved stack @entries. */
+static void kmemtrace_stack_name(struct kmemtrace_event *ev,
+				 const unsigned long *entries, unsigned int nr)
+{
+	struct kmemtrace_namer n = { };
+	unsigned int i;
+
+	for (i = 0; i < nr && kmemtrace_namer_frame(&n, entries[i]); i++)
+		;
+	if (n.caller)
+		ev->call_site = n.caller;
+}
+
+/**
+ * __kmemtrace_stack_name() - name a sampled free's caller from its stack
+ * @ev: the event being written, a free of a sampled object
+ *
+ * Walks the stack only as far as the caller, without saving it: a
+ * sampled free has no stack of its own (but with stack_frees).  Not at
+ * all when the tracepoint named a caller that is none of the API
+ * functions: kfree(), kmem_cache_free() and vfree() called directly.
+ *
+ * Context: From kmemtrace_fill(): interrupts disabled, not NMI.
+ */
+void __kmemtrace_stack_name(struct kmemtrace_event *ev)
+{
+	if (ev->call_site && !kmemtrace_api_text_of(ev->call_site))
+		return;
+#ifdef CONFIG_ARCH_STACKWALK
+	struct kmemtrace_namer n = { };
+
+	arch_stack_walk(kmemtrace_namer_frame, &n, current, NULL);
+	if (n.caller)
+		ev->call_site = n.caller;
+#else
+	unsigned long entries[KMEMTRACE_STACK_DEPTH];
+
+	kmemtrace_stack_name(ev, entries,
+			     stack_trace_save(entries, ARRAY_SIZE(entries), 0));
+#endif
+}
+
 /**
  * __kmemtrace_stack() - give the sampled event its stack
  * @ev: the event being written, with its kind and flags set
@@ -125,6 +337,8 @@ void __kmemtrace_stack(struct kmemtrace_event *ev)
 			 READ_ONCE(kmemtrace_stack_sample));
 
 	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	if (!static_branch_likely(&kmemtrace_name_key))
+		kmemtrace_stack_name(ev, entries, nr);
 	handle = stack_depot_save_flags(entries, nr, 0, 0);
 	if (!handle) {
 		ev->flags |= KMEMTRACE_FLAG_STACK_LOST;
@@ -263,6 +477,7 @@ void __init kmemtrace_stacks_boot(void)
 {
 	int ret;
 
+	kmemtrace_api_text_init();
 	if (!kmemtrace_stack_sample_at_boot)
 		return;
 	ret = kmemtrace_stack_set(kmemtrace_stack_sample_at_boot);
