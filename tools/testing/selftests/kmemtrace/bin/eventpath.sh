@@ -97,30 +97,40 @@ done
 kill $qemu 2>/dev/null || true
 wait $qemu 2>/dev/null || true
 
+# Each pc by the function it is in: "LABEL N FUNCTION ..." per call, for
+# the table here and for bin/offpath.sh.
 nm -n "$VMLINUX" | python3 -c '
-import bisect, collections, sys
+import bisect, sys
 syms = []
 for line in open("/dev/stdin"):
     f = line.split()
     if len(f) == 3 and f[1] in "tTwW":
         syms.append((int(f[0], 16), f[2]))
 addrs = [a for a, _ in syms]
-def name(pc):
-    i = bisect.bisect_right(addrs, pc) - 1
-    return syms[i][1] if i >= 0 else "?"
+for line in open(sys.argv[1]):
+    f = line.split()
+    names = []
+    for x in f[2:]:
+        i = bisect.bisect_right(addrs, int(x, 16)) - 1
+        names.append(syms[i][1] if i >= 0 else "?")
+    print(f[0], f[1], " ".join(names))
+' "$OUT/pcs" >"$OUT/names"
+
+python3 -c '
+import collections, sys
 calls = collections.defaultdict(list)
 for line in open(sys.argv[1]):
     f = line.split()
-    calls[f[0]].append([int(x, 16) for x in f[2:]])
+    calls[f[0]].append(f[2:])
 print("instructions per call of each %s, stepped to its return"
       " (%s, sample_period %s)" % ("bench pair" if sys.argv[3] == "off"
       else "probe", sys.argv[2], sys.argv[3]))
 for probe, runs in calls.items():
     best = min(runs, key=len)
     print("%-28s %s" % (probe, " ".join(str(len(r)) for r in runs)))
-    per = collections.Counter(name(pc) for pc in best)
+    per = collections.Counter(best)
     for fn, n in sorted(per.items(), key=lambda kv: -kv[1]):
         print("    %5d  %s" % (n, fn))
-' "$OUT/pcs" "$kernel" "$sample" | tee "$OUT/table.txt"
+' "$OUT/names" "$kernel" "$sample" | tee "$OUT/table.txt"
 kmt_log "event paths: $OUT/table.txt"
 exit 0

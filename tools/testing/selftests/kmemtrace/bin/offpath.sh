@@ -18,32 +18,8 @@ done
 OUT=$KMT_CACHE/out/offpath
 mkdir -p "$OUT"
 
-# name PCS VMLINUX: PCS with each pc replaced by its function's name.
-named() {
-	nm -n "$2" | python3 -c '
-import bisect, sys
-syms = []
-for line in open("/dev/stdin"):
-    f = line.split()
-    if len(f) == 3 and f[1] in "tTwW":
-        syms.append((int(f[0], 16), f[2]))
-addrs = [a for a, _ in syms]
-for line in open(sys.argv[1]):
-    f = line.split()
-    names = []
-    for x in f[2:]:
-        i = bisect.bisect_right(addrs, int(x, 16)) - 1
-        names.append(syms[i][1] if i >= 0 else "?")
-    print(f[0], f[1], " ".join(names))
-' "$1"
-}
-
-for k in bench-a bench-b; do
-	named "$KMT_CACHE/out/eventpath-$k-off/pcs" "$(kmt_build $k)/vmlinux" \
-		>"$OUT/$k.names"
-done
-
-python3 - "$OUT/bench-a.names" "$OUT/bench-b.names" <<'EOF' | tee "$OUT/table.txt"
+python3 - "$KMT_CACHE/out/eventpath-bench-a-off/names" \
+	"$KMT_CACHE/out/eventpath-bench-b-off/names" <<'EOF' | tee "$OUT/table.txt"
 import collections, sys
 
 def load(path):
