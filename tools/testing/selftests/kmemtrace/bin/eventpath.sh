@@ -90,7 +90,8 @@ for p in $PROBES; do
 		loc="${loc%%:*} if ${loc#*:}"
 	fi
 	timeout 600 gdb -nx -batch \
-		-ex "python port = $port; probe = '$loc'; label = '$label'; out = '$OUT/pcs'; reps = 3" \
+		-ex "python port = $port; probe = '$loc'; label = '$label'" \
+		-ex "python out = '$OUT/pcs'; reps = 3" \
 		-x "$KMT_BIN/eventpath.py" "$VMLINUX" >"$OUT/gdb-$label.log" 2>&1 ||
 		kmt_die "gdb on $label failed: $OUT/gdb-$label.log"
 done
