@@ -114,19 +114,20 @@ static bool kmemtrace_stack_list(u32 handle)
 
 /*
  * While a recording samples, the scopes that name callers stay closed
- * (kmemtrace_name_key): the API functions would pay for every call to
- * name the one in many that is sampled.  A sampled allocation has its
- * stack, and its caller is on it: the return address into the caller of
- * the outermost of these functions, the ones that name their caller by
- * scope (kmemtrace_api_unnamed(), kmemtrace_api()), the wrappers that
- * hand theirs down (vmalloc()'s), mempool's allocation and free
- * functions (the mempool API's, called through pointers), and the
- * functions the page allocator's
- * API functions end in with a tail call, which leaves no frame of theirs
- * (__free_pages() in free_unref_page()), up to an interrupt's entry or reclaim
- * (kmemtrace_reclaim()), which work for the whole system.  Functions the
- * kernel does not have (a config without NUMA has no alloc_pages_mpol())
- * are left out.
+ * (kmemtrace_name_key): the API functions would pay on every call to
+ * name the one call in many that is sampled.  A sampled allocation has
+ * its stack, and its caller is on it, after the frames of these
+ * functions:
+ *  - those that name their caller by scope (kmemtrace_api_unnamed(),
+ *    kmemtrace_api());
+ *  - the vmalloc() wrappers, which hand their caller down;
+ *  - mempool's element functions, which the mempool API calls through
+ *    pointers;
+ *  - the page allocator's functions that __free_pages() and free_pages()
+ *    end in with a tail call, which leaves no frame of theirs.
+ * Reclaim's entry points bound the search, as kmemtrace_reclaim() does
+ * the scopes.  Functions this kernel does not have (alloc_pages_mpol()
+ * without NUMA) are left out.
  */
 static const char * const kmemtrace_api_names[] = {
 	"alloc_pages_noprof", "alloc_pages_mpol_noprof", "folio_alloc_noprof",
