@@ -24,6 +24,28 @@ static inline size_t kmt_hash64(uint64_t key, unsigned int bits)
 }
 
 /**
+ * kmt_shard() - the shard of a pointer, of @nr
+ * @ptr: the pointer
+ * @nr: number of shards
+ *
+ * A hash independent of kmt_hash64()'s bits, which live tables index
+ * with: with those, a shard's pointers would all hash to one part of
+ * its live table.  (A multiplication by 2^64 minus kmt_hash64()'s
+ * constant, the golden ratio's, did exactly that: the top bits of its
+ * products are those of kmt_hash64()'s, negated.)  The shift first mixes
+ * in the high bits, where pointers differ most; the scaling to @nr needs
+ * no division.
+ *
+ * Return: the shard, below @nr.
+ */
+static inline unsigned int kmt_shard(uint64_t ptr, unsigned int nr)
+{
+	uint64_t h = ((ptr ^ ptr >> 33) * 0xff51afd7ed558ccdULL) >> 32;
+
+	return (h * nr) >> 32;
+}
+
+/**
  * struct kmt_map_slot - one slot of a struct kmt_map
  * @key: the key
  * @val: the value plus one; 0 marks an empty slot

@@ -861,14 +861,10 @@ static unsigned char *pass_swap(void *arg, unsigned char *buf)
 /*
  * The shard of the events of a pointer, whatever their family: a stray
  * free finds another family's allocation of its pointer in its shard.
- * Another hash than live_hash()'s picks it, scaled to @nr without a
- * division.
  */
 static inline unsigned int shard_of(uint64_t ptr, unsigned int nr)
 {
-	uint64_t h = (ptr * 0x9e3779b97f4a7c15ULL) >> 32;
-
-	return (h * nr) >> 32;
+	return kmt_shard(ptr, nr);
 }
 
 /*

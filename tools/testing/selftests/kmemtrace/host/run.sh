@@ -28,6 +28,7 @@ SCRATCH=$(cd "$2" && pwd)
 MKSTREAM=$SCRATCH/mkstream
 MKELF=$SCRATCH/mkelf
 COMMSTEST=$SCRATCH/comms-test
+HASHTEST=$SCRATCH/hash-test
 UAPI=$HERE/../../../../../include/uapi/linux/kmemtrace.h
 SRC=$HERE/../../../../kmemtrace/src
 
@@ -1090,19 +1091,28 @@ t_plot_live() {
 		fail "wrong totals: $(tr '\n' ' ' < totals)"
 }
 
+# The shards' hash and the live tables' are independent: each shard gets
+# its share of pointers spaced as the kernel's are, and they fill every
+# quarter of its live table.  (A shard hash related to the table's left
+# all a shard's pointers in a quarter of its table with 4 shards.)
+t_shard_hash_independent() {
+	"$HASHTEST" > out || fail "hash-test: uneven shares: $(grep uneven out)"
+}
+
 # Pointers in different shards with -j 2, 3 and 4 (2, 3 and 4 shards;
-# run() runs them all): 0x2000 in shards 1, 2 and 3, 0x3000 in shards 0, 1
-# and 1, 0x7000 in shards 0, 0 and 1.  0x2000 is freed on another CPU stream than
-# its alloc; 0x1000 is reallocated on both CPUs, then freed; 0x8000, a
-# vmalloc area, is kfree()d (and stays live); 0x7000 is allocated twice.
-# foo_alloc's live bytes peak at 2048 (0x3000), not 3072, the sum of the
-# peaks of its two shards, as 0x2000 was freed before.
+# run() runs them all; hash-test checks the hash): 0x2000 in shard 0 of
+# each, 0x9000 in shards 1, 2 and 3, 0x7000 in shards 1, 2 and 2.  0x2000
+# is freed on another CPU stream than its alloc; 0x1000 is reallocated on
+# both CPUs, then freed; 0x8000, a vmalloc area, is kfree()d (and stays
+# live); 0x7000 is allocated twice.  foo_alloc's live bytes peak at 2048
+# (0x9000), not 3072, the sum of the peaks of its two shards, as 0x2000
+# was freed before.
 t_jobs_shard_by_pointer() {
 	mktrace t && echo "$KALLSYMS" > t/kallsyms || return 1
 	mk t/cpu0 ts=1000,site=0xffffffff81000110,ptr=0x2000,req=1000,alloc=1024 \
 		ts=2000,site=0xffffffff81000210,ptr=0x1000,req=100,alloc=128 \
 		ts=3000,kind=realloc,site=0xffffffff81000210,ptr=0x1000,req=500,alloc=512 \
-		ts=6000,site=0xffffffff81000110,ptr=0x3000,req=2000,alloc=2048 \
+		ts=6000,site=0xffffffff81000110,ptr=0x9000,req=2000,alloc=2048 \
 		ts=7000,type=vmalloc,site=0xffffffffc0001010,ptr=0x8000,req=8000,alloc=8192 &&
 	mk t/cpu1 ts=1500,site=0xffffffff81000210,ptr=0x7000,req=60,alloc=64 \
 		ts=3500,kind=free,site=0xffffffff81000220,ptr=0x2000 \
@@ -4238,6 +4248,7 @@ report_json_csv
 report_json_invalid_utf8
 report_bad_options
 plot_live
+shard_hash_independent
 jobs_shard_by_pointer
 plot_sizes_lifetimes
 plot_huge_values
@@ -4586,7 +4597,8 @@ mkdir -p "$SCRATCH/include/linux" &&
 	${CC:-cc} -Wall -Wextra -O2 -o "$MKELF" "$HERE/mkelf.c" &&
 	${CC:-cc} -Wall -Wextra -O2 -std=gnu11 -D_GNU_SOURCE -I"$SRC" \
 		-o "$COMMSTEST" "$HERE/comms-test.c" "$SRC/comms.c" "$SRC/hash.c" \
-		"$SRC/utils.c" ||
+		"$SRC/utils.c" &&
+	${CC:-cc} -Wall -Wextra -O2 -I"$SRC" -o "$HASHTEST" "$HERE/hash-test.c" ||
 	{ echo "Bail out! cannot build the test helpers"; exit 1; }
 
 set -- $TESTS
