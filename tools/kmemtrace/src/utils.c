@@ -100,8 +100,15 @@ void *xalloc_table(size_t size)
 	size_t len;
 	void *p;
 
-	if (size < HUGE_PAGE_SIZE)
-		return xcalloc(1, size);
+	if (size < HUGE_PAGE_SIZE) {
+		/* calloc() maps a big one fresh, unwritten: write it too. */
+		p = xcalloc(1, size);
+		for (len = 0; len < size; len += 4096)
+			((unsigned char *)p)[len] = 0;
+		if (size)
+			((unsigned char *)p)[size - 1] = 0;
+		return p;
+	}
 	/* Map one huge page more, to align the table on one. */
 	len = table_size(size);
 	p = mmap(NULL, len + HUGE_PAGE_SIZE, PROT_READ | PROT_WRITE,

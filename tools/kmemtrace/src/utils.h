@@ -91,7 +91,10 @@ void *xrealloc(void *ptr, size_t size);
  *
  * Tables of 2 MiB or more get transparent huge pages where the kernel
  * gives them on request, which saves most of the TLB misses of random
- * lookups.
+ * lookups.  Every page is written before the table is returned: a page
+ * first read maps the zero page, and its first write then flushes the
+ * TLB of every CPU the process runs on (with -j, interrupting the other
+ * threads once per page).
  *
  * Return: the new zeroed memory, never NULL; free it with xfree_table().
  */

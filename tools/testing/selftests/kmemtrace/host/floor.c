@@ -25,17 +25,31 @@
  *          tool's own dump_fields() and fmt.h), without the names of
  *          symbols, caches and flags: the least dump can do
  *
+ * and, for report -j 2, the least two cores can do:
+ *
+ *   split  usage: floor split CPU0 CPU1 DIR.  Write the events of each
+ *          half of the pointers (by the tool's kmt_shard()) to streams
+ *          of their own, DIR/0/cpu0, DIR/0/cpu1, DIR/1/cpu0, DIR/1/cpu1
+ *   pair2  usage: floor pair2 DIR.  pair, in two processes at once, each
+ *          on the streams of one half that split wrote: the work of pair
+ *          shared by two cores that share nothing else, neither the
+ *          reading nor the merging; a line of totals for each half
+ *
  * Call sites are looked up in the tool's own kmt_map (hash.c).  It
  * prints a line of totals, so that the compiler drops none of the
  * work, and exits 1 if an event was not valid, as it does not say why.
  */
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <linux/kmemtrace.h>
 
 #include "dump_fields.h"
@@ -408,6 +422,85 @@ static void merge2(enum mode mode, struct stream *a, struct stream *b)
 	} while (stream_read(a));
 }
 
+/* ------------------------------------------------------------- two cores */
+
+/* Write each event of @path to DIR/K/cpuN, K its pointer's half. */
+static void split_stream(const char *path, unsigned int cpu, const char *dir)
+{
+	unsigned char *buf = xzalloc(CHUNK);
+	char name[PATH_MAX];
+	FILE *in, *out[2];
+	uint64_t ptr;
+	size_t n, i;
+	int k;
+
+	in = fopen(path, "r");
+	if (!in)
+		die("cannot open", path);
+	for (k = 0; k < 2; k++) {
+		snprintf(name, sizeof(name), "%s/%d", dir, k);
+		if (mkdir(name, 0755) && access(name, W_OK))
+			die("cannot make", name);
+		snprintf(name, sizeof(name), "%s/%d/cpu%u", dir, k, cpu);
+		out[k] = fopen(name, "w");
+		if (!out[k])
+			die("cannot write", name);
+	}
+	while ((n = fread(buf, KMEMTRACE_EVENT_SIZE, CHUNK_EVENTS, in))) {
+		for (i = 0; i < n; i++) {
+			memcpy(&ptr, buf + i * KMEMTRACE_EVENT_SIZE +
+			       offsetof(struct kmemtrace_event, ptr), sizeof(ptr));
+			if (fwrite(buf + i * KMEMTRACE_EVENT_SIZE,
+				   KMEMTRACE_EVENT_SIZE, 1, out[kmt_shard(ptr, 2)]) != 1)
+				die("write error", dir);
+		}
+	}
+	for (k = 0; k < 2; k++)
+		if (fclose(out[k]))
+			die("write error", dir);
+	fclose(in);
+	free(buf);
+}
+
+static void open_stream(struct stream *s, const char *path, unsigned int cpu)
+{
+	s->fd = open(path, O_RDONLY);
+	if (s->fd < 0)
+		die("cannot open", path);
+	s->buf = xzalloc(CHUNK);
+	s->cpu = cpu;
+}
+
+/* pair of DIR/0 here and of DIR/1 in a child, at once. */
+static void pair2(const char *dir)
+{
+	struct stream s[2] = { 0 };
+	char name[PATH_MAX];
+	int k, status;
+	pid_t child;
+	unsigned int i;
+
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		die("cannot fork", dir);
+	k = !child;
+	for (i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "%s/%d/cpu%u", dir, k, i);
+		open_stream(&s[i], name, i);
+	}
+	live_grow();
+	merge2(MODE_PAIR, &s[0], &s[1]);
+	pair_end();
+	if (!child) {
+		fflush(stdout);
+		_exit(bad_chunks ? 1 : 0);
+	}
+	if (waitpid(child, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		bad_chunks++;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const modes[] = {
@@ -417,8 +510,19 @@ int main(int argc, char **argv)
 	enum mode mode;
 	int i;
 
+	if (argc == 5 && !strcmp(argv[1], "split")) {
+		for (i = 0; i < 2; i++)
+			split_stream(argv[2 + i], i, argv[4]);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "pair2")) {
+		pair2(argv[2]);
+		return bad_chunks ? 1 : 0;
+	}
 	if (argc != 4) {
-		fprintf(stderr, "usage: floor read|merge|pair|lines|dump CPU0 CPU1\n");
+		fprintf(stderr, "usage: floor read|merge|pair|lines|dump CPU0 CPU1\n"
+			"       floor split CPU0 CPU1 DIR\n"
+			"       floor pair2 DIR\n");
 		return 2;
 	}
 	for (mode = MODE_READ; mode <= MODE_DUMP; mode++)
@@ -426,13 +530,8 @@ int main(int argc, char **argv)
 			break;
 	if (mode > MODE_DUMP)
 		die("unknown mode", argv[1]);
-	for (i = 0; i < 2; i++) {
-		s[i].fd = open(argv[2 + i], O_RDONLY);
-		if (s[i].fd < 0)
-			die("cannot open", argv[2 + i]);
-		s[i].buf = xzalloc(CHUNK);
-		s[i].cpu = i;
-	}
+	for (i = 0; i < 2; i++)
+		open_stream(&s[i], argv[2 + i], i);
 	if (mode == MODE_PAIR)
 		live_grow();
 	if (mode == MODE_READ) {
