@@ -92,12 +92,16 @@ int kmemtrace_stacks_prepare(void);
 void kmemtrace_stacks_debugfs(struct dentry *dir);
 #if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
 int kmemtrace_stack_configure(unsigned int sample, bool frees);
+bool kmemtrace_api_function(unsigned long addr);
 #endif
 #else
 static inline void kmemtrace_stacks_boot(void) { }
 static inline bool kmemtrace_stack_names(void) { return false; }
 static inline int kmemtrace_stacks_prepare(void) { return 0; }
 static inline void kmemtrace_stacks_debugfs(struct dentry *dir) { }
+#if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
+static inline bool kmemtrace_api_function(unsigned long addr) { return false; }
+#endif
 #endif
 
 /* sample.c */

@@ -1926,14 +1926,20 @@ static void test_sample_every_allocation(struct kunit *test)
 {
 	struct kmemtrace_test_ctx *ctx = test->priv;
 	void *before = kmalloc(64, GFP_KERNEL);
+	mempool_t *pool = mempool_create_kmalloc_pool(0, 72);
 	struct page *page;
-	void *p, *q, *v, *kv;
+	void *p, *q, *v, *kv, *m;
 	void __percpu *pc;
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, before);
+	KUNIT_ASSERT_NOT_NULL(test, pool);
 	sample_switch(test, 1);
 	capture_begin(test, false);
+	/* A kmalloc() by mempool's element function, through a pointer. */
+	m = mempool_alloc(pool, GFP_KERNEL);
+	if (m)
+		mempool_free(m, pool);
 	p = kmalloc(100, GFP_KERNEL);
 	q = krealloc(p, 120, GFP_KERNEL);
 	page = alloc_page(GFP_KERNEL);
@@ -1949,7 +1955,11 @@ static void test_sample_every_allocation(struct kunit *test)
 	kfree(q);
 	kfree(before);
 	capture_end(test);
+	mempool_destroy(pool);
 
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	expect_sampled_here(test, m, KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_KMALLOC);
+	expect_sampled_here(test, m, KMEMTRACE_KIND_FREE, KMEMTRACE_TYPE_KMALLOC);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	/* 100 and 120 bytes are both kmalloc-128: resized in place. */
 	KUNIT_ASSERT_PTR_EQ(test, p, q);
@@ -1984,6 +1994,59 @@ static void test_sample_every_allocation(struct kunit *test)
 				       "kind %u type %u flags %#x", ev->kind,
 				       ev->type, ev->flags);
 	}
+}
+
+struct api_named_scan {
+	struct kunit *test;
+	unsigned int copies;
+};
+
+/*
+ * A *_named copy: its API function (*_noprof, or *) must be in the table.
+ * Other functions whose names end so have no such function.
+ */
+static int api_named_check(void *data, const char *name, unsigned long addr)
+{
+	static const char suffix[] = "_named";
+	struct api_named_scan *scan = data;
+	char api[KSYM_NAME_LEN];
+	size_t len = strlen(name), base;
+	unsigned long fn;
+
+	if (len <= sizeof(suffix) - 1 || strcmp(name + len - (sizeof(suffix) - 1), suffix))
+		return 0;
+	base = len - (sizeof(suffix) - 1);
+	snprintf(api, sizeof(api), "%.*s_noprof", (int)base, name);
+	fn = kallsyms_lookup_name(api);
+	if (!fn) {
+		snprintf(api, sizeof(api), "%.*s", (int)base, name);
+		fn = kallsyms_lookup_name(api);
+	}
+	if (!fn)
+		return 0;
+	scan->copies++;
+	KUNIT_EXPECT_TRUE_MSG(scan->test, kmemtrace_api_function(fn),
+			      "%s names %s's caller, which is not in stacks.c's kmemtrace_api_names",
+			      name, api);
+	return 0;
+}
+
+/*
+ * A sampling recording names callers from the stack, past the functions
+ * of stacks.c's table of API functions, kept by hand beside the mm hooks:
+ * every API function with an out-of-line copy that names its caller
+ * (kmemtrace_api_unnamed(): the copies are all called *_named) must be in
+ * it, or its samples would name the API function instead of its caller.
+ */
+static void test_sample_api_table_complete(struct kunit *test)
+{
+	struct api_named_scan scan = { .test = test };
+
+	if (!kmemtrace_stack_names())
+		kunit_skip(test, "no table of API functions (CONFIG_KMEMTRACE_STACKS, kallsyms)");
+	kallsyms_on_each_symbol(api_named_check, &scan);
+	/* alloc_pages(), __free_pages(), vfree() and the others. */
+	KUNIT_EXPECT_GE(test, scan.copies, 20);
 }
 
 /*
@@ -2276,6 +2339,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_stack_sample_one_in_n),
 	KUNIT_CASE(test_sample_draw_exponential),
 	KUNIT_CASE_PARAM(test_sample_every_allocation, sample_path_gen_params),
+	KUNIT_CASE(test_sample_api_table_complete),
 	KUNIT_CASE_PARAM(test_sample_unsampled_record_nothing, sample_path_gen_params),
 	KUNIT_CASE_PARAM(test_sample_rate, sample_path_gen_params),
 	KUNIT_CASE_PARAM(test_sample_interrupts, sample_path_gen_params),

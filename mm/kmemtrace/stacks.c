@@ -215,6 +215,16 @@ static const struct kmemtrace_text *kmemtrace_api_text_of(unsigned long addr)
 	return NULL;
 }
 
+#if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
+/* For the test that every API function's named copy has its entry. */
+bool kmemtrace_api_function(unsigned long addr)
+{
+	const struct kmemtrace_text *t = kmemtrace_api_text_of(addr);
+
+	return t && !t->reclaim;
+}
+#endif
+
 /**
  * kmemtrace_stack_names() - whether samples can be named from their stacks
  *
