@@ -59,11 +59,12 @@ struct shard_ev {
  * blocks, so that a thread that replays one keeps the others waiting
  * briefly, and many, so that the merging thread seldom finds a shard
  * without room while the other thread replays it (report -j 2 on make
- * bench-tool's trace, least of 12 runs: 0.267 s with 4096 and 4, 0.258 s
- * with these).  512 KiB of blocks a shard.
+ * bench-tool's trace, least of 12 runs: 0.242 s with 4096 and 4, 0.218 s
+ * with these).  256 KiB of blocks a shard; more blocks in flight would
+ * keep more chunks (32, in 0.225 s, kept 2 MiB more).
  */
 #define SHARD_BLOCK	1024
-#define SHARD_BLOCKS	32
+#define SHARD_BLOCKS	16
 
 struct shard_block {
 	size_t n;
@@ -821,7 +822,7 @@ static inline void shard_push(struct replay_pass *ps, struct replay_shard *sh,
  * them, the blocks being filled are sent as they are, so that a shard
  * that gets few events does not keep the chunks they point into.
  */
-#define KEPT_MAX	32
+#define KEPT_MAX	16
 
 struct kept_chunk {
 	unsigned char *buf;
