@@ -290,6 +290,22 @@ struct page;
 DECLARE_STATIC_KEY_FALSE(kmemtrace_sample_hook_key);
 
 /**
+ * kmemtrace_sample_hooks() - whether the allocators' own paths sample
+ *
+ * For paths that fire their tracepoints only while those are on
+ * (trace_@event_enabled(), the bulk APIs): while a recording samples in
+ * the allocators' own paths, no probe is attached, yet their allocations
+ * must be counted and their frees of sampled objects recorded.
+ *
+ * Return: true while kmemtrace_alloc_event() and kmemtrace_free_event()
+ * sample.
+ */
+static __always_inline bool kmemtrace_sample_hooks(void)
+{
+	return static_branch_unlikely(&kmemtrace_sample_hook_key);
+}
+
+/**
  * kmemtrace_alloc_event() - fire an allocation tracepoint, sampling it
  * @event: the tracepoint: trace_@event(@args) fires it
  * @bytes: bytes the allocation takes, evaluated only while sampling
@@ -371,6 +387,11 @@ void kmemtrace_sampled_vrealloc(unsigned long call_site, const void *ptr,
 void kmemtrace_sampled_vfree(unsigned long call_site, const void *ptr);
 
 #else /* !CONFIG_KMEMTRACE_SAMPLE_HOOKS */
+
+static inline bool kmemtrace_sample_hooks(void)
+{
+	return false;
+}
 
 /* The tracepoint alone; sizeof() names @bytes and @ptr unevaluated. */
 #define kmemtrace_alloc_event(event, bytes, args...)			\

@@ -1927,15 +1927,29 @@ static void test_sample_every_allocation(struct kunit *test)
 	struct kmemtrace_test_ctx *ctx = test->priv;
 	void *before = kmalloc(64, GFP_KERNEL);
 	mempool_t *pool = mempool_create_kmalloc_pool(0, 72);
+	struct kmem_cache *s = kmem_cache_create("kmemtrace_sample_bulk", 120,
+						 0, 0, NULL);
+	void *p, *q, *v, *kv, *m, *b[2], *kb[2];
 	struct page *page;
-	void *p, *q, *v, *kv, *m;
 	void __percpu *pc;
 	unsigned int i;
+	int nb;
 
 	KUNIT_ASSERT_NOT_NULL(test, before);
 	KUNIT_ASSERT_NOT_NULL(test, pool);
+	KUNIT_ASSERT_NOT_NULL(test, s);
 	sample_switch(test, 1);
 	capture_begin(test, false);
+	/*
+	 * The bulk APIs, whose events the tracepoints' keys gate; in a size
+	 * of its own, so that no object here reuses another's address.
+	 */
+	nb = kmem_cache_alloc_bulk(s, GFP_KERNEL, ARRAY_SIZE(b), b);
+	if (nb)
+		kmem_cache_free_bulk(s, nb, b);
+	kb[0] = kmalloc(300, GFP_KERNEL);
+	kb[1] = kmalloc(300, GFP_KERNEL);
+	kfree_bulk(ARRAY_SIZE(kb), kb);
 	/* A kmalloc() by mempool's element function, through a pointer. */
 	m = mempool_alloc(pool, GFP_KERNEL);
 	if (m)
@@ -1956,7 +1970,20 @@ static void test_sample_every_allocation(struct kunit *test)
 	kfree(before);
 	capture_end(test);
 	mempool_destroy(pool);
+	kmem_cache_destroy(s);
 
+	KUNIT_ASSERT_EQ(test, nb, ARRAY_SIZE(b));
+	for (i = 0; i < ARRAY_SIZE(b); i++) {
+		expect_sampled_here(test, b[i], KMEMTRACE_KIND_ALLOC,
+				    KMEMTRACE_TYPE_CACHE);
+		expect_sampled_here(test, b[i], KMEMTRACE_KIND_FREE,
+				    KMEMTRACE_TYPE_CACHE);
+		KUNIT_ASSERT_NOT_NULL(test, kb[i]);
+		expect_sampled_here(test, kb[i], KMEMTRACE_KIND_ALLOC,
+				    KMEMTRACE_TYPE_KMALLOC);
+		expect_sampled_here(test, kb[i], KMEMTRACE_KIND_FREE,
+				    KMEMTRACE_TYPE_KMALLOC);
+	}
 	KUNIT_ASSERT_NOT_NULL(test, m);
 	expect_sampled_here(test, m, KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_KMALLOC);
 	expect_sampled_here(test, m, KMEMTRACE_KIND_FREE, KMEMTRACE_TYPE_KMALLOC);
