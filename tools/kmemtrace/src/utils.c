@@ -103,8 +103,7 @@ void *xalloc_table(size_t size)
 	if (size < HUGE_PAGE_SIZE) {
 		/* calloc() maps a big one fresh, unwritten: write it too. */
 		p = xcalloc(1, size);
-		for (len = 0; len < size; len += 4096)
-			((unsigned char *)p)[len] = 0;
+		table_populate(p, size);
 		if (size)
 			((unsigned char *)p)[size - 1] = 0;
 		return p;
