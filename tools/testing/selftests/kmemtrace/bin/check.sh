@@ -48,6 +48,12 @@ else
 fi
 
 if [ -x "$KMT_CACHE/tool/host/kmemtrace" ]; then
+	if KMT_TSAN=$(kmt_build_tsan); then
+		export KMT_TSAN
+		result PASS build.tool_tsan
+	else
+		result FAIL build.tool_tsan
+	fi
 	rm -rf "$OUT/host"
 	"$KMT_BIN/stage.sh" host-test sh "$KMT_SELFTESTS/host/run.sh" \
 		"$KMT_CACHE/tool/host/kmemtrace" "$OUT/host" >"$OUT/host.ktap" 2>&1

@@ -37,6 +37,21 @@ kmt_src() {
 	echo "$KMT_CACHE/src/$(kmt_version)/linux-source-6.12"
 }
 
+# kmt_build_tsan: the tool again, with ThreadSanitizer, for the host test
+# of -j's threads: print its path, or fail with the build's log.
+kmt_build_tsan() {
+	_tsan=$KMT_CACHE/tool/tsan
+	mkdir -p "$_tsan"
+	make -s -j"$(nproc)" -C "$KMT_REPO/tools/kmemtrace" O="$_tsan" \
+		KERNEL_SRC="$(kmt_src)" EXTRA_CFLAGS=-fsanitize=thread \
+		LDFLAGS=-fsanitize=thread >"$_tsan/build.log" 2>&1 || {
+		cat "$_tsan/build.log" >&2
+		echo "kmemtrace: tools/kmemtrace (ThreadSanitizer) failed to build" >&2
+		return 1
+	}
+	echo "$_tsan/kmemtrace"
+}
+
 kmt_orig() {
 	echo "$KMT_CACHE/src/$(kmt_version)/orig"
 }

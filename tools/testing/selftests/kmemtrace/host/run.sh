@@ -1150,6 +1150,38 @@ t_jobs_shard_by_pointer() {
 	END
 }
 
+# The threads of report and plot -j 2, 3 and 4 under ThreadSanitizer
+# ($KMT_TSAN: the tool built with -fsanitize=thread; make check builds
+# it): no data race and no lock-order problem while they hand blocks of
+# 300000 events over, spin and sleep, keep chunks past KEPT_MAX, filter
+# (the merging thread's part) and mark (plot's time axis); and the
+# output of -j 1 of the plain build.
+t_jobs_thread_sanitizer() {
+	if [ -z "${KMT_TSAN:-}" ] || [ ! -x "$KMT_TSAN" ]; then
+		echo "# SKIP no ThreadSanitizer build (KMT_TSAN)"
+		return 4
+	fi
+	mktrace t && "$MKSTREAM" -w 300000 t || return 1
+	for args in "report -v all" "report -v sites --type kmalloc,cache" \
+		    "plot -c live" "plot -c sizes --cpu 1"; do
+		# shellcheck disable=SC2086
+		"$KMT" $args -j 1 t > want 2> want.err || fail "$args -j 1 failed" ||
+			return 1
+		for j in 2 3 4; do
+			# shellcheck disable=SC2086
+			TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
+				"$KMT_TSAN" $args -j $j t > got 2> err
+			rc=$?
+			if grep -q ThreadSanitizer err; then
+				cat err
+				fail "$args -j $j: ThreadSanitizer reported" || return 1
+			fi
+			expect_rc 0 && cmp -s want got && cmp -s want.err err ||
+				fail "$args -j $j: not the output of -j 1" || return 1
+		done
+	done
+}
+
 # A corrupt trace: 2^64 - 1 bytes live, events 584 years apart.  The axes
 # must end, and their labels fit in 64 bits.
 t_plot_huge_values() {
@@ -4250,6 +4282,7 @@ report_bad_options
 plot_live
 shard_hash_independent
 jobs_shard_by_pointer
+jobs_thread_sanitizer
 plot_sizes_lifetimes
 plot_huge_values
 cli_help_documented
