@@ -226,7 +226,7 @@ static void allocinfo_on_backing(void *ctx, const struct kmemtrace_event *ev,
 static void *allocinfo_fork(void *ctx)
 {
 	const struct allocinfo *ai = ctx;
-	struct allocinfo *sh = xcalloc(1, sizeof(*sh));
+	struct allocinfo *sh = xcalloc_lines(sizeof(*sh));
 
 	sh->filtering = ai->filtering;
 	sh->period = ai->period;

@@ -69,7 +69,7 @@ static void keysums_on_alloc(void *ctx, const struct kmemtrace_event *ev,
 static void *keysums_fork(void *ctx)
 {
 	const struct keysums *ks = ctx;
-	struct keysums *sh = xcalloc(1, sizeof(*sh));
+	struct keysums *sh = xcalloc_lines(sizeof(*sh));
 
 	sh->by_gfp = ks->by_gfp;
 	sh->by_node = ks->by_node;

@@ -112,7 +112,7 @@ static void lifetimes_on_end(void *ctx, const struct replay_run *run,
 
 static void *lifetimes_fork(void *ctx)
 {
-	struct lifetimes *sh = xcalloc(1, sizeof(*sh));
+	struct lifetimes *sh = xcalloc_lines(sizeof(*sh));
 
 	sh->period = ((struct lifetimes *)ctx)->period;
 	return sh;

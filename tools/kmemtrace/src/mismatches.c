@@ -47,7 +47,7 @@ static void mismatches_on_stray(void *ctx, const struct kmemtrace_event *ev,
 static void *mismatches_fork(void *ctx)
 {
 	(void)ctx;
-	return xcalloc(1, sizeof(struct mismatches));
+	return xcalloc_lines(sizeof(struct mismatches));
 }
 
 /* A shard's after the others: the frees view sorts and adds them up. */

@@ -90,9 +90,17 @@ void kmt_getopt_free(struct kmt_getopt *g)
 	free(g->so);
 }
 
-int kmt_parse_jobs(const char *arg, unsigned int *jobs)
+unsigned int kmt_cpus(void)
 {
 	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) || CPU_COUNT(&set) < 1)
+		return 1;
+	return CPU_COUNT(&set);
+}
+
+int kmt_parse_jobs(const char *arg, unsigned int *jobs)
+{
 	uint64_t n;
 
 	if (arg) {
@@ -101,7 +109,7 @@ int kmt_parse_jobs(const char *arg, unsigned int *jobs)
 		*jobs = n;
 		return 0;
 	}
-	n = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
-	*jobs = n < 1 ? 1 : n > KMT_MAX_JOBS ? KMT_MAX_JOBS : n;
+	n = kmt_cpus();
+	*jobs = n > KMT_MAX_JOBS ? KMT_MAX_JOBS : n;
 	return 0;
 }

@@ -88,6 +88,13 @@ void kmt_getopt_free(struct kmt_getopt *g);
 #define KMT_MAX_JOBS	64
 
 /**
+ * kmt_cpus() - the number of CPUs the process may run on, at least 1
+ *
+ * Return: the number.
+ */
+unsigned int kmt_cpus(void);
+
+/**
  * kmt_parse_jobs() - the number of threads of -j N, or the default
  * @arg: N, or NULL for the default: the CPUs the process may run on
  * @jobs: where to store the number

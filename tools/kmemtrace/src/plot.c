@@ -395,7 +395,7 @@ static void plot_state_free(struct plot_state *ps)
 static void *plot_fork(void *ctx)
 {
 	const struct plot_state *ps = ctx;
-	struct plot_state *sh = xcalloc(1, sizeof(*sh));
+	struct plot_state *sh = xcalloc_lines(sizeof(*sh));
 
 	sh->p = ps->p;
 	sh->period = ps->period;

@@ -24,15 +24,18 @@
  * threads replay the shards' blocks, each shard's in order and by one
  * thread at a time, and so does the merging thread while a shard has no
  * room for its next block, so that the work is shared whichever part
- * costs more.  The chunks are kept until the shards are done with them,
- * and the shards' results are added up by key at the end.  See
+ * costs more.  The first of those threads reads the side files first
+ * (pass_late()).  The chunks are kept until the shards are done with
+ * them, and the shards' results are added up by key at the end.  See
  * Documentation/kmemtrace.rst.
  */
+#include <assert.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kmemtrace.h"
 #include "replay.h"
@@ -47,12 +50,30 @@
 #define REPLAY_OBJ	(REPLAY_ALLOC | REPLAY_FREE | REPLAY_RESIZE | \
 			 REPLAY_STRAY | REPLAY_BACKING | REPLAY_BATCH)
 
-/* What the merging thread tells a shard of an event, or a mark. */
+/*
+ * What the merging thread tells a shard of an event: its address, with
+ * SHARD_SEL when the filters select it; with SHARD_MARK, a mark instead,
+ * for the mark users of the next entry of its block's @marks.  The events
+ * lie at multiples of KMEMTRACE_EVENT_SIZE from the start of the chunk
+ * the merge read them into, from malloc(): the low bits are free.  One
+ * word, as the merging thread writes entries into lines another CPU read
+ * last, each line costing a wait (with a pointer and two counts in 16
+ * bytes, handing the events of make bench-tool's trace out took 49 ms of
+ * CPU time instead of 38, in perf's samples).
+ */
 struct shard_ev {
-	const struct kmemtrace_event *ev;
-	uint16_t sel;		/* the filters select it */
-	uint16_t marks;		/* a mark, not an event: bit per mark user */
+	uintptr_t v;
 };
+
+#define SHARD_SEL	1u
+#define SHARD_MARK	2u
+static_assert(KMEMTRACE_EVENT_SIZE % 4 == 0, "no free bits in event addresses");
+static_assert(REPLAY_MAX_CONSUMERS <= 8, "marks are bytes");
+
+static inline const struct kmemtrace_event *shard_event(struct shard_ev in)
+{
+	return (const struct kmemtrace_event *)(in.v & ~(uintptr_t)3);
+}
 
 /*
  * Events a block carries to a shard's thread, and blocks in flight: small
@@ -60,7 +81,7 @@ struct shard_ev {
  * briefly, and many, so that the merging thread seldom finds a shard
  * without room while the other thread replays it (report -j 2 on make
  * bench-tool's trace, least of 12 runs: 0.242 s with 4096 and 4, 0.218 s
- * with these).  256 KiB of blocks a shard; more blocks in flight would
+ * with these).  144 KiB of blocks a shard; more blocks in flight would
  * keep more chunks (32, in 0.225 s, kept 2 MiB more).
  */
 #define SHARD_BLOCK	1024
@@ -68,7 +89,9 @@ struct shard_ev {
 
 struct shard_block {
 	size_t n;
+	size_t nr_marks;
 	struct shard_ev in[SHARD_BLOCK];
+	uint8_t marks[SHARD_BLOCK];	/* bit per mark user, of each mark */
 };
 
 /*
@@ -193,16 +216,17 @@ static unsigned int call_time(const struct replay_list *l,
 	return marks;
 }
 
-/* The marks of entry @in, on the shard's contexts of the consumers. */
-static void call_marks(struct replay_shard *sh, const struct shard_ev *in)
+/* The marks @marks at @ev, on the shard's contexts of the consumers. */
+static void call_marks(struct replay_shard *sh, const struct kmemtrace_event *ev,
+		       unsigned int marks)
 {
 	const struct replay_use *u;
 	unsigned int i;
 
 	for (i = 0; i < REPLAY_MAX_CONSUMERS; i++) {
 		u = sh->marks[i];
-		if ((in->marks & (1u << i)) && u)
-			u->c->mark(u->ctx, in->ev);
+		if ((marks & (1u << i)) && u)
+			u->c->mark(u->ctx, ev);
 	}
 }
 
@@ -453,10 +477,10 @@ static void origin_table_free(struct origin_table *t)
 /* -------------------------------------------------------- a shard's pass */
 
 /* An allocation: @slot is the home slot of its memory, @si its site. */
-static void account_alloc(struct replay_shard *sh, const struct shard_ev *in,
-			  size_t slot, uint32_t si)
+static void account_alloc(struct replay_shard *sh,
+			  const struct kmemtrace_event *ev, bool sel, size_t slot,
+			  uint32_t si)
 {
-	const struct kmemtrace_event *ev = in->ev;
 	unsigned int family = pair_type(ev->type);
 	struct live_obj *o;
 
@@ -480,10 +504,10 @@ static void account_alloc(struct replay_shard *sh, const struct shard_ev *in,
 	o->cache_id = ev->cache_id;
 	o->origin = event_origin(sh->og, ev);
 	o->type = ev->type;
-	o->selected = in->sel;
+	o->selected = sel;
 	o->uncharged = !!(ev->flags & KMEMTRACE_FLAG_UNCHARGED);
 	o->untracked = !!(ev->flags & KMEMTRACE_FLAG_UNTRACKED);
-	if (!in->sel)
+	if (!sel)
 		return;
 	if (ON(sh, REPLAY_ALLOC)->nr)
 		call_alloc(sh, ev, o);
@@ -496,13 +520,12 @@ static void account_alloc(struct replay_shard *sh, const struct shard_ev *in,
  * which is reported and stays live, as it was not freed.
  */
 static void account_unknown_free(struct replay_shard *sh,
-				 const struct shard_ev *in)
+				 const struct kmemtrace_event *ev, bool sel)
 {
 	static const unsigned int families[] = {
 		KMEMTRACE_TYPE_KMALLOC, KMEMTRACE_TYPE_PAGES,
 		KMEMTRACE_TYPE_PERCPU, KMEMTRACE_TYPE_VMALLOC,
 	};
-	const struct kmemtrace_event *ev = in->ev;
 	struct live_obj *o;
 	size_t i;
 
@@ -519,20 +542,19 @@ static void account_unknown_free(struct replay_shard *sh,
 	/* The call site of such a free is a call site of the run. */
 	site_index(sh->sites, ev->call_site);
 	if (ON(sh, REPLAY_STRAY)->nr)
-		call_stray(sh, ev, NULL, in->sel);
+		call_stray(sh, ev, NULL, sel);
 }
 
 /* A free: @slot is the home slot of its memory. */
-static void account_free(struct replay_shard *sh, const struct shard_ev *in,
-			 size_t slot)
+static void account_free(struct replay_shard *sh,
+			 const struct kmemtrace_event *ev, bool sel, size_t slot)
 {
-	const struct kmemtrace_event *ev = in->ev;
 	struct live_obj *o;
 
 	o = live_probe(sh->live, slot, pair_type(ev->type), ev->ptr);
 	if (!o->family) {
 		if (!sh->summary_only)
-			account_unknown_free(sh, in);
+			account_unknown_free(sh, ev, sel);
 		return;
 	}
 	/* The summary does not look at frees, nor at their allocation. */
@@ -589,8 +611,10 @@ static void account_backing(struct replay_shard *sh,
  * CPU fetches them all at once, then the events are replayed, finding
  * what they need in the CPU caches.
  */
+#define SHARD_AHEAD	8
+
 static void shard_batch(struct replay_shard *sh, const struct shard_ev *in,
-			size_t n)
+			size_t n, const uint8_t **marks)
 {
 	const unsigned int special = KMEMTRACE_FLAG_BACKING | KMEMTRACE_FLAG_UNPAIRED;
 	const struct replay_list *time = ON(sh, REPLAY_TIME);
@@ -605,7 +629,16 @@ static void shard_batch(struct replay_shard *sh, const struct shard_ev *in,
 	slots = sh->live->slots;
 	mask = ((size_t)1 << sh->live->bits) - 1;
 	for (i = 0; i < n; i++) {
-		e = in[i].ev;
+		/*
+		 * With more than one job, the merging thread read the event
+		 * into another CPU's caches: fetch it ahead, both its lines.
+		 */
+		if (i + SHARD_AHEAD < n) {
+			e = shard_event(in[i + SHARD_AHEAD]);
+			__builtin_prefetch(e);
+			__builtin_prefetch((const char *)e + KMEMTRACE_EVENT_SIZE - 1);
+		}
+		e = shard_event(in[i]);
 		slot[i] = live_hash(pair_type(e->type), e->ptr, sh->live->bits);
 		/* A removal looks at the next slot too. */
 		__builtin_prefetch(&slots[slot[i]], 1);
@@ -613,7 +646,7 @@ static void shard_batch(struct replay_shard *sh, const struct shard_ev *in,
 		__builtin_prefetch(&slots[(slot[i] + 1) & mask].untracked, 1);
 		si[i] = 0;
 		if (e->kind != KMEMTRACE_KIND_ALLOC || (e->flags & special) ||
-		    in[i].marks)
+		    (in[i].v & SHARD_MARK))
 			continue;
 		if (!kmt_map_find(&sh->sites->map, e->call_site, &si[i]))
 			si[i] = site_index(sh->sites, e->call_site);
@@ -621,9 +654,9 @@ static void shard_batch(struct replay_shard *sh, const struct shard_ev *in,
 	if (ON(sh, REPLAY_BATCH)->nr)
 		call_batch(sh, si, n);
 	for (i = 0; i < n; i++) {
-		e = in[i].ev;
-		if (in[i].marks) {
-			call_marks(sh, &in[i]);
+		e = shard_event(in[i]);
+		if (in[i].v & SHARD_MARK) {
+			call_marks(sh, e, *(*marks)++);
 			continue;
 		}
 		if (time->nr)
@@ -632,13 +665,13 @@ static void shard_batch(struct replay_shard *sh, const struct shard_ev *in,
 		if (e->flags & special) {
 			account_backing(sh, e);
 			if (ON(sh, REPLAY_BACKING)->nr)
-				call_backing(sh, e, in[i].sel);
+				call_backing(sh, e, in[i].v & SHARD_SEL);
 			continue;
 		}
 		if (e->kind == KMEMTRACE_KIND_ALLOC)
-			account_alloc(sh, &in[i], slot[i], si[i]);
+			account_alloc(sh, e, in[i].v & SHARD_SEL, slot[i], si[i]);
 		else if (e->kind == KMEMTRACE_KIND_FREE)
-			account_free(sh, &in[i], slot[i]);
+			account_free(sh, e, in[i].v & SHARD_SEL, slot[i]);
 		else
 			account_realloc(sh, e, slot[i]);
 	}
@@ -682,12 +715,83 @@ struct replay_pass {
 	pthread_cond_t work;		/* a block was filled, or the end */
 	pthread_cond_t room;		/* a block was replayed */
 	bool done;
+	/*
+	 * Whether a thread that waits spins first (pass_spin()), and what
+	 * it watches: @work and @room, counted, under @lock.
+	 */
+	bool spin;
+	unsigned long work_gen;
+	unsigned long room_gen;
+	/*
+	 * Work the first other thread does before replaying, under @lock:
+	 * reading the side files (pass_late()).
+	 */
+	int (*late)(void *arg);
+	void *late_arg;
+	enum { LATE_NONE, LATE_PENDING, LATE_RUNNING, LATE_DONE } late_state;
+	int late_err;
+	pthread_cond_t late_done;
 	struct site_table sel_sites;
 	struct shard_ev in[KMT_MERGE_BATCH];
 	struct kept_chunk *kept;
 	size_t nr_kept;
 	size_t size_kept;
 };
+
+/* @work or @room is signalled: count it for the threads that spin. */
+static void pass_tick(unsigned long *gen)
+{
+	__atomic_store_n(gen, *gen + 1, __ATOMIC_RELAXED);
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+/*
+ * How long a thread spins before it sleeps.  A block takes the merging
+ * thread some 25 us to fill on the bench's trace, and the other thread
+ * about as long to replay: less than a sleep and a wake-up cost the two,
+ * which report -j 2 paid once a block (11000 context switches on make
+ * bench-tool's trace).
+ */
+#define PASS_SPIN_NS	200000
+
+/*
+ * Before waiting on @gen's condition, while each thread has a CPU of its
+ * own: wait for @gen to move on from @seen for up to PASS_SPIN_NS,
+ * without @ps->lock.  Called and returns with the lock held; return
+ * whether @gen moved on, else the caller waits on the condition.
+ */
+static bool pass_spin(struct replay_pass *ps, unsigned long *gen,
+		      unsigned long seen)
+{
+	struct timespec t0, t;
+	unsigned int i;
+
+	if (!ps->spin)
+		return false;
+	pthread_mutex_unlock(&ps->lock);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 1; __atomic_load_n(gen, __ATOMIC_RELAXED) == seen; i++) {
+		cpu_relax();
+		if (i % 256)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec >=
+		    PASS_SPIN_NS)
+			break;
+	}
+	pthread_mutex_lock(&ps->lock);
+	return *gen != seen;
+}
 
 /*
  * A shard with a block to replay that no thread is replaying, @first if
@@ -710,23 +814,47 @@ static struct replay_shard *pass_pending(struct replay_pass *ps,
 }
 
 /*
+ * The shard with the most blocks to replay that no thread is replaying,
+ * or NULL: what another thread than the merging one takes next, so that
+ * the merging thread seldom finds the shard it fills without room and
+ * the others without blocks to give it.  Under @ps->lock.
+ */
+static struct replay_shard *pass_fullest(struct replay_pass *ps)
+{
+	struct replay_shard *sh, *best = NULL;
+	unsigned int k;
+
+	for (k = 0; k < ps->nr; k++) {
+		sh = &ps->shards[k];
+		if (!sh->busy && sh->replayed != sh->filled &&
+		    (!best || sh->filled - sh->replayed >
+			      best->filled - best->replayed))
+			best = sh;
+	}
+	return best;
+}
+
+/*
  * Replay the next block of shard @sh, which no thread is replaying.
  * Called and returns with @ps->lock held, which it drops meanwhile.
  */
 static void pass_replay_block(struct replay_pass *ps, struct replay_shard *sh)
 {
 	struct shard_block *b = &sh->blocks[sh->replayed % SHARD_BLOCKS];
+	const uint8_t *marks = b->marks;
 	size_t i, n;
 
 	sh->busy = true;
 	pthread_mutex_unlock(&ps->lock);
 	for (i = 0; i < b->n; i += n) {
 		n = b->n - i < KMT_MERGE_BATCH ? b->n - i : KMT_MERGE_BATCH;
-		shard_batch(sh, b->in + i, n);
+		shard_batch(sh, b->in + i, n, &marks);
 	}
 	pthread_mutex_lock(&ps->lock);
 	sh->replayed++;
 	sh->busy = false;
+	pass_tick(&ps->room_gen);
+	pass_tick(&ps->work_gen);
 	pthread_cond_broadcast(&ps->room);
 	pthread_cond_broadcast(&ps->work);
 }
@@ -739,20 +867,62 @@ static void *pass_thread(void *arg)
 {
 	struct replay_pass *ps = arg;
 	struct replay_shard *sh = NULL;
+	int err;
 
 	pthread_mutex_lock(&ps->lock);
+	if (ps->late_state == LATE_PENDING) {
+		ps->late_state = LATE_RUNNING;
+		pthread_mutex_unlock(&ps->lock);
+		err = ps->late(ps->late_arg);
+		pthread_mutex_lock(&ps->lock);
+		ps->late_err = err;
+		ps->late_state = LATE_DONE;
+		pthread_cond_signal(&ps->late_done);
+	}
 	for (;;) {
-		sh = pass_pending(ps, sh);
+		sh = pass_fullest(ps);
 		if (sh) {
 			pass_replay_block(ps, sh);
 			continue;
 		}
 		if (ps->done)
 			break;
-		pthread_cond_wait(&ps->work, &ps->lock);
+		if (!pass_spin(ps, &ps->work_gen, ps->work_gen))
+			pthread_cond_wait(&ps->work, &ps->lock);
 	}
 	pthread_mutex_unlock(&ps->lock);
 	return NULL;
+}
+
+/*
+ * The work pass_start() was given, done: by another thread while the
+ * merging thread merged, or now.  Its side files are only read once
+ * the events are replayed, which do not need them: another thread reads
+ * them at its start (6 ms for make bench-tool's 3 MB kallsyms, which the
+ * other thread spent waiting, at the end, when the merging thread did),
+ * while the merging thread replays blocks in its stead.
+ * Return: what the work returned.
+ */
+static int pass_late(struct replay_pass *ps)
+{
+	int err;
+
+	if (!ps->threads)
+		return ps->late ? ps->late(ps->late_arg) : 0;
+	pthread_mutex_lock(&ps->lock);
+	if (ps->late_state == LATE_PENDING) {
+		ps->late_state = LATE_RUNNING;
+		pthread_mutex_unlock(&ps->lock);
+		err = ps->late(ps->late_arg);
+		pthread_mutex_lock(&ps->lock);
+		ps->late_err = err;
+		ps->late_state = LATE_DONE;
+	}
+	while (ps->late_state == LATE_RUNNING)
+		pthread_cond_wait(&ps->late_done, &ps->lock);
+	err = ps->late_err;
+	pthread_mutex_unlock(&ps->lock);
+	return err;
 }
 
 /*
@@ -789,17 +959,19 @@ static void shard_send(struct replay_pass *ps, struct replay_shard *sh)
 
 	pthread_mutex_lock(&ps->lock);
 	sh->filled++;
+	pass_tick(&ps->work_gen);
 	pthread_cond_signal(&ps->work);
 	while (sh->filled - sh->replayed == SHARD_BLOCKS) {
 		h = pass_pending(ps, sh);
 		if (h && (pass_backlog(ps, h) || !ps->nr_threads))
 			pass_replay_block(ps, h);
-		else
+		else if (!pass_spin(ps, &ps->room_gen, ps->room_gen))
 			pthread_cond_wait(&ps->room, &ps->lock);
 	}
 	pthread_mutex_unlock(&ps->lock);
 	sh->cur = &sh->blocks[sh->filled % SHARD_BLOCKS];
 	sh->cur->n = 0;
+	sh->cur->nr_marks = 0;
 }
 
 /*
@@ -807,11 +979,13 @@ static void shard_send(struct replay_pass *ps, struct replay_shard *sh)
  * the chunk the merge read it into (pass_swap()).
  */
 static inline void shard_push(struct replay_pass *ps, struct replay_shard *sh,
-			      const struct shard_ev *in)
+			      struct shard_ev in, unsigned int marks)
 {
 	struct shard_block *b = sh->cur;
 
-	b->in[b->n] = *in;
+	if (in.v & SHARD_MARK)
+		b->marks[b->nr_marks++] = marks;
+	b->in[b->n] = in;
 	if (++b->n == SHARD_BLOCK)
 		shard_send(ps, sh);
 }
@@ -912,9 +1086,7 @@ static void pass_route(struct replay_pass *ps,
 	for (i = 0; i < n; i++) {
 		sh = &ps->shards[shard_of(ev[i]->ptr, ps->nr)];
 		b = sh->cur;
-		b->in[b->n].ev = ev[i];
-		b->in[b->n].sel = 1;
-		b->in[b->n].marks = 0;
+		b->in[b->n].v = (uintptr_t)ev[i] | SHARD_SEL;
 		if (++b->n == SHARD_BLOCK)
 			shard_send(ps, sh);
 	}
@@ -934,8 +1106,8 @@ static void pass_batch(struct replay_pass *ps, const struct kmemtrace_event **ev
 	const struct replay_list *time = ON(r, REPLAY_TIME);
 	bool sharded = ps->threads, backing = ON(r, REPLAY_BACKING)->nr;
 	const struct kmemtrace_event *e;
-	struct shard_ev *in, mark;
-	unsigned int k;
+	unsigned int k, marks;
+	struct shard_ev *in;
 	size_t i;
 
 	if (!r->events)
@@ -949,21 +1121,19 @@ static void pass_batch(struct replay_pass *ps, const struct kmemtrace_event **ev
 	for (i = 0; i < n; i++) {
 		e = ev[i];
 		in = &ps->in[i];
-		in->ev = e;
-		in->sel = ps->filtering ? pass_selected(ps, e, backing) : 1;
-		in->marks = 0;
+		in->v = (uintptr_t)e;
+		if (!ps->filtering || pass_selected(ps, e, backing))
+			in->v |= SHARD_SEL;
 		if (!sharded)
 			continue;
-		if (time->nr) {
-			mark = *in;
-			mark.marks = call_time(time, e);
-			for (k = 0; mark.marks && k < ps->nr; k++)
-				shard_push(ps, &ps->shards[k], &mark);
-		}
-		shard_push(ps, &ps->shards[shard_of(e->ptr, ps->nr)], in);
+		marks = time->nr ? call_time(time, e) : 0;
+		for (k = 0; marks && k < ps->nr; k++)
+			shard_push(ps, &ps->shards[k],
+				   (struct shard_ev){ in->v | SHARD_MARK }, marks);
+		shard_push(ps, &ps->shards[shard_of(e->ptr, ps->nr)], *in, 0);
 	}
 	if (!sharded)
-		shard_batch(&ps->shards[0], ps->in, n);
+		shard_batch(&ps->shards[0], ps->in, n, NULL);
 }
 
 /* Replay every event of @m in the --time window, in order. */
@@ -1025,6 +1195,7 @@ static void pass_stop(struct replay_pass *ps)
 		if (ps->shards[k].cur->n)
 			ps->shards[k].filled++;
 	ps->done = true;
+	pass_tick(&ps->work_gen);
 	pthread_cond_broadcast(&ps->work);
 	while ((sh = pass_pending(ps, NULL)))
 		pass_replay_block(ps, sh);
@@ -1034,6 +1205,7 @@ static void pass_stop(struct replay_pass *ps)
 	pthread_mutex_destroy(&ps->lock);
 	pthread_cond_destroy(&ps->work);
 	pthread_cond_destroy(&ps->room);
+	pthread_cond_destroy(&ps->late_done);
 }
 
 /*
@@ -1088,11 +1260,13 @@ static void shard_merge(struct report *r, struct replay_shard *sh,
  * Set up the shards of @jobs threads and start them: with more than one,
  * @jobs shards, replayed by @jobs - 1 threads and, when it is ahead, by
  * the merging thread.  With one job, the one shard replays into the
- * run's own tables, in the merging thread.
+ * run's own tables, in the merging thread.  @late, if set, is work
+ * for pass_late(): with more than one job, the first other thread does
+ * it before replaying.
  */
 static int pass_start(struct replay_pass *ps, struct report *r,
 		      const struct replay_use *uses, size_t nr_uses,
-		      unsigned int jobs)
+		      unsigned int jobs, int (*late)(void *arg), void *late_arg)
 {
 	struct replay_shard *sh;
 	unsigned int k;
@@ -1106,6 +1280,10 @@ static int pass_start(struct replay_pass *ps, struct report *r,
 			   !ON(r, REPLAY_FREE)->nr && !ON(r, REPLAY_STRAY)->nr;
 	ps->threads = jobs > 1;
 	ps->nr = jobs;
+	ps->spin = jobs <= kmt_cpus();
+	ps->late = late;
+	ps->late_arg = late_arg;
+	ps->late_state = late ? LATE_PENDING : LATE_NONE;
 	/* Aligned, for the cache lines of struct replay_shard. */
 	ps->shards = aligned_alloc(64, ps->nr * sizeof(*ps->shards));
 	if (!ps->shards) {
@@ -1135,6 +1313,7 @@ static int pass_start(struct replay_pass *ps, struct report *r,
 	pthread_mutex_init(&ps->lock, NULL);
 	pthread_cond_init(&ps->work, NULL);
 	pthread_cond_init(&ps->room, NULL);
+	pthread_cond_init(&ps->late_done, NULL);
 	for (k = 0; k + 1 < jobs; k++) {
 		err = pthread_create(&ps->thread[k], NULL, pass_thread, ps);
 		if (err) {
@@ -1257,6 +1436,14 @@ static int load_side_files(struct replay_run *run, const struct report_params *p
 	return 0;
 }
 
+/* load_side_files() of the run, as work for pass_start(). */
+static int load_side_files_late(void *arg)
+{
+	struct replay_run *run = arg;
+
+	return load_side_files(run, run->r.p);
+}
+
 int replay_run(struct replay_run *run, struct report_params *p,
 	       const struct replay_use *uses, size_t nr_uses)
 {
@@ -1271,8 +1458,9 @@ int replay_run(struct replay_run *run, struct report_params *p,
 	if (kmt_trace_load_dir(&run->t, p->dir))
 		return 1;
 	/*
-	 * Side files the filters do not need are read after the events: with
-	 * more than one job, while the shards replay the last ones.  Their
+	 * Side files the filters do not need are not needed during the pass:
+	 * with one job, they are read after the events; with more, by another
+	 * thread while the merging thread merges (pass_late()).  Their
 	 * messages come as early, before the problems of the streams.
 	 */
 	late = !p->filter.sites.nr && !p->filter.comms.nr &&
@@ -1292,7 +1480,8 @@ int replay_run(struct replay_run *run, struct report_params *p,
 	r->caches_file = &run->caches;
 	r->comms = &run->comms;
 
-	if (pass_start(&ps, r, uses, nr_uses, pass_jobs(p, uses, nr_uses))) {
+	if (pass_start(&ps, r, uses, nr_uses, pass_jobs(p, uses, nr_uses),
+		       late ? load_side_files_late : NULL, run)) {
 		pass_end(&ps, uses, nr_uses);
 		replay_run_free(run);
 		return 1;
@@ -1304,7 +1493,7 @@ int replay_run(struct replay_run *run, struct report_params *p,
 		m.swap_arg = &ps;
 	}
 	account_events(&ps, &m);
-	if (late && load_side_files(run, p)) {
+	if (late && pass_late(&ps)) {
 		kmt_merge_drop(&m);
 		pass_end(&ps, uses, nr_uses);
 		replay_run_free(run);

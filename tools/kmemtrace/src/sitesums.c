@@ -271,7 +271,7 @@ static void sitesums_on_end(void *ctx, const struct replay_run *run,
 
 static void *sitesums_fork(void *ctx)
 {
-	struct sitesums *sh = xcalloc(1, sizeof(*sh));
+	struct sitesums *sh = xcalloc_lines(sizeof(*sh));
 
 	sh->period = ((struct sitesums *)ctx)->period;
 	return sh;

@@ -66,7 +66,7 @@ static void stackstat_on_alloc(void *ctx, const struct kmemtrace_event *ev,
 
 static void *stackstat_fork(void *ctx)
 {
-	struct stackstat *sh = xcalloc(1, sizeof(*sh));
+	struct stackstat *sh = xcalloc_lines(sizeof(*sh));
 
 	sh->period = ((struct stackstat *)ctx)->period;
 	return sh;

@@ -59,6 +59,17 @@ void *xcalloc(size_t nmemb, size_t size)
 	return p;
 }
 
+void *xcalloc_lines(size_t size)
+{
+	size_t len = (size + 63) & ~(size_t)63;
+	void *p = aligned_alloc(64, len ? len : 64);
+
+	if (!p)
+		out_of_memory(size);
+	memset(p, 0, len);
+	return p;
+}
+
 void *xrealloc(void *ptr, size_t size)
 {
 	void *p = realloc(ptr, size ? size : 1);

@@ -77,6 +77,18 @@ void *xmalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);
 
 /**
+ * xcalloc_lines() - zeroed memory in cache lines of its own
+ * @size: bytes
+ *
+ * For what one thread writes often while another writes the memory
+ * malloc() would put next to it (a shard's context of a consumer): no
+ * cache line is shared.  free() releases it.
+ *
+ * Return: the new zeroed memory, never NULL.
+ */
+void *xcalloc_lines(size_t size);
+
+/**
  * xrealloc() - realloc() that exits on failure
  * @ptr: memory to resize, or NULL
  * @size: new size in bytes
