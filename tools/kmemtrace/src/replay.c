@@ -862,25 +862,36 @@ static void pass_replay_block(struct replay_pass *ps, struct replay_shard *sh)
 }
 
 /*
- * A thread of the pass: replay the shards' blocks, each shard's in
- * order, staying with a shard while it has some, until the end.
+ * Do the work pass_start() was given, if no thread has taken it yet.
+ * Called and returns with @ps->lock held, which it drops meanwhile.
+ */
+static void pass_take_late(struct replay_pass *ps)
+{
+	int err;
+
+	if (ps->late_state != LATE_PENDING)
+		return;
+	ps->late_state = LATE_RUNNING;
+	pthread_mutex_unlock(&ps->lock);
+	err = ps->late(ps->late_arg);
+	pthread_mutex_lock(&ps->lock);
+	ps->late_err = err;
+	ps->late_state = LATE_DONE;
+	pthread_cond_signal(&ps->late_done);
+}
+
+/*
+ * A thread of the pass: do the work pass_start() was given, then replay
+ * the shards' blocks, each shard's in order, taking the shard with the
+ * most blocks waiting, until the end.
  */
 static void *pass_thread(void *arg)
 {
 	struct replay_pass *ps = arg;
 	struct replay_shard *sh = NULL;
-	int err;
 
 	pthread_mutex_lock(&ps->lock);
-	if (ps->late_state == LATE_PENDING) {
-		ps->late_state = LATE_RUNNING;
-		pthread_mutex_unlock(&ps->lock);
-		err = ps->late(ps->late_arg);
-		pthread_mutex_lock(&ps->lock);
-		ps->late_err = err;
-		ps->late_state = LATE_DONE;
-		pthread_cond_signal(&ps->late_done);
-	}
+	pass_take_late(ps);
 	for (;;) {
 		sh = pass_fullest(ps);
 		if (sh) {
@@ -912,14 +923,7 @@ static int pass_late(struct replay_pass *ps)
 	if (!ps->threads)
 		return ps->late ? ps->late(ps->late_arg) : 0;
 	pthread_mutex_lock(&ps->lock);
-	if (ps->late_state == LATE_PENDING) {
-		ps->late_state = LATE_RUNNING;
-		pthread_mutex_unlock(&ps->lock);
-		err = ps->late(ps->late_arg);
-		pthread_mutex_lock(&ps->lock);
-		ps->late_err = err;
-		ps->late_state = LATE_DONE;
-	}
+	pass_take_late(ps);
 	while (ps->late_state == LATE_RUNNING)
 		pthread_cond_wait(&ps->late_done, &ps->lock);
 	err = ps->late_err;

@@ -1150,24 +1150,24 @@ t_jobs_shard_by_pointer() {
 	END
 }
 
-# The threads of report and plot -j 2, 3 and 4 under ThreadSanitizer
+# The threads of report and plot -j 2 and 4 under ThreadSanitizer
 # ($KMT_TSAN: the tool built with -fsanitize=thread; make check builds
 # it): no data race and no lock-order problem while they hand blocks of
-# 300000 events over, spin and sleep, keep chunks past KEPT_MAX, filter
-# (the merging thread's part) and mark (plot's time axis); and the
-# output of -j 1 of the plain build.
+# 200000 events over, spin and sleep, keep chunks past KEPT_MAX, read
+# the side files, filter (the merging thread's part) and mark (plot's
+# time axis); and the output of -j 1 of the plain build.
 t_jobs_thread_sanitizer() {
 	if [ -z "${KMT_TSAN:-}" ] || [ ! -x "$KMT_TSAN" ]; then
 		echo "# SKIP no ThreadSanitizer build (KMT_TSAN)"
 		return 4
 	fi
-	mktrace t && "$MKSTREAM" -w 300000 t || return 1
+	mktrace t && "$MKSTREAM" -w 200000 t || return 1
 	for args in "report -v all" "report -v sites --type kmalloc,cache" \
 		    "plot -c live" "plot -c sizes --cpu 1"; do
 		# shellcheck disable=SC2086
 		"$KMT" $args -j 1 t > want 2> want.err || fail "$args -j 1 failed" ||
 			return 1
-		for j in 2 3 4; do
+		for j in 2 4; do
 			# shellcheck disable=SC2086
 			TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
 				"$KMT_TSAN" $args -j $j t > got 2> err
