@@ -742,10 +742,7 @@ static int start_child(struct recorder *r)
 
 static uint64_t now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+	return kmt_now_ns() / 1000000;
 }
 
 /* Reap the child; return true once it has exited. */

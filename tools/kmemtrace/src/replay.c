@@ -35,7 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "kmemtrace.h"
 #include "replay.h"
@@ -775,20 +774,16 @@ static inline void cpu_relax(void)
 static bool pass_spin(struct replay_pass *ps, unsigned long *gen,
 		      unsigned long seen)
 {
-	struct timespec t0, t;
+	uint64_t t0;
 	unsigned int i;
 
 	if (!ps->spin)
 		return false;
 	pthread_mutex_unlock(&ps->lock);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = kmt_now_ns();
 	for (i = 1; __atomic_load_n(gen, __ATOMIC_RELAXED) == seen; i++) {
 		cpu_relax();
-		if (i % 256)
-			continue;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec >=
-		    PASS_SPIN_NS)
+		if (!(i % 256) && kmt_now_ns() - t0 >= PASS_SPIN_NS)
 			break;
 	}
 	pthread_mutex_lock(&ps->lock);

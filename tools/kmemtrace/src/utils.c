@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -57,6 +58,14 @@ void *xcalloc(size_t nmemb, size_t size)
 	if (!p)
 		out_of_memory(nmemb * size);
 	return p;
+}
+
+uint64_t kmt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 void *xcalloc_lines(size_t size)

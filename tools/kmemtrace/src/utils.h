@@ -77,6 +77,13 @@ void *xmalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);
 
 /**
+ * kmt_now_ns() - the time now, in ns of CLOCK_MONOTONIC
+ *
+ * Return: the time.
+ */
+uint64_t kmt_now_ns(void);
+
+/**
  * xcalloc_lines() - zeroed memory in cache lines of its own
  * @size: bytes
  *
