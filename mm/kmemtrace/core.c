@@ -299,6 +299,9 @@ static int kmemtrace_start_locked(unsigned int user,
 			return ret;
 		}
 	}
+	/* Every free path looks up sampled objects: sample allocations. */
+	if (user == KMEMTRACE_USER_RELAY && kmemtrace_sampling())
+		kmemtrace_sample_arm(true);
 	/* Last: kmemtrace_enabled() says so once every probe records. */
 	WRITE_ONCE(kmemtrace_users, kmemtrace_users | user);
 	return 0;
@@ -320,6 +323,9 @@ static void kmemtrace_stop(unsigned int user, struct static_key_false *key)
 	if (kmemtrace_users & user) {
 		unsigned int rest = kmemtrace_users & ~user;
 
+		/* No more samples whose free may go unseen (sample.c). */
+		if (user == KMEMTRACE_USER_RELAY)
+			kmemtrace_sample_arm(false);
 		if (!rest)
 			kmemtrace_probes_detach();
 		static_branch_disable(key);

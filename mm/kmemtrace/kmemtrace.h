@@ -128,10 +128,11 @@ DECLARE_PER_CPU(struct kmemtrace_sample_cpu, kmemtrace_sample_cpu);
 extern unsigned int kmemtrace_sample_period;
 void kmemtrace_sample_redraw(void);
 u64 kmemtrace_sample_draw(struct rnd_state *rnd, unsigned int period);
-unsigned int __kmemtrace_sample_alloc(unsigned long ptr);
+int __kmemtrace_sample_alloc(unsigned long ptr);
 bool kmemtrace_sample_other(unsigned long ptr, bool free);
 int kmemtrace_sample_start(void);
 void kmemtrace_sample_stop(void);
+void kmemtrace_sample_arm(bool on);
 bool kmemtrace_sampling(void);
 void kmemtrace_sample_debugfs(struct dentry *dir);
 #if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
@@ -296,10 +297,15 @@ static __always_inline bool kmemtrace_sample(struct kmemtrace_slot *slot,
 	 * recorded event when they took it).
 	 */
 	if (kind == KMEMTRACE_KIND_ALLOC) {
+		int flags;
+
 		if (slot->flags & (KMEMTRACE_FLAG_BACKING |
 				   KMEMTRACE_FLAG_UNPAIRED))
 			return false;
-		slot->flags |= __kmemtrace_sample_alloc(ptr);
+		flags = __kmemtrace_sample_alloc(ptr);
+		if (unlikely(flags < 0))
+			return false;
+		slot->flags |= flags;
 	} else if (!kmemtrace_sample_other(ptr, kind == KMEMTRACE_KIND_FREE)) {
 		return false;
 	}

@@ -62,6 +62,8 @@ DEFINE_PER_CPU(struct kmemtrace_sample_cpu, kmemtrace_sample_cpu);
 DEFINE_PER_CPU(long, kmemtrace_sample_left);
 /* The mean of the recording under way, for its events. */
 unsigned int kmemtrace_sample_period;
+/* Whether allocations are sampled: kmemtrace_sample_arm(). */
+static bool kmemtrace_sample_armed;
 
 static DEFINE_MUTEX(kmemtrace_sample_mutex);	/* the settings below */
 /* What the next recording uses: kmemtrace.sample= and sample_period. */
@@ -166,16 +168,19 @@ void kmemtrace_sample_redraw(void)
  * __kmemtrace_sample_alloc() - record the allocation that crossed the count
  * @ptr: the allocation
  *
- * Enters @ptr into the table, so that its free is recorded.
+ * Enters @ptr into the table, so that its free is recorded; while the
+ * recording is not armed (kmemtrace_sample_arm()), records nothing.
  *
  * Context: From kmemtrace_sample(): interrupts disabled, not NMI.
  * Return: the flags the event gets: KMEMTRACE_FLAG_UNTRACKED if the
- * table had no room for @ptr, else 0.
+ * table had no room for @ptr, else 0; -1 to record nothing.
  */
-unsigned int __kmemtrace_sample_alloc(unsigned long ptr)
+int __kmemtrace_sample_alloc(unsigned long ptr)
 {
 	struct kmemtrace_sample_cpu *sc = this_cpu_ptr(&kmemtrace_sample_cpu);
 
+	if (unlikely(!READ_ONCE(kmemtrace_sample_armed)))
+		return -1;
 	sc->sampled++;
 	if (sample_track(ptr))
 		return 0;
@@ -258,6 +263,30 @@ int kmemtrace_sample_start(void)
 }
 
 /**
+ * kmemtrace_sample_arm() - start or stop sampling allocations
+ * @on: sample them from now on; false: no more
+ *
+ * A recording's probes, or the allocators' hooks, do not switch on or
+ * off all at once: tracepoints are registered one by one, and a static
+ * key is patched site by site.  An allocation sampled while its free's
+ * path does not look it up yet would stay in the table after its free,
+ * and a later free of other memory at its address would be recorded as
+ * its free.  So allocations are sampled only from once every probe or
+ * hook is on (kmemtrace_probes_attach() returned) to before the first
+ * goes off (kmemtrace_probes_detach()): in the recording, every sampled
+ * object's free is recorded, but for those still live when it stops.
+ * Frees are looked up from kmemtrace_sample_start() to
+ * kmemtrace_sample_stop().
+ *
+ * Context: Any context; kmemtrace_start_locked() and kmemtrace_stop() arm
+ * and disarm with kmemtrace_mutex held.
+ */
+void kmemtrace_sample_arm(bool on)
+{
+	WRITE_ONCE(kmemtrace_sample_armed, on);
+}
+
+/**
  * kmemtrace_sample_stop() - the recording stopped
  *
  * Context: Process context, kmemtrace_mutex held, the relay streams off
@@ -265,6 +294,7 @@ int kmemtrace_sample_start(void)
  */
 void kmemtrace_sample_stop(void)
 {
+	kmemtrace_sample_arm(false);
 	static_branch_disable(&kmemtrace_sample_key);
 }
 

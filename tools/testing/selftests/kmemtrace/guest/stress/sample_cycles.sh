@@ -5,9 +5,10 @@
 #              while cpu1 goes offline and online: every recording
 #              passes `kmemtrace check` and the exact accounting of
 #              record-check.sh, every event carries the recording's
-#              sample_period, and every free it holds is of an object it
-#              sampled (none without its alloc, beyond the dropped
-#              events), and the kernel does not complain
+#              sample_period, every free it holds is of an object it
+#              sampled (none without its alloc) and no object is
+#              allocated twice without a free between (beyond the
+#              dropped events), and the kernel does not complain
 # requires: CONFIG_KMEMTRACE, CONFIG_KMEMTRACE_BENCH, 2 CPUs with cpu1
 #           hotpluggable, the kmemtrace tool
 #
@@ -42,7 +43,8 @@ while [ $(($(date +%s) - t0)) -lt "$SECS" ]; do
 	# earlier in the recording.  Pointers are keyed by family: slab
 	# and page memory share addresses over time, percpu and vmalloc
 	# have their own.
-	kmemtrace dump $out 2>&1 | awk -v period=$PERIOD -v dropped="$d" '
+	kmemtrace dump $out >$out/dump.txt 2>&1
+	awk -v period=$PERIOD -v dropped="$d" '
 		function fam(t) { return t == "percpu" || t == "vmalloc" ? t : "mem" }
 		{ sp = ""; ptr = "" }
 		{ for (i = 6; i <= NF; i++) {
@@ -56,6 +58,12 @@ while [ $(($(date +%s) - t0)) -lt "$SECS" ]; do
 			print "stray free: " sf[k]; print "later alloc: " $0
 			delete sf[k]
 		}
+		# An alloc of memory the recording has live: a free of the
+		# earlier object went unseen.
+		$4 == "alloc" && !/untracked/ && (k in live) {
+			dbl++
+			if (shown++ < 10) print "alloc of live memory: " $0
+		}
 		$4 == "alloc" && !/untracked/ { live[k] = 1 }
 		$4 == "free" { frees++
 			       if (!(k in live)) { stray++; sf[k] = $0 }
@@ -64,10 +72,11 @@ while [ $(($(date +%s) - t0)) -lt "$SECS" ]; do
 			for (k in sf)
 				if (shown++ < 10)
 					print "stray free: " sf[k]
-			printf "events %d frees %d stray %d dropped %d\n", n, frees, stray, dropped
+			printf "events %d frees %d stray %d dropped %d double %d\n",
+			       n, frees, stray, dropped, dbl
 			if (bad) printf "%d events without sample_period %d\n", bad, period
-			exit bad || stray > dropped
-		}' >$out/frees.txt || rc=1
+			exit bad || stray + dbl > dropped
+		}' $out/dump.txt >$out/frees.txt || rc=1
 	set -- $(grep '^events ' $out/frees.txt)
 	[ "$1" != events ] || {
 		events=$((events + $2)); frees=$((frees + $4)); dropped=$((dropped + $8))
@@ -76,6 +85,16 @@ while [ $(($(date +%s) - t0)) -lt "$SECS" ]; do
 		failed=$((failed + 1))
 		echo "sampled run $runs FAILED:"
 		cat $out/record.txt $out/exact.txt $out/frees.txt
+		# Every event of the first stray pointers, and the recording
+		# itself for the host (guest/ of the boot's output).
+		what='\(stray free\|alloc of live memory\)'
+		for p in $(sed -n "s/^$what: .* ptr=\([^ ]*\) .*/\2/p" \
+			   $out/frees.txt | sort -u | head -n 3); do
+			echo "events of $p:"
+			grep " ptr=$p " $out/dump.txt
+		done
+		mkdir -p /tmp/out/sample_cycles
+		cp -r $out /tmp/out/sample_cycles/run$runs
 	fi
 done
 stress_stop
