@@ -105,13 +105,24 @@ static __always_inline struct kmemtrace_scope *kmemtrace_scope_current(void)
  * hand-over is a tail call, so the function keeps its prologue and its
  * registers.  Without CONFIG_KMEMTRACE it is the constant false.
  *
+ * Inside a scope that suppresses page events (KMEMTRACE_SCOPE_SUPPRESS:
+ * the pages of a large kmalloc(), alloc_pages_exact()'s block, the
+ * frees of their pages) nothing below is recorded, so nothing is named
+ * either: the page allocator's entry points run once, not re-entered.
+ * Those scopes hold only page allocator calls; reclaim and compaction
+ * under them open a scope of their own (kmemtrace_reclaim()).
+ *
  * Context: Any context.
  * Return: true if the function should re-enter itself named.
  */
 static __always_inline bool kmemtrace_api_unnamed(void)
 {
-	return static_branch_unlikely(&kmemtrace_name_key) &&
-	       !kmemtrace_scope_current()->caller;
+	const struct kmemtrace_scope *s;
+
+	if (!static_branch_unlikely(&kmemtrace_name_key))
+		return false;
+	s = kmemtrace_scope_current();
+	return !s->caller && !(s->flags & KMEMTRACE_SCOPE_SUPPRESS);
 }
 
 /**
