@@ -19,8 +19,14 @@
 #
 # "smoke" (make check) runs every mode and operation once with 1% of the
 # pairs and one ramp step, to prove the benchmark still works; its figures
-# mean nothing.  "tool" (make bench-tool) runs only the host part, the
-# tool's speed, in about a minute: $KMT_CACHE/out/bench-tool/table.txt.
+# mean nothing.  It builds no kernel: it boots make check's, which it
+# needs built, the CONFIG_KMEMTRACE=n one (off) as (a) and the test kernel
+# (kmemtrace) as (b) and (c), so that a fresh make check builds four
+# kernels, not seven.  Neither has BPF (their ftracetest runs would grow
+# with the kprobe events bpftrace needs), so on (a) only perf stands for
+# what users run instead; the bpftrace modes run in make bench only.
+# "tool" (make bench-tool) runs only the host part, the tool's speed, in
+# about a minute: $KMT_CACHE/out/bench-tool/table.txt.
 
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -165,13 +171,33 @@ build() {	# build NAME FRAGMENT...
 	cat "$3" "$2/bench-tools.cpio" >"$2/initramfs-tools.cpio"' sh \
 	"$KMT_BIN" "$OUT" "$KMT_CACHE/out/initramfs.cpio"
 
-build bench-a
-build bench-b "$CFG/bench-kmemtrace.config"
-# (a') is (a) with every function aligned to 64 bytes: the same code laid
-# out differently, for the spread of (a) that layout alone makes.  Not in
-# the smoke run, whose figures mean nothing.
-[ -n "$smoke" ] || KMT_KCFLAGS=-falign-functions=64 build bench-a2
-build bench-c "$CFG/bench-kmemtrace.config" "$CFG/bench-profiling.config"
+# The kernel each of (a), (b) and (c) boots, what (a) runs instead of
+# kmemtrace, and what (c) adds to its command line.
+if [ -n "$smoke" ]; then
+	ka=off
+	kb=kmemtrace
+	kc=kmemtrace
+	anchors=n,perf
+	# Without the ftrace startup selftests, which the test kernels run
+	# at boot, and with allocation profiling off until (c) turns it on,
+	# as the bench kernels have it.
+	args="$args trace_event= sysctl.vm.mem_profiling=0"
+	for k in $ka $kb; do
+		[ -f "$(kmt_build $k)/arch/x86/boot/bzImage" ] ||
+			kmt_die "the smoke boots make check's kernel '$k': build it first"
+	done
+else
+	ka=bench-a
+	kb=bench-b
+	kc=bench-c
+	anchors=n,perf,bpf-live,bpf-print
+	build bench-a
+	build bench-b "$CFG/bench-kmemtrace.config"
+	# (a') is (a) with every function aligned to 64 bytes: the same code
+	# laid out differently, for the spread of (a) that layout alone makes.
+	KMT_KCFLAGS=-falign-functions=64 build bench-a2
+	build bench-c "$CFG/bench-kmemtrace.config" "$CFG/bench-profiling.config"
+fi
 
 # One boot per kernel: icount needs single-threaded TCG.  The vCPU has no
 # CMPXCHG16B: QEMU 7.2's TCG under -icount now and then takes an interrupt
@@ -180,13 +206,16 @@ build bench-c "$CFG/bench-kmemtrace.config" "$CFG/bench-profiling.config"
 # without CX16, none in 4 without -icount), so SLUB takes its
 # interrupt-disabling fallback on every kernel alike.
 KMT_BENCH_CPU="qemu64,-cx16"
-boot() {	# boot KERNEL MODES [EXTRA_CMDLINE [INITRAMFS]]
+boot() {	# boot NAME KERNEL MODES [EXTRA_CMDLINE [INITRAMFS]]
+	name=$1
+	shift
 	KMT_INITRAMFS=${4:-$KMT_CACHE/out/initramfs.cpio} \
 	KMT_TCG_THREAD=single \
 	KMT_QEMU_EXTRA="-cpu $KMT_BENCH_CPU -icount shift=0,sleep=off,align=off" \
 	KMT_TIMEOUT=${KMT_BENCH_TIMEOUT:-1800} \
-		"$KMT_BIN/stage.sh" "boot-$1" "$KMT_BIN/run.sh" bench \
-		"kunit.enable=0 kmt.modes=$2 $args ${3:-}" "$1" "${smoke:+smoke-}$1"
+		"$KMT_BIN/stage.sh" "boot-$name" "$KMT_BIN/run.sh" bench \
+		"kunit.enable=0 kmt.modes=$2 $args ${3:-}" "$1" "${smoke:+smoke-}$name"
+	set -- "$name" "$2"
 	cp "$KMT_CACHE/out/${smoke:+smoke-}$1/guest/bench.txt" "$OUT/$1.txt"
 	log=$KMT_CACHE/out/${smoke:+smoke-}$1/console.log
 	if grep -q '^KMT-BENCH-ERROR' "$OUT/$1.txt"; then
@@ -212,24 +241,24 @@ boot() {	# boot KERNEL MODES [EXTRA_CMDLINE [INITRAMFS]]
 	fi
 }
 
-boot bench-a n,perf,bpf-live,bpf-print "" "$OUT/initramfs-tools.cpio"
+boot bench-a $ka $anchors "" "$OUT/initramfs-tools.cpio"
 a2=
 if [ -z "$smoke" ]; then
-	boot bench-a2 n
+	boot bench-a2 bench-a2 n
 	a2=$OUT/bench-a2.txt
 	sed -i 's/^KMT-BENCH n /KMT-BENCH n2 /' "$a2"
 fi
 modes=off,relay,drain,tracer,events,relay+tracer,relay+function
-boot bench-b "$modes,relay+stacks,relay+stacks64" kmt.ramp=$ramp
-boot bench-c c-off,profiling,profiling+relay,relay+sample
+boot bench-b $kb "$modes,relay+stacks,relay+stacks64" kmt.ramp=$ramp
+boot bench-c $kc c-off,profiling,profiling+relay,relay+sample
 
 # The hooked entry points, (a) against (b): one no-op more (offasm.sh).
-"$KMT_BIN/offasm.sh" "$(kmt_build bench-a)/vmlinux" "$(kmt_build bench-b)/vmlinux" \
+"$KMT_BIN/offasm.sh" "$(kmt_build $ka)/vmlinux" "$(kmt_build $kb)/vmlinux" \
 	>"$OUT/offasm.txt" || true
 
 # Kernel text and data, (a) against (b).
-for k in bench-a bench-b; do
-	size "$(kmt_build $k)/vmlinux" | awk -v k=$k 'NR == 2 {
+for k in bench-a:$ka bench-b:$kb; do
+	size "$(kmt_build ${k#*:})/vmlinux" | awk -v k=${k%%:*} 'NR == 2 {
 		print "KMT-BENCH-SIZE " k " " $1 " " $2 " " $3 }'
 done >"$OUT/size.txt"
 

@@ -21,8 +21,8 @@
 #           stress   a debug kernel (lockdep, KASAN, ...; built here too)
 #                    under a 2-CPU allocation load: switching on and off,
 #                    tracers, readers, CPU hotplug, back-to-back records
-#   bench   make bench's smoke: its three kernels, every mode and
-#           operation once with 1% of the pairs (bin/bench.sh smoke)
+#   bench   make bench's smoke: every mode and operation once with 1% of
+#           the pairs, on the off and test kernels (bin/bench.sh smoke)
 #   perfkmem  perf kmem beside kmemtrace record on one load, alone on the
 #           off kernel (the fixes without kmemtrace), and alone on the
 #           unpatched tree (kernel (u), built here too)
