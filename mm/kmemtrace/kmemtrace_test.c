@@ -1566,6 +1566,25 @@ static void test_named_scope_without_key(struct kunit *test)
 }
 
 /*
+ * An API function re-enters itself named only where its events are
+ * recorded: not inside a scope that suppresses page events (a large
+ * kmalloc()'s pages), where naming the caller cost the page allocator's
+ * entry points a second call for events dropped anyway, nor inside a
+ * named scope.
+ */
+static void test_api_unnamed_not_under_suppress(struct kunit *test)
+{
+	KUNIT_ASSERT_TRUE(test, static_key_enabled(&kmemtrace_name_key));
+	KUNIT_ASSERT_FALSE(test, kmemtrace_scope_current()->caller);
+	KUNIT_EXPECT_TRUE(test, kmemtrace_api_unnamed());
+	scoped_class(kmemtrace_scope, in, 0, KMEMTRACE_SCOPE_SUPPRESS)
+		KUNIT_EXPECT_FALSE(test, kmemtrace_api_unnamed());
+	scoped_class(kmemtrace_named, kmt, _THIS_IP_)
+		KUNIT_EXPECT_FALSE(test, kmemtrace_api_unnamed());
+	KUNIT_EXPECT_TRUE(test, kmemtrace_api_unnamed());
+}
+
+/*
  * A scope keeps its caller in 56 bits on 64-bit (<linux/kmemtrace_types.h>):
  * kernel and module text addresses must read back whole, and the flags
  * beside the caller must not change it.
@@ -2395,6 +2414,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_late_files_for_offline_cpu),
 	KUNIT_CASE(test_cache_name_lockless),
 	KUNIT_CASE(test_named_scope_without_key),
+	KUNIT_CASE(test_api_unnamed_not_under_suppress),
 	KUNIT_CASE(test_scope_keeps_text_addresses),
 	KUNIT_CASE(test_alloc_tag_names_line),
 	KUNIT_CASE(test_percpu_uncharged),
