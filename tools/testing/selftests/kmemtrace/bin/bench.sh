@@ -171,18 +171,18 @@ build() {	# build NAME FRAGMENT...
 	cat "$3" "$2/bench-tools.cpio" >"$2/initramfs-tools.cpio"' sh \
 	"$KMT_BIN" "$OUT" "$KMT_CACHE/out/initramfs.cpio"
 
-# The kernel each of (a), (b) and (c) boots, what (a) runs instead of
-# kmemtrace, and what (c) adds to its command line.
+# The kernel each of (a), (b) and (c) boots, and what (a) runs instead of
+# kmemtrace.
 if [ -n "$smoke" ]; then
 	ka=off
 	kb=kmemtrace
 	kc=kmemtrace
 	anchors=n,perf
-	# Without the ftrace startup selftests, which the test kernels run
-	# at boot, and with allocation profiling off until (c) turns it on,
-	# as the bench kernels have it.
+	# Every boot without the ftrace startup selftests, which the test
+	# kernels run at boot, and with allocation profiling off until (c)
+	# turns it on, as the bench kernels have it.
 	args="$args trace_event= sysctl.vm.mem_profiling=0"
-	for k in $ka $kb; do
+	for k in $ka $kb $kc; do
 		[ -f "$(kmt_build $k)/arch/x86/boot/bzImage" ] ||
 			kmt_die "the smoke boots make check's kernel '$k': build it first"
 	done
@@ -207,15 +207,14 @@ fi
 # interrupt-disabling fallback on every kernel alike.
 KMT_BENCH_CPU="qemu64,-cx16"
 boot() {	# boot NAME KERNEL MODES [EXTRA_CMDLINE [INITRAMFS]]
-	name=$1
-	shift
-	KMT_INITRAMFS=${4:-$KMT_CACHE/out/initramfs.cpio} \
+	KMT_INITRAMFS=${5:-$KMT_CACHE/out/initramfs.cpio} \
 	KMT_TCG_THREAD=single \
 	KMT_QEMU_EXTRA="-cpu $KMT_BENCH_CPU -icount shift=0,sleep=off,align=off" \
 	KMT_TIMEOUT=${KMT_BENCH_TIMEOUT:-1800} \
-		"$KMT_BIN/stage.sh" "boot-$name" "$KMT_BIN/run.sh" bench \
-		"kunit.enable=0 kmt.modes=$2 $args ${3:-}" "$1" "${smoke:+smoke-}$name"
-	set -- "$name" "$2"
+		"$KMT_BIN/stage.sh" "boot-$1" "$KMT_BIN/run.sh" bench \
+		"kunit.enable=0 kmt.modes=$3 $args ${4:-}" "$2" "${smoke:+smoke-}$1"
+	# Below, $1 is the boot's name and $2 its modes.
+	set -- "$1" "$3"
 	cp "$KMT_CACHE/out/${smoke:+smoke-}$1/guest/bench.txt" "$OUT/$1.txt"
 	log=$KMT_CACHE/out/${smoke:+smoke-}$1/console.log
 	if grep -q '^KMT-BENCH-ERROR' "$OUT/$1.txt"; then
