@@ -14,7 +14,7 @@ for v in host static; do
 	flags=
 	[ $v = static ] && flags=STATIC=1
 	# shellcheck disable=SC2086
-	make -s -C "$KMT_REPO/tools/kmemtrace" O="$out" KERNEL_SRC="$(kmt_src)" \
+	make -s -j"$KMT_JOBS" -C "$KMT_REPO/tools/kmemtrace" O="$out" KERNEL_SRC="$(kmt_src)" \
 		$flags >"$out/build.log" 2>&1 || {
 		cat "$out/build.log"
 		kmt_die "tools/kmemtrace ($v) failed to build; log: $out/build.log"
