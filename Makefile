@@ -11,6 +11,9 @@
 #                     instructions per function (EVENTPATH_SAMPLE=N samples)
 #   make offpath      one bench pair of each operation stepped on kernels
 #                     (a) and (b) with kmemtrace off: where off costs
+#   make ftracetest   upstream's whole ftracetest suite on the test kernel,
+#                     what fails rerun on the CONFIG_KMEMTRACE=n kernel
+#                     (make check runs a smoke of it): about 6 minutes
 #   make stress       the concurrency runs too long for make check: a KCSAN
 #                     kernel, 8 vCPUs, repeated overrun and stress boots
 #   make series       the series as git format-patch output, with a cover
@@ -37,7 +40,7 @@ BIN		:= tools/testing/selftests/kmemtrace/bin
 CONFIGS		:= tools/testing/selftests/kmemtrace/configs
 STAGE		= $(BIN)/stage.sh
 
-.PHONY: all run check stress bench bench-tool eventpath offpath checkpatch lint series bisect-check offcheck deps source prepare kernel tool initramfs \
+.PHONY: all run check ftracetest stress bench bench-tool eventpath offpath checkpatch lint series bisect-check offcheck deps source prepare kernel tool initramfs \
 	host-test clean distclean banner
 
 all: run
@@ -74,6 +77,9 @@ host-test: tool
 
 check: deps
 	@KMT_MAKE="$(MAKE)" $(BIN)/check.sh
+
+ftracetest: deps
+	@KMT_MAKE="$(MAKE)" $(BIN)/ftracetest.sh
 
 # KMT_STRESS_RUNS=N: how many times the overrun and stress boots run.
 stress: deps
