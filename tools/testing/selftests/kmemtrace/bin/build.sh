@@ -65,7 +65,7 @@ STAMP=$OUT/.kmt-configured
 want=$(cat "$@" | cksum)
 configured() {
 	[ -f "$STAMP" ] && [ -f "$OUT/.config" ] && [ "$(cat "$STAMP")" = "$want" ] &&
-		[ ! "$OUT/.config" -nt "$STAMP" ] &&
+		[ -z "$(find "$OUT/.config" -newer "$STAMP")" ] &&
 		[ -z "$(find "$SRC" \( -name 'Kconfig*' -o -name '*.config' \) \
 			-newer "$STAMP" -print -quit)" ]
 }
@@ -75,6 +75,7 @@ reconfigure() {
 	configure "$@" && echo "$want" >"$STAMP"
 }
 
+# shellcheck disable=SC2046 # targets() prints one word per target
 if ! { reconfigure "$@" && verify "$@" && $KMAKE $(targets); } >"$LOG" 2>&1; then
 	tail -n 30 "$LOG"
 	kmt_die "kernel '$name' failed to build; full log: $LOG"
