@@ -71,39 +71,30 @@ static __always_inline struct kmemtrace_scope *kmemtrace_scope_current(void)
 }
 
 /**
- * kmemtrace_api_unnamed() - whether this API function should name its
- *                           caller in the events below it
+ * kmemtrace_api_unnamed() - whether an API function should name its caller
+ *                           in the events below it
  *
  * For API functions whose events come from deeper down (the page
- * allocator's) or that call other APIs.  Their first statement hands
- * the call to an out-of-line copy of themselves that opens the scope
- * (kmemtrace_named()) and calls them again::
+ * allocator's) or that call other APIs.  Each has an out-of-line copy of
+ * the same type that opens the scope (kmemtrace_named()) and calls it
+ * again, and a KMEMTRACE_ENTRY() that pairs the two::
  *
  *	static noinline void __free_pages_named(struct page *page,
- *						unsigned int order,
- *						unsigned long caller)
+ *						unsigned int order)
  *	{
- *		kmemtrace_named(caller);
+ *		kmemtrace_named(_RET_IP_);
  *		__free_pages(page, order);
  *	}
+ *	KMEMTRACE_ENTRY(__free_pages, __free_pages_named, 0);
  *
- *	void __free_pages(struct page *page, unsigned int order)
- *	{
- *		if (kmemtrace_api_unnamed()) {
- *			__free_pages_named(page, order, _RET_IP_);
- *			return;
- *		}
- *		...
- *
- * While kmemtrace records every event and no outer API call named a
- * caller yet, the function runs again inside a scope that names its
- * caller (a sampling recording names a sample's caller from its stack
- * instead, and leaves these scopes closed); the inner
- * call finds the caller named and runs as usual.  While kmemtrace is off
- * this is one no-op instruction, and the function's code is otherwise
- * the same as without kmemtrace: the test reads the scope inline and the
- * hand-over is a tail call, so the function keeps its prologue and its
- * registers.  Without CONFIG_KMEMTRACE it is the constant false.
+ * The function itself is not changed.  While kmemtrace records, an
+ * ftrace_ops on its __fentry__ call (mm/kmemtrace/entry.c) hands the call
+ * to the copy, as livepatch hands a function to its replacement, when
+ * this says so: no outer API call named a caller yet.  The copy's own
+ * call of the function finds its caller named and runs the function as
+ * usual.  While kmemtrace is off, the function runs exactly the
+ * instructions it runs without kmemtrace.  A sampling recording names a
+ * sample's caller from its stack instead, and hands no call over.
  *
  * Inside a scope that suppresses page events (KMEMTRACE_SCOPE_SUPPRESS:
  * the pages of a large kmalloc(), alloc_pages_exact()'s block, the
@@ -132,9 +123,10 @@ static __always_inline bool kmemtrace_api_unnamed(void)
  *	KMEMTRACE_SCOPE_UNPAIRED; 0 is never lacking
  *
  * As kmemtrace_api_unnamed(), for allocator internals whose events all
- * get @flags: the out-of-line copy opens its scope with
- * kmemtrace_flagged() and calls the function again.  One no-op
- * instruction while kmemtrace is off.
+ * get @flags: the copy opens its scope with kmemtrace_flagged() and calls
+ * the function again, and KMEMTRACE_ENTRY() names @flags.  A function
+ * GCC inlines has no __fentry__ of its own: it tests this inline and
+ * calls its copy itself, which costs one no-op while kmemtrace is off.
  *
  * Context: Any context.
  * Return: true while kmemtrace records and the scope lacks a bit of @flags.
@@ -144,6 +136,37 @@ static __always_inline bool kmemtrace_scope_lacks(unsigned int flags)
 	return static_branch_unlikely(&kmemtrace_scope_key) &&
 	       (kmemtrace_scope_current()->flags & flags) != flags;
 }
+
+/**
+ * struct kmemtrace_entry - an allocator entry point and its scoped copy
+ * @func: the entry point, a function GCC does not inline
+ * @copy: a function of @func's type that opens a scope and calls @func
+ * @flags: 0 if @copy names the caller (kmemtrace_api_unnamed()), else the
+ *	KMEMTRACE_SCOPE_* bits it adds (kmemtrace_scope_lacks())
+ *
+ * Built-in code only: the table is vmlinux's __kmemtrace_entries section.
+ */
+struct kmemtrace_entry {
+	void		*func;
+	void		*copy;
+	unsigned int	flags;
+};
+
+/**
+ * KMEMTRACE_ENTRY() - hand @func's calls to @copy while kmemtrace records
+ * @func: the entry point
+ * @copy: its copy, of the same type, defined before
+ * @flags: 0 to name the caller, else the KMEMTRACE_SCOPE_* bits @copy adds
+ *
+ * The copy is entered with @func's arguments and return address, so its
+ * _RET_IP_ is @func's caller.  See kmemtrace_api_unnamed().
+ */
+#define KMEMTRACE_ENTRY(func, copy, flags)				\
+	static_assert(__same_type(&(func), &(copy)));			\
+	static const struct kmemtrace_entry __kmemtrace_entry_##func	\
+	__used __section("__kmemtrace_entries") __aligned(8) = {	\
+		(void *)(func), (void *)(copy), (flags)			\
+	}
 
 /**
  * kmemtrace_scope_enter() - enter an allocator API call
@@ -570,6 +593,8 @@ DEFINE_CLASS(kmemtrace_reset, struct kmemtrace_scope,
  * kmemtrace; sizeof() names their arguments without evaluating them.
  */
 #define kmemtrace_api_unnamed()		false
+#define KMEMTRACE_ENTRY(func, copy, flags)				\
+	static_assert(__same_type(&(func), &(copy)) && sizeof(flags))
 #define kmemtrace_scope_lacks(flags)	(sizeof(flags) && false)
 #define kmemtrace_named(caller)		static_assert(sizeof(caller))
 #define kmemtrace_flagged(flags)	static_assert(sizeof(flags))

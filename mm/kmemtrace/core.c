@@ -286,11 +286,17 @@ static int kmemtrace_start_locked(unsigned int user,
 	static_branch_enable(key);
 	if (!kmemtrace_users) {
 		static_branch_enable(&kmemtrace_scope_key);
+		ret = kmemtrace_entries_attach(KMEMTRACE_ENTRIES_FLAGGED);
 		/* A sample is named from its stack (stacks.c). */
-		if (!kmemtrace_sampling() || !kmemtrace_stack_names())
+		if (!ret && (!kmemtrace_sampling() || !kmemtrace_stack_names())) {
 			static_branch_enable(&kmemtrace_name_key);
-		ret = kmemtrace_probes_attach();
+			ret = kmemtrace_entries_attach(KMEMTRACE_ENTRIES_NAMED);
+		}
+		if (!ret)
+			ret = kmemtrace_probes_attach();
 		if (ret) {
+			kmemtrace_entries_detach(KMEMTRACE_ENTRIES_NAMED);
+			kmemtrace_entries_detach(KMEMTRACE_ENTRIES_FLAGGED);
 			static_branch_disable(&kmemtrace_name_key);
 			static_branch_disable(&kmemtrace_scope_key);
 			static_branch_disable(key);
@@ -334,6 +340,8 @@ static void kmemtrace_stop(unsigned int user, struct static_key_false *key)
 		/* ... nor once kmemtrace_enabled() says it is off. */
 		WRITE_ONCE(kmemtrace_users, rest);
 		if (!rest) {
+			kmemtrace_entries_detach(KMEMTRACE_ENTRIES_NAMED);
+			kmemtrace_entries_detach(KMEMTRACE_ENTRIES_FLAGGED);
 			static_branch_disable(&kmemtrace_name_key);
 			static_branch_disable(&kmemtrace_scope_key);
 		}
@@ -501,6 +509,7 @@ int __init kmemtrace_set_dir(struct dentry *dir)
  */
 static int __init kmemtrace_init(void)
 {
+	kmemtrace_entries_init();
 	kmemtrace_stacks_boot();
 	if (kmemtrace_enable_at_boot)
 		return kmemtrace_enable();

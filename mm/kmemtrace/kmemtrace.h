@@ -154,6 +154,14 @@ static inline void kmemtrace_tags_forget(void) { }
 /* probes.c */
 int kmemtrace_probes_attach(void);
 void kmemtrace_probes_detach(void);
+
+/* entry.c */
+#define KMEMTRACE_ENTRIES_NAMED		0
+#define KMEMTRACE_ENTRIES_FLAGGED	1
+int kmemtrace_entries_init(void);
+int kmemtrace_entries_attach(unsigned int which);
+void kmemtrace_entries_detach(unsigned int which);
+unsigned int kmemtrace_entries_missing_count(void);
 #if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
 int kmemtrace_probes_on(void);
 #endif

@@ -1585,6 +1585,17 @@ static void test_api_unnamed_not_under_suppress(struct kunit *test)
 }
 
 /*
+ * Every KMEMTRACE_ENTRY() function has the __fentry__ call the entry
+ * hooks need (entry.c): one GCC inlined, or built without the function
+ * tracer's flags, would run unhooked and its events name the API
+ * function's callee instead of its caller.
+ */
+static void test_entries_all_hooked(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, kmemtrace_entries_missing_count(), 0);
+}
+
+/*
  * A scope keeps its caller in 56 bits on 64-bit (<linux/kmemtrace_types.h>):
  * kernel and module text addresses must read back whole, and the flags
  * beside the caller must not change it.
@@ -2415,6 +2426,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_cache_name_lockless),
 	KUNIT_CASE(test_named_scope_without_key),
 	KUNIT_CASE(test_api_unnamed_not_under_suppress),
+	KUNIT_CASE(test_entries_all_hooked),
 	KUNIT_CASE(test_scope_keeps_text_addresses),
 	KUNIT_CASE(test_alloc_tag_names_line),
 	KUNIT_CASE(test_percpu_uncharged),

@@ -10,10 +10,11 @@
  * of kmemtrace's.  The API entry points whose events come from deeper
  * down, or that call other APIs, open a scope that records the address
  * of their caller, and the probes take the call site from there: the hot
- * ones hand the call to an out-of-line copy of themselves that opens it
- * (kmemtrace_api_unnamed(), kmemtrace_named()), the others keep it to
- * their end (kmemtrace_api()).  The outermost scope wins: the caller of mempool_alloc() is
- * the caller of the kmalloc() that mempool_alloc() makes.
+ * ones are handed to an out-of-line copy of themselves that opens it
+ * (KMEMTRACE_ENTRY(), kmemtrace_named(); entry.c hooks them), the others
+ * keep it to their end (kmemtrace_api()).  The outermost scope wins: the
+ * caller of mempool_alloc() is the caller of the kmalloc() that
+ * mempool_alloc() makes.
  *
  * Allocator internals add flags to the scope around their own calls:
  * KMEMTRACE_SCOPE_BACKING for what slabs, vmalloc areas and percpu chunks
@@ -32,10 +33,11 @@
  * A task's scope lives in its task_struct, since allocations sleep and
  * migrate; softirq, hardirq and NMI contexts use a per-CPU scope each, so
  * an interrupt never inherits the scope of the code it interrupted.
- * Scopes are only opened while kmemtrace records (a static key):
- * kmemtrace_api_unnamed() and kmemtrace_scope_lacks() cost one no-op
- * while off, kmemtrace_api() a static branch and the previous scope kept
- * to the function's end.  The scopes that name callers have a key of
+ * Scopes are only opened while kmemtrace records (a static key): the
+ * entry points handed over cost nothing while off (entry.c's ftrace_ops
+ * is not registered), an inline kmemtrace_scope_lacks() one no-op,
+ * kmemtrace_api() a static branch and the previous scope kept to the
+ * function's end.  The scopes that name callers have a key of
  * their own, kmemtrace_name_key, off while a recording samples: there
  * the API functions would pay for every call to name the one in many
  * that is sampled, which is named from its stack instead
