@@ -39,7 +39,7 @@ extern const struct kmemtrace_entry __stop___kmemtrace_entries[];
 
 /* Open addressing, at most half full: a lookup probes one slot or two. */
 #define KMEMTRACE_ENTRY_BITS	7
-#define KMEMTRACE_ENTRY_MAX	(1U << (KMEMTRACE_ENTRY_BITS - 1))
+static_assert(KMEMTRACE_ENTRY_MAX <= 1U << (KMEMTRACE_ENTRY_BITS - 1));
 
 struct kmemtrace_entry_slot {
 	unsigned long			ip;
@@ -79,9 +79,13 @@ kmemtrace_entry_find(unsigned long ip)
 static void kmemtrace_named_entry(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	const struct kmemtrace_entry *entry = kmemtrace_entry_find(ip);
+	const struct kmemtrace_entry *entry;
 
-	if (likely(entry) && kmemtrace_api_unnamed())
+	/* Most calls are inside another API call's scope: test that first. */
+	if (!kmemtrace_api_unnamed())
+		return;
+	entry = kmemtrace_entry_find(ip);
+	if (likely(entry))
 		ftrace_regs_set_instruction_pointer(fregs, (unsigned long)entry->copy);
 }
 
@@ -163,6 +167,18 @@ void kmemtrace_entries_detach(unsigned int which)
 unsigned int kmemtrace_entries_missing_count(void)
 {
 	return kmemtrace_entries_missing;
+}
+
+/**
+ * kmemtrace_entries() - the KMEMTRACE_ENTRY() table
+ * @nr: set to the number of entries
+ *
+ * Return: the first entry.  Only the first KMEMTRACE_ENTRY_MAX are hooked.
+ */
+const struct kmemtrace_entry *kmemtrace_entries(size_t *nr)
+{
+	*nr = __stop___kmemtrace_entries - __start___kmemtrace_entries;
+	return __start___kmemtrace_entries;
 }
 
 /* Called once from kmemtrace_init(), before anything records. */

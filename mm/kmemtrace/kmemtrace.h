@@ -156,12 +156,14 @@ int kmemtrace_probes_attach(void);
 void kmemtrace_probes_detach(void);
 
 /* entry.c */
+#define KMEMTRACE_ENTRY_MAX		64
 #define KMEMTRACE_ENTRIES_NAMED		0
 #define KMEMTRACE_ENTRIES_FLAGGED	1
 int kmemtrace_entries_init(void);
 int kmemtrace_entries_attach(unsigned int which);
 void kmemtrace_entries_detach(unsigned int which);
 unsigned int kmemtrace_entries_missing_count(void);
+const struct kmemtrace_entry *kmemtrace_entries(size_t *nr);
 #if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
 int kmemtrace_probes_on(void);
 #endif

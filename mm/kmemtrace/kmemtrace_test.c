@@ -23,6 +23,7 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/device.h>
+#include <linux/ftrace.h>
 #include <linux/gfp.h>
 #include <linux/hardirq.h>
 #include <linux/irq_work.h>
@@ -1595,6 +1596,38 @@ static void test_entries_all_hooked(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kmemtrace_entries_missing_count(), 0);
 }
 
+static void notrace kmemtrace_test_ipmodify(unsigned long ip, unsigned long parent_ip,
+					    struct ftrace_ops *op,
+					    struct ftrace_regs *fregs)
+{
+}
+
+/*
+ * Another IPMODIFY ftrace_ops on an entry point (a livepatch of
+ * __free_pages(), say) leaves kmemtrace no way to hook it: recording must
+ * fail to start with -EBUSY, not run with that function's callers
+ * unnamed, and start again once the other ops is gone.
+ */
+static void test_entries_busy(struct kunit *test)
+{
+	static struct ftrace_ops ops = {
+		.func	= kmemtrace_test_ipmodify,
+		.flags	= FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_RECURSION,
+	};
+
+	kmemtrace_disable();
+	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&ops, (unsigned long)__free_pages, 0, 1), 0);
+	KUNIT_ASSERT_EQ(test, register_ftrace_function(&ops), 0);
+	KUNIT_EXPECT_EQ(test, kmemtrace_enable(), -EBUSY);
+	KUNIT_EXPECT_FALSE(test, kmemtrace_enabled());
+	KUNIT_EXPECT_FALSE(test, static_key_enabled(&kmemtrace_scope_key));
+	KUNIT_EXPECT_FALSE(test, static_key_enabled(&kmemtrace_name_key));
+	unregister_ftrace_function(&ops);
+	ftrace_free_filter(&ops);
+	KUNIT_EXPECT_EQ(test, kmemtrace_enable(), 0);
+	KUNIT_EXPECT_TRUE(test, kmemtrace_enabled());
+}
+
 /*
  * A scope keeps its caller in 56 bits on 64-bit (<linux/kmemtrace_types.h>):
  * kernel and module text addresses must read back whole, and the flags
@@ -2427,6 +2460,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_named_scope_without_key),
 	KUNIT_CASE(test_api_unnamed_not_under_suppress),
 	KUNIT_CASE(test_entries_all_hooked),
+	KUNIT_CASE(test_entries_busy),
 	KUNIT_CASE(test_scope_keeps_text_addresses),
 	KUNIT_CASE(test_alloc_tag_names_line),
 	KUNIT_CASE(test_percpu_uncharged),

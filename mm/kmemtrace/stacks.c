@@ -118,36 +118,27 @@ static bool kmemtrace_stack_list(u32 handle)
  * name the one call in many that is sampled.  A sampled allocation has
  * its stack, and its caller is on it, after the frames of these
  * functions:
- *  - those that name their caller by scope (kmemtrace_api_unnamed(),
- *    kmemtrace_api());
+ *  - those that name their caller by scope: the KMEMTRACE_ENTRY() table's
+ *    (entry.c) and those that keep a scope to their end (kmemtrace_api());
  *  - the vmalloc() wrappers, which hand their caller down;
  *  - mempool's element functions, which the mempool API calls through
  *    pointers;
  *  - the page allocator's functions that __free_pages() and free_pages()
  *    end in with a tail call, which leaves no frame of theirs.
  * Reclaim's entry points bound the search, as kmemtrace_reclaim() does
- * the scopes.  Functions this kernel does not have (alloc_pages_mpol()
- * without NUMA) are left out.
+ * the scopes.  Functions this kernel does not have are left out.  The
+ * names below are the functions not in the table, kept by hand beside
+ * the mm hooks.
  */
 static const char * const kmemtrace_api_names[] = {
-	"alloc_pages_noprof", "alloc_pages_mpol_noprof", "folio_alloc_noprof",
-	"folio_alloc_mpol_noprof", "vma_alloc_folio_noprof",
-	"__alloc_pages_noprof", "__folio_alloc_noprof",
-	"alloc_pages_bulk_noprof", "get_free_pages_noprof",
-	"get_zeroed_page_noprof", "__free_pages", "free_pages", "__folio_put",
-	"folios_put_refs", "krealloc_noprof", "kfree_sensitive",
-	"__kvmalloc_node_noprof", "kvfree", "kvfree_sensitive",
-	"kvrealloc_noprof", "memdup_user", "vmemdup_user", "free_percpu",
-	"vfree", "vrealloc_noprof", "__vmalloc_node_range_noprof",
-	"__vmalloc_node_noprof", "__vmalloc_noprof", "vmalloc_noprof",
+	"memdup_user", "__vmalloc_node_noprof", "__vmalloc_noprof", "vmalloc_noprof",
 	"vmalloc_huge_noprof", "vzalloc_noprof", "vmalloc_user_noprof",
 	"vmalloc_node_noprof", "vzalloc_node_noprof", "vmalloc_32_noprof",
-	"vmalloc_32_user_noprof", "mempool_alloc_noprof",
-	"mempool_alloc_preallocated", "mempool_free", "mempool_init_node",
-	"mempool_create_node_noprof", "mempool_resize", "mempool_alloc_slab",
-	"mempool_free_slab", "mempool_kmalloc", "mempool_kfree",
-	"mempool_alloc_pages", "mempool_free_pages", "free_unref_page",
-	"__free_pages_ok", "free_unref_folios",
+	"vmalloc_32_user_noprof", "mempool_alloc_preallocated",
+	"mempool_init_node", "mempool_create_node_noprof", "mempool_resize",
+	"mempool_alloc_slab", "mempool_free_slab", "mempool_kmalloc",
+	"mempool_kfree", "mempool_alloc_pages", "mempool_free_pages",
+	"free_unref_page", "__free_pages_ok", "free_unref_folios",
 };
 
 static const char * const kmemtrace_reclaim_names[] = {
@@ -163,12 +154,12 @@ struct kmemtrace_text {
 
 static struct kmemtrace_text
 kmemtrace_api_text[ARRAY_SIZE(kmemtrace_api_names) +
-		   ARRAY_SIZE(kmemtrace_reclaim_names)];
+		   ARRAY_SIZE(kmemtrace_reclaim_names) + KMEMTRACE_ENTRY_MAX];
 static unsigned int kmemtrace_nr_api_text;
 
-static void __init kmemtrace_api_text_add(const char *name, bool reclaim)
+static void __init kmemtrace_api_text_add(unsigned long addr, bool reclaim)
 {
-	unsigned long addr = kallsyms_lookup_name(name), size, offset;
+	unsigned long size, offset;
 	struct kmemtrace_text *t;
 
 	if (!addr || !kallsyms_lookup_size_offset(addr, &size, &offset))
@@ -190,10 +181,18 @@ static void __init kmemtrace_api_text_init(void)
 {
 	unsigned int i;
 
+	const struct kmemtrace_entry *entry;
+	size_t nr;
+
+	entry = kmemtrace_entries(&nr);
+	for (i = 0; i < nr && i < KMEMTRACE_ENTRY_MAX; i++) {
+		if (!entry[i].flags)
+			kmemtrace_api_text_add((unsigned long)entry[i].func, false);
+	}
 	for (i = 0; i < ARRAY_SIZE(kmemtrace_api_names); i++)
-		kmemtrace_api_text_add(kmemtrace_api_names[i], false);
+		kmemtrace_api_text_add(kallsyms_lookup_name(kmemtrace_api_names[i]), false);
 	for (i = 0; i < ARRAY_SIZE(kmemtrace_reclaim_names); i++)
-		kmemtrace_api_text_add(kmemtrace_reclaim_names[i], true);
+		kmemtrace_api_text_add(kallsyms_lookup_name(kmemtrace_reclaim_names[i]), true);
 	sort(kmemtrace_api_text, kmemtrace_nr_api_text,
 	     sizeof(kmemtrace_api_text[0]), kmemtrace_text_cmp, NULL);
 }
