@@ -1,8 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# boot-lib.sh - the results and QEMU boots of make check (check.sh) and
-# make stress (stress.sh), sourced after lib.sh with OUT and RES set: RES
-# gets one "PASS|FAIL|SKIP NAME" line per test.
+# boot-lib.sh - the results, builds and QEMU boots of make check
+# (check.sh), make stress (stress.sh) and make ftracetest (ftracetest.sh),
+# sourced after lib.sh with RES set to the results file of the run: RES
+# is emptied, and gets one "PASS|FAIL|SKIP NAME" line per test; summary()
+# sums it up at the end.
+
+OUT=$KMT_CACHE/out
+mkdir -p "$OUT"
+: >"$RES"
+t0=$(date +%s)
 
 result() {	# result PASS|FAIL|SKIP NAME
 	echo "$1 $2" >>"$RES"
@@ -71,3 +78,60 @@ boot() {
 	fi
 }
 
+
+# build_initramfs: the test kernel, the tool and the initramfs (make
+# initramfs), as make check's first step.
+build_initramfs() {
+	if "$KMT_BIN/stage.sh" build ${KMT_MAKE:-make} -s -C "$KMT_REPO" initramfs; then
+		result PASS build.kernel_tool_initramfs
+	else
+		result FAIL build.kernel_tool_initramfs
+	fi
+}
+
+# build_kernel NAME: the test kernel's configuration with configs/NAME.config
+# on top (off, debug, kcsan), in build NAME.  Fails as its result does.
+build_kernel() {
+	if "$KMT_BIN/stage.sh" "build-$1" "$KMT_BIN/build.sh" "$1" \
+		"$KMT_SELFTESTS/configs/base.config" \
+		"$KMT_SELFTESTS/configs/kmemtrace.config" \
+		"$KMT_SELFTESTS/configs/$1.config"; then
+		result PASS "build.kmemtrace_$1"
+	else
+		result FAIL "build.kmemtrace_$1"
+		return 1
+	fi
+}
+
+# rerun_off NAME KTAP CMDLINE: the upstream ftracetest tests that failed in
+# KTAP (a boot's guest/ftracetest.ktap), rerun on the CONFIG_KMEMTRACE=n
+# kernel in boot NAME, on an initramfs that lists them; no boot when none
+# failed, which is most often.  bin/ftracetest-compare.sh then fails a
+# test only if it fails with kmemtrace and passes without.
+rerun_off() {
+	rm -rf "${OUT:?}/$1"
+	"$KMT_BIN/ftracetest-failed.sh" "$2" >"$OUT/$1.only"
+	[ -s "$OUT/$1.only" ] || return 0
+	BOOT_INITRAMFS=$OUT/initramfs-$1.cpio
+	KMT_FTRACETEST_ONLY=$OUT/$1.only \
+	KMT_INITRAMFS=$BOOT_INITRAMFS "$KMT_BIN/mkinitramfs.sh"
+	boot "$1=ftrace" "$KERNEL_OFF" "$3" "" single
+	BOOT_INITRAMFS=
+}
+
+# summary CONSOLES [noskips]: print what failed (and what was skipped,
+# unless noskips), where the results and CONSOLES are, the time taken,
+# and last "N passed, N failed[, N skipped]".  Fails if anything failed.
+summary() {
+	if [ "${2:-}" = noskips ]; then
+		grep -E '^FAIL ' "$RES" | sed 's/^/kmemtrace: /'
+	else
+		grep -E '^(FAIL|SKIP) ' "$RES" | sed 's/^/kmemtrace: /'
+	fi
+	pass=$(grep -c '^PASS ' "$RES")
+	fail=$(grep -c '^FAIL ' "$RES")
+	skip=$(grep -c '^SKIP ' "$RES")
+	kmt_log "results: $RES; consoles: $1; total $(($(date +%s) - t0))s"
+	echo "$pass passed, $fail failed$([ "$skip" = 0 ] || echo ", $skip skipped")"
+	[ "$fail" = 0 ]
+}

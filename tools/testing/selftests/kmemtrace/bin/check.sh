@@ -39,19 +39,10 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-OUT=$KMT_CACHE/out
-RES=$OUT/results
-mkdir -p "$OUT"
-: >"$RES"
-t0=$(date +%s)
-
+RES=$KMT_CACHE/out/results
 . "$KMT_BIN/boot-lib.sh"
 
-if "$KMT_BIN/stage.sh" build ${KMT_MAKE:-make} -s -C "$KMT_REPO" initramfs; then
-	result PASS build.kernel_tool_initramfs
-else
-	result FAIL build.kernel_tool_initramfs
-fi
+build_initramfs
 
 if [ -x "$KMT_CACHE/tool/host/kmemtrace" ]; then
 	if KMT_TSAN=$(kmt_build_tsan); then
@@ -116,11 +107,7 @@ boot overrun "$KERNEL" \
 # that the two long single-threaded boots, ftrace and stress, can run
 # side by side below, one host CPU each.
 off=
-if "$KMT_BIN/stage.sh" build-off "$KMT_BIN/build.sh" off \
-	"$KMT_SELFTESTS/configs/base.config" \
-	"$KMT_SELFTESTS/configs/kmemtrace.config" \
-	"$KMT_SELFTESTS/configs/off.config"; then
-	result PASS build.kmemtrace_off
+if build_kernel off; then
 	off=1
 	# kmemtrace_bench, the allocation load, is in both kernels.
 	if nm "$(kmt_build off)/vmlinux" | grep -i kmemtrace | grep -v kmemtrace_bench; then
@@ -128,19 +115,9 @@ if "$KMT_BIN/stage.sh" build-off "$KMT_BIN/build.sh" off \
 	else
 		result PASS build.kmemtrace_off_has_no_kmemtrace_symbols
 	fi
-else
-	result FAIL build.kmemtrace_off
 fi
 debug=
-if "$KMT_BIN/stage.sh" build-debug "$KMT_BIN/build.sh" debug \
-	"$KMT_SELFTESTS/configs/base.config" \
-	"$KMT_SELFTESTS/configs/kmemtrace.config" \
-	"$KMT_SELFTESTS/configs/debug.config"; then
-	result PASS build.kmemtrace_debug
-	debug=1
-else
-	result FAIL build.kmemtrace_debug
-fi
+build_kernel debug && debug=1
 
 # From here on, two lanes run side by side:
 #   this shell: the ftrace boot, then the off and ftrace-off boots, which
@@ -208,18 +185,8 @@ if [ -n "$off" ]; then
 	boot off "$KERNEL_OFF" "$NOSELF kunit.filter_glob=kmem_trace" 'kmemtrace_off\.'
 	grep -q '^[A-Z]* off\.kmem_trace\.' "$RES" ||
 		result FAIL kunit.kmem_trace_suite_ran_without_kmemtrace
-	# Only the upstream tests that failed with kmemtrace, on an initramfs
-	# that lists them; none, most often.
-	rm -rf "$OUT/ftrace-off"
-	"$KMT_BIN/ftracetest-failed.sh" "$OUT/ftrace/guest/ftracetest.ktap" \
-		>"$OUT/ftracetest.only"
-	if [ -s "$OUT/ftracetest.only" ]; then
-		BOOT_INITRAMFS=$OUT/initramfs-ftrace-off.cpio
-		KMT_FTRACETEST_ONLY=$OUT/ftracetest.only \
-		KMT_INITRAMFS=$BOOT_INITRAMFS "$KMT_BIN/mkinitramfs.sh"
-		boot ftrace-off=ftrace "$KERNEL_OFF" "kunit.enable=0" "" single
-		BOOT_INITRAMFS=
-	fi
+	# Only the upstream tests that failed with kmemtrace.
+	rerun_off ftrace-off "$OUT/ftrace/guest/ftracetest.ktap" "kunit.enable=0"
 fi
 
 # perf kmem, the tool users run, as the witness of the series' slab
@@ -263,10 +230,4 @@ cat "$OUT/results.lane" >>"$RES"
 	"$OUT/ftrace-off/guest/ftracetest.ktap" >>"$RES"
 grep -q '^PASS upstream\.' "$RES" || result FAIL upstream.ftracetest_ran
 
-grep -E '^(FAIL|SKIP) ' "$RES" | sed 's/^/kmemtrace: /'
-pass=$(grep -c '^PASS ' "$RES")
-fail=$(grep -c '^FAIL ' "$RES")
-skip=$(grep -c '^SKIP ' "$RES")
-kmt_log "results: $RES; consoles: $OUT/*/console.log; total $(($(date +%s) - t0))s"
-echo "$pass passed, $fail failed$([ "$skip" = 0 ] || echo ", $skip skipped")"
-[ "$fail" = 0 ]
+summary "$OUT/*/console.log"

@@ -20,32 +20,16 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-OUT=$KMT_CACHE/out
-RES=$OUT/stress-results
+RES=$KMT_CACHE/out/stress-results
 RUNS=${KMT_STRESS_RUNS:-3}
-CFG=$KMT_SELFTESTS/configs
-mkdir -p "$OUT"
-: >"$RES"
-t0=$(date +%s)
-
 . "$KMT_BIN/boot-lib.sh"
 
 # Boot names differ from make check's: each boot's console stays.
 K0="kunit.enable=0 trace_event="
 
-if "$KMT_BIN/stage.sh" build ${KMT_MAKE:-make} -s -C "$KMT_REPO" initramfs; then
-	result PASS build.kernel_tool_initramfs
-else
-	result FAIL build.kernel_tool_initramfs
-fi
-for k in debug kcsan; do
-	if "$KMT_BIN/stage.sh" "build-$k" "$KMT_BIN/build.sh" "$k" \
-		"$CFG/base.config" "$CFG/kmemtrace.config" "$CFG/$k.config"; then
-		result PASS "build.kmemtrace_$k"
-	else
-		result FAIL "build.kmemtrace_$k"
-	fi
-done
+build_initramfs
+build_kernel debug
+build_kernel kcsan
 
 # KCSAN: the stress workload, and the test boot's relay stress.  Any
 # "BUG: KCSAN" report is a splat (boot-lib.sh).
@@ -76,9 +60,4 @@ while [ $i -le "$RUNS" ]; do
 	i=$((i + 1))
 done
 
-grep -E '^(FAIL|SKIP) ' "$RES" | sed 's/^/kmemtrace: /'
-pass=$(grep -c '^PASS ' "$RES")
-fail=$(grep -c '^FAIL ' "$RES")
-kmt_log "results: $RES; consoles: $OUT/NAME/console.log; total $(($(date +%s) - t0))s"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+summary "$OUT/NAME/console.log"
