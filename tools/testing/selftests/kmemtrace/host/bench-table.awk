@@ -183,7 +183,7 @@ END {
 	if (worst_off > -1e9)
 		goal(off_fails == 0, sprintf("built in, off: <= +0.1%% instructions, or within (a)'s layout spread, on every operation: worst %+.2f%% (%s)%s", worst_off, worst_off_op, off_fails ? ", over on" off_fail_ops : ""))
 	if (asm_n)
-		goal(asm_bad == "", sprintf("built in, off: each hooked entry point runs (a)'s instructions to its first call but for one no-op (objdump): %d of %d%s", asm_kind["same"] + asm_kind["reordered"] + asm_kind["absent"], asm_n, asm_bad == "" ? "" : "; more in" asm_bad))
+		goal(asm_bad == "", sprintf("built in, off: each hooked entry point runs (a)'s instructions to its first call, no-ops aside (objdump): %d of %d%s", asm_kind["same"] + asm_kind["reordered"] + asm_kind["absent"], asm_n, asm_bad == "" ? "" : "; more in" asm_bad))
 	if (text["bench-a"])
 		goal((text["bench-b"] - text["bench-a"]) * 100 / text["bench-a"] <= 0.5,
 			sprintf("built in, off: <= +0.5%% vmlinux text: %s", pct(text["bench-b"], text["bench-a"])))
@@ -337,7 +337,7 @@ function off_table(	i, op, o, sp, ok) {
 		if (o > worst_off) { worst_off = o; worst_off_op = op }
 	}
 	if (asm_n)
-		printf "objdump, (a) against (b), entry to first call of %d hooked entry points: %d the same but for a no-op, %d reordered (registers, scheduling, struct offsets), %d inlined away, %d differ%s; %d no-ops in all\n",
+		printf "objdump, (a) against (b), entry to first call of %d hooked entry points: %d the same (no-ops aside), %d reordered (registers, scheduling, struct offsets), %d inlined away, %d differ%s; %d no-ops in all\n",
 			asm_n, asm_kind["same"], asm_kind["reordered"], asm_kind["absent"],
 			asm_n - asm_kind["same"] - asm_kind["reordered"] - asm_kind["absent"],
 			asm_bad == "" ? "" : " (+instructions:" asm_bad ")", asm_nops
