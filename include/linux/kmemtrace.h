@@ -162,11 +162,16 @@ struct kmemtrace_entry {
  * _RET_IP_ is @func's caller.  See kmemtrace_api_unnamed().
  */
 #define KMEMTRACE_ENTRY(func, copy, flags)				\
-	static_assert(__same_type(&(func), &(copy)));			\
+	static_assert(__builtin_types_compatible_p(typeof(func),	\
+						   typeof(copy)));	\
 	static const struct kmemtrace_entry __kmemtrace_entry_##func	\
 	__used __section("__kmemtrace_entries") __aligned(8) = {	\
 		(void *)(func), (void *)(copy), (flags)			\
 	}
+
+/* The table, between these (include/asm-generic/vmlinux.lds.h). */
+extern const struct kmemtrace_entry __start___kmemtrace_entries[];
+extern const struct kmemtrace_entry __stop___kmemtrace_entries[];
 
 /**
  * kmemtrace_scope_enter() - enter an allocator API call
@@ -594,7 +599,9 @@ DEFINE_CLASS(kmemtrace_reset, struct kmemtrace_scope,
  */
 #define kmemtrace_api_unnamed()		false
 #define KMEMTRACE_ENTRY(func, copy, flags)				\
-	static_assert(__same_type(&(func), &(copy)) && sizeof(flags))
+	static_assert(__builtin_types_compatible_p(typeof(func),	\
+						   typeof(copy)) &&	\
+		      sizeof(flags))
 #define kmemtrace_scope_lacks(flags)	(sizeof(flags) && false)
 #define kmemtrace_named(caller)		static_assert(sizeof(caller))
 #define kmemtrace_flagged(flags)	static_assert(sizeof(flags))

@@ -10,17 +10,20 @@
  * puts the pair in vmlinux's __kmemtrace_entries table.  While kmemtrace
  * records, one ftrace_ops on the entry points' __fentry__ calls hands a
  * call to its copy when the scope lacks what the copy adds, by changing
- * the instruction pointer the call returns to, as livepatch hands a
+ * the address the __fentry__ call returns to, as livepatch hands a
  * function to its replacement; the copy's own call finds the scope open
- * and goes on.  While kmemtrace is off the ops is not registered: the
- * entry points run the instructions they run without kmemtrace, the
- * __fentry__ no-op every traceable function has.
+ * and goes on.  On x86-64 the __fentry__ calls go straight to a small
+ * trampoline of ours (a direct ftrace_ops); elsewhere through ftrace's
+ * own, to a handler (an IPMODIFY ftrace_ops).  While kmemtrace is off the
+ * ops is not registered: the entry points run the instructions they run
+ * without kmemtrace, the __fentry__ no-op every traceable function has.
  *
  * Two ops, as there are two keys: the entries that name callers are
  * hooked while kmemtrace_name_key is on, not while a recording samples
  * (a sample is named from its stack); those that add flags whenever
- * kmemtrace records.  Another IPMODIFY user of the same function (a
- * livepatch of it) makes recording fail to start, with -EBUSY.
+ * kmemtrace records.  Another IPMODIFY or direct user of the same
+ * function (a livepatch of it, a BPF trampoline) makes recording fail to
+ * start, with -EBUSY; while kmemtrace records, such a user cannot attach.
  *
  * See Documentation/trace/kmemtrace.rst, Scopes.
  */
@@ -33,9 +36,6 @@
 #include <linux/printk.h>
 
 #include "kmemtrace.h"
-
-extern const struct kmemtrace_entry __start___kmemtrace_entries[];
-extern const struct kmemtrace_entry __stop___kmemtrace_entries[];
 
 /* Open addressing, at most half full: a lookup probes one slot or two. */
 #define KMEMTRACE_ENTRY_BITS	7
@@ -71,31 +71,131 @@ kmemtrace_entry_find(unsigned long ip)
 	}
 }
 
-/*
- * Both handlers run at an entry point's first instruction, in its
- * context, and call nothing: no recursion to guard against
- * (FTRACE_OPS_FL_RECURSION), nothing that needs RCU.
- */
-static void kmemtrace_named_entry(unsigned long ip, unsigned long parent_ip,
-				  struct ftrace_ops *op, struct ftrace_regs *fregs)
+/* Whether the call at @ip, an entry point's __fentry__, goes to a copy. */
+static __always_inline unsigned long kmemtrace_named_copy(unsigned long ip)
 {
 	const struct kmemtrace_entry *entry;
 
 	/* Most calls are inside another API call's scope: test that first. */
 	if (!kmemtrace_api_unnamed())
-		return;
+		return 0;
 	entry = kmemtrace_entry_find(ip);
-	if (likely(entry))
-		ftrace_regs_set_instruction_pointer(fregs, (unsigned long)entry->copy);
+	return likely(entry) ? (unsigned long)entry->copy : 0;
+}
+
+static __always_inline unsigned long kmemtrace_flagged_copy(unsigned long ip)
+{
+	const struct kmemtrace_entry *entry = kmemtrace_entry_find(ip);
+
+	if (likely(entry) && kmemtrace_scope_lacks(entry->flags))
+		return (unsigned long)entry->copy;
+	return 0;
+}
+
+#if defined(CONFIG_X86_64) && defined(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS)
+/*
+ * On x86-64, each entry point's __fentry__ calls a trampoline of our own
+ * (register_ftrace_direct()), not ftrace's, which saves every register
+ * and calls a handler through the ftrace_ops: half the instructions on
+ * every call of an entry point while kmemtrace records.  The trampoline
+ * is entered with the return address into the function on the top of
+ * the stack, the function's own return address below it and its
+ * arguments in registers (no entry point takes a variable argument
+ * list); it keeps the arguments around the C test, and hands the call
+ * over by returning into the copy instead of the function, as ftrace's
+ * own trampoline does for an IPMODIFY ftrace_ops.
+ */
+#include <asm/ibt.h>
+#include <asm/nospec-branch.h>
+
+/* @ret: the return address of the __fentry__ call. */
+unsigned long kmemtrace_named_direct(unsigned long ret)
+{
+	return kmemtrace_named_copy(ret - MCOUNT_INSN_SIZE);
+}
+
+unsigned long kmemtrace_flagged_direct(unsigned long ret)
+{
+	return kmemtrace_flagged_copy(ret - MCOUNT_INSN_SIZE);
+}
+
+#define KMEMTRACE_TRAMPOLINE(name, test)				\
+	asm(".pushsection .text, \"ax\", @progbits\n"		\
+	    ".type " #name ", @function\n"				\
+	    ".globl " #name "\n"					\
+	    #name ":\n"						\
+	    ASM_ENDBR							\
+	    "	pushq %rbp\n"						\
+	    "	movq %rsp, %rbp\n"					\
+	    CALL_DEPTH_ACCOUNT						\
+	    "	pushq %rdi\n"						\
+	    "	pushq %rsi\n"						\
+	    "	pushq %rdx\n"						\
+	    "	pushq %rcx\n"						\
+	    "	pushq %r8\n"						\
+	    "	pushq %r9\n"						\
+	    "	movq 8(%rbp), %rdi\n"					\
+	    "	call " #test "\n"					\
+	    "	popq %r9\n"						\
+	    "	popq %r8\n"						\
+	    "	popq %rcx\n"						\
+	    "	popq %rdx\n"						\
+	    "	popq %rsi\n"						\
+	    "	popq %rdi\n"						\
+	    "	testq %rax, %rax\n"					\
+	    "	jz 1f\n"						\
+	    "	movq %rax, 8(%rbp)\n"					\
+	    "1:	leave\n"						\
+	    ASM_RET							\
+	    ".size " #name ", .-" #name "\n"				\
+	    ".popsection\n")
+
+KMEMTRACE_TRAMPOLINE(kmemtrace_named_trampoline, kmemtrace_named_direct);
+KMEMTRACE_TRAMPOLINE(kmemtrace_flagged_trampoline, kmemtrace_flagged_direct);
+
+static struct ftrace_ops kmemtrace_entry_ops[2];
+
+static const unsigned long kmemtrace_trampolines[2] = {
+	(unsigned long)kmemtrace_named_trampoline,
+	(unsigned long)kmemtrace_flagged_trampoline,
+};
+
+static int kmemtrace_entry_ops_register(unsigned int which)
+{
+	return register_ftrace_direct(&kmemtrace_entry_ops[which],
+				      kmemtrace_trampolines[which]);
+}
+
+static int kmemtrace_entry_ops_unregister(unsigned int which)
+{
+	return unregister_ftrace_direct(&kmemtrace_entry_ops[which],
+					kmemtrace_trampolines[which], false);
+}
+
+#else /* !(CONFIG_X86_64 && CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS) */
+
+/*
+ * Elsewhere, an ftrace_ops with IPMODIFY.  The handlers run at an entry
+ * point's first instruction, in its context, and call nothing: no
+ * recursion to guard against (FTRACE_OPS_FL_RECURSION), nothing that
+ * needs RCU.
+ */
+static void kmemtrace_named_entry(unsigned long ip, unsigned long parent_ip,
+				  struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	unsigned long copy = kmemtrace_named_copy(ip);
+
+	if (copy)
+		ftrace_regs_set_instruction_pointer(fregs, copy);
 }
 
 static void kmemtrace_flagged_entry(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	const struct kmemtrace_entry *entry = kmemtrace_entry_find(ip);
+	unsigned long copy = kmemtrace_flagged_copy(ip);
 
-	if (likely(entry) && kmemtrace_scope_lacks(entry->flags))
-		ftrace_regs_set_instruction_pointer(fregs, (unsigned long)entry->copy);
+	if (copy)
+		ftrace_regs_set_instruction_pointer(fregs, copy);
 }
 
 #ifdef CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS
@@ -114,6 +214,18 @@ static struct ftrace_ops kmemtrace_entry_ops[2] = {
 	{ .func = kmemtrace_flagged_entry, .flags = KMEMTRACE_ENTRY_OPS_FLAGS },
 };
 
+static int kmemtrace_entry_ops_register(unsigned int which)
+{
+	return register_ftrace_function(&kmemtrace_entry_ops[which]);
+}
+
+static int kmemtrace_entry_ops_unregister(unsigned int which)
+{
+	return unregister_ftrace_function(&kmemtrace_entry_ops[which]);
+}
+
+#endif
+
 static bool kmemtrace_entry_ops_on[2];
 
 /**
@@ -130,7 +242,7 @@ int kmemtrace_entries_attach(unsigned int which)
 
 	if (kmemtrace_entry_ops_on[which] || !kmemtrace_entries_hooked[which])
 		return 0;
-	ret = register_ftrace_function(&kmemtrace_entry_ops[which]);
+	ret = kmemtrace_entry_ops_register(which);
 	if (ret) {
 		pr_warn("kmemtrace: cannot hook the allocator entry points: %d\n", ret);
 		return ret;
@@ -151,7 +263,7 @@ void kmemtrace_entries_detach(unsigned int which)
 {
 	if (!kmemtrace_entry_ops_on[which])
 		return;
-	WARN_ON_ONCE(unregister_ftrace_function(&kmemtrace_entry_ops[which]));
+	WARN_ON_ONCE(kmemtrace_entry_ops_unregister(which));
 	kmemtrace_entry_ops_on[which] = false;
 }
 

@@ -164,6 +164,11 @@ int kmemtrace_entries_attach(unsigned int which);
 void kmemtrace_entries_detach(unsigned int which);
 unsigned int kmemtrace_entries_missing_count(void);
 const struct kmemtrace_entry *kmemtrace_entries(size_t *nr);
+/* The direct trampolines of x86-64 and the tests they call (entry.c). */
+void kmemtrace_named_trampoline(void);
+void kmemtrace_flagged_trampoline(void);
+unsigned long kmemtrace_named_direct(unsigned long ret);
+unsigned long kmemtrace_flagged_direct(unsigned long ret);
 #if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
 int kmemtrace_probes_on(void);
 #endif
