@@ -14,7 +14,7 @@
 # so that lines the series moves do not count as new.
 #
 # Then the files the series adds are built once more, with W=1, in a
-# config without KUnit and the tracer (configs/lint-lean.config,
+# config without KUnit (configs/lint-lean.config,
 # in $KMT_CACHE/build/VERSION/lint-lean), where they must not warn at all:
 # code that only the test config compiles out, or in, shows there.
 
@@ -98,14 +98,14 @@ fi
 kmt_log "sparse/W=1: no new warnings in $nf files" \
 	"($(wc -l <"$KMT_CACHE/out/lint-pristine.txt") in the unpatched tree's)"
 
-# Our files alone, without KUnit and the tracer: no warning.
+# Our files alone, without KUnit: no warning.
 LINT_EXTRA=$CONFIGS/lint-lean.config
 LINT_SPARSE=
 lean=$(echo $added | tr ' ' '\n' | grep -v '_test\.c$')
 # shellcheck disable=SC2086
 warnings "$SRC" lint-lean $lean >"$KMT_CACHE/out/lint-lean.txt" || exit 1
 if [ -s "$KMT_CACHE/out/lint-lean.txt" ]; then
-	kmt_log "W=1 without KUnit and the tracer: warnings in our files:"
+	kmt_log "W=1 without KUnit: warnings in our files:"
 	cat "$KMT_CACHE/out/lint-lean.txt"
 	exit 1
 fi
@@ -113,4 +113,4 @@ for opt in KMEMTRACE KMEMTRACE_TRACER KMEMTRACE_STACKS; do
 	grep -q "^CONFIG_$opt=y" "$(kmt_build lint-lean)/.config" ||
 		kmt_die "lint-lean: CONFIG_$opt is not set (see configs/lint-lean.config)"
 done
-kmt_log "W=1 without KUnit and the tracer: no warnings in $(echo $lean | wc -w) files"
+kmt_log "W=1 without KUnit: no warnings in $(echo $lean | wc -w) files"
