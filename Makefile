@@ -68,9 +68,8 @@ tool: source
 initramfs: kernel tool
 	@$(STAGE) initramfs $(BIN)/mkinitramfs.sh
 
-# Single-threaded TCG: the demo runs the function tracer (see check.sh).
 run: initramfs
-	@KMT_TCG_THREAD=single $(STAGE) boot $(BIN)/run.sh demo "kunit.enable=0"
+	@$(STAGE) boot $(BIN)/run.sh demo "kunit.enable=0"
 
 host-test: tool
 	@$(STAGE) host-test $(BIN)/host-test.sh

@@ -29,7 +29,8 @@ SPLAT="$SPLAT|possible recursive locking|suspicious RCU usage|BUG: sleeping func
 # boot NAME[=MODE] KERNEL CMDLINE TESTS [THREAD [ALLOW]]: one QEMU boot
 # of KERNEL (a build: $KERNEL, $KERNEL_OFF or $KERNEL_DEBUG) running the
 # guest tests of MODE (NAME unless given); TESTS is a pattern their
-# result names must match; THREAD is TCG's thread mode, multi by default;
+# result names must match; THREAD is TCG's thread mode (run.sh chooses:
+# multi, or single on a QEMU before 8.1);
 # ALLOW is a pattern of the one kernel warning the boot expects.
 # shellcheck disable=SC2034 # for the scripts that source this
 KERNEL=kmemtrace
@@ -45,7 +46,7 @@ boot() {
 		result FAIL "boot.$name"
 		return
 	fi
-	if KMT_TCG_THREAD=${4:-multi} KMT_INITRAMFS=${BOOT_INITRAMFS:-} \
+	if KMT_TCG_THREAD=${4:-} KMT_INITRAMFS=${BOOT_INITRAMFS:-} \
 	   "$KMT_BIN/stage.sh" "boot-$name" "$KMT_BIN/run.sh" "$mode" "$2" "$1" "$name"; then
 		result PASS "boot.$name"
 	else

@@ -92,9 +92,8 @@ boot params "$KERNEL" "$K0 $PARAMS" 'kmemtrace_params\.'
 # pattern runs as soon as "enabled" reads 1: when that was the relay
 # sink's key, on before the probes were attached, the module's cache,
 # page, percpu and vmalloc events went missing in some boots (KUnit
-# test_enabled_after_probes now).  Single-threaded TCG all the same, as
-# the ftrace boot, for QEMU 7.2's stale translations of patched sites.
-boot modules "$KERNEL" "$K0" 'kmemtrace_modules\.' single \
+# test_enabled_after_probes now).
+boot modules "$KERNEL" "$K0" 'kmemtrace_modules\.' '' \
 	'at lib/alloc_tag.c:[0-9]+ alloc_tag_module_unload'
 # The heap profiles of the sampled recording (modules/sample.sh), read
 # by go tool pprof.
@@ -131,8 +130,7 @@ build_kernel debug && debug=1
 #
 # The stress boot: kmemtrace on a kernel with lockdep, KASAN, debug
 # objects and lists, atomic-sleep and preemption checks and jump labels,
-# under a 2-CPU allocation load (guest/stress).  It runs the function
-# tracers: single-threaded TCG.  pci=noacpi: that slow a kernel can
+# under a 2-CPU allocation load (guest/stress).  pci=noacpi: that slow a kernel can
 # take longer than ACPICA's 30 s loop timeout to evaluate QEMU's _PRT,
 # which then leaves the virtio disk without an interrupt and the boot
 # hung; the BIOS's $PIR table routes it as well.
@@ -162,9 +160,6 @@ rm -f "$OUT/bench-smoke.done"
 ) &
 lane=$!
 
-# QEMU 7.2's multi-threaded TCG can run a stale translation of code that
-# ftrace has just patched and oops on an int3 that is gone, so the boots
-# that run the function tracers use single-threaded TCG (still 2 vCPUs).
 # Upstream's ftracetest: its smoke (guest/ftrace.sh); make ftracetest runs
 # all of it.
 boot ftrace "$KERNEL" "kunit.enable=0 kmt.ftracetest=smoke" 'kmemtrace tracer - ' single

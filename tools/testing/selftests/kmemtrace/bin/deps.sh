@@ -5,8 +5,13 @@
 # QEMU boot and tool need, or only the PACKAGEs given (make bench's perf
 # and bpftrace).  Runs apt-get only when something is missing, so a warm
 # machine does not touch the network.  Needs root (or sudo) the first time.
+#
+# The boots need QEMU 8.1 or later (kmt_qemu_mttcg in lib.sh says why).
+# Debian 12's is 7.2: without arguments, this installs bookworm-backports'
+# qemu-system-x86 over it, adding that suite to apt's sources if needed.
 
 set -eu
+. "$(dirname "$0")/lib.sh"
 
 PKGS="make gcc libc6-dev flex bison bc libelf-dev libdw-dev libssl-dev
 cpio xz-utils kmod perl python3 qemu-system-x86 busybox-static git
@@ -22,16 +27,42 @@ for p in $PKGS; do
 	fi
 done
 
-[ -z "$missing" ] && exit 0
+old_qemu=
+[ $# != 0 ] || kmt_qemu_mttcg || old_qemu=1
 
-echo "kmemtrace: installing host packages:$missing"
+[ -z "$missing" ] && [ -z "$old_qemu" ] && exit 0
+
 SUDO=
 if [ "$(id -u)" != 0 ]; then
 	command -v sudo >/dev/null ||
-		{ echo "kmemtrace: error: need root or sudo to install:$missing" >&2; exit 1; }
+		kmt_die "need root or sudo to install:$missing${old_qemu:+ QEMU 8.1+}"
 	SUDO=sudo
 fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
-# shellcheck disable=SC2086
-$SUDO apt-get install -y -q --no-install-recommends $missing
+
+if [ -n "$missing" ]; then
+	echo "kmemtrace: installing host packages:$missing"
+	$SUDO apt-get update -q
+	# shellcheck disable=SC2086
+	$SUDO apt-get install -y -q --no-install-recommends $missing
+	kmt_qemu_mttcg || old_qemu=1
+fi
+[ -z "$old_qemu" ] && exit 0
+
+BPO=/etc/apt/sources.list.d/kmemtrace-bookworm-backports.sources
+if grep -qx 'VERSION_CODENAME=bookworm' /etc/os-release 2>/dev/null; then
+	echo "kmemtrace: QEMU $(kmt_qemu_version) is older than 8.1;" \
+		"installing bookworm-backports' qemu-system-x86"
+	if ! apt-cache policy 2>/dev/null | grep -q 'bookworm-backports'; then
+		printf '%s\n' 'Types: deb' 'URIs: http://deb.debian.org/debian' \
+			'Suites: bookworm-backports' 'Components: main' \
+			'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' |
+			$SUDO tee "$BPO" >/dev/null
+		$SUDO apt-get update -q
+	fi
+	$SUDO apt-get install -y -q --no-install-recommends \
+		-t bookworm-backports qemu-system-x86 ||
+		echo "kmemtrace: warning: bookworm-backports' QEMU did not install" >&2
+fi
+kmt_qemu_mttcg || echo "kmemtrace: warning: QEMU $(kmt_qemu_version) is older" \
+	"than 8.1: the boots run single-threaded TCG" >&2

@@ -24,6 +24,29 @@ kmt_log() {
 	echo "kmemtrace: $*"
 }
 
+# kmt_qemu_version: qemu-system-x86_64's version, e.g. "10.0.2".
+kmt_qemu_version() {
+	qemu-system-x86_64 --version 2>/dev/null |
+		sed -n '1s/^QEMU emulator version \([0-9][0-9.]*\).*/\1/p'
+}
+
+# kmt_qemu_mttcg: whether QEMU's multi-threaded TCG runs patched kernel
+# text correctly: 8.1 or later.  Before QEMU commit deba78709a ("accel/tcg:
+# Always lock pages before translation"), a vCPU translating a function
+# while another vCPU's text_poke() wrote its last byte could keep the old
+# translation: the guest then took an int3 no longer in memory ("Oops:
+# int3" at __free_pages+0x1, the __fentry__ call kmemtrace_enable() had
+# just patched, with the patched call in the Code: line).  Single-threaded
+# TCG cannot race so; run.sh falls back to it on an older QEMU.
+kmt_qemu_mttcg() {
+	_v=$(kmt_qemu_version)
+	_major=${_v%%.*}
+	_minor=${_v#*.}
+	_minor=${_minor%%.*}
+	[ -n "$_major" ] && [ "$_major" -gt 8 ] 2>/dev/null ||
+		{ [ "$_major" = 8 ] && [ "$_minor" -ge 1 ]; }
+}
+
 # The version actually used: the pin, unless fetch.sh had to fall back.
 kmt_version() {
 	if [ -f "$KMT_CACHE/version" ]; then

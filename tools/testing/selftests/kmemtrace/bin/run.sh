@@ -26,11 +26,17 @@ rm -rf "$OUT"
 mkdir -p "$OUT/guest"
 truncate -s 256M "$DISK"
 
-kmt_log "booting ($mode, $KMT_SMP vCPUs, TCG ${KMT_TCG_THREAD:-multi}," \
+# Multi-threaded TCG unless QEMU may run stale patched text (lib.sh).
+thread=${KMT_TCG_THREAD:-}
+if [ -z "$thread" ]; then
+	thread=multi
+	kmt_qemu_mttcg || thread=single
+fi
+kmt_log "booting ($mode, $KMT_SMP vCPUs, TCG $thread," \
 	"timeout ${KMT_TIMEOUT}s); console: $LOG"
 rc=0
 timeout --foreground -k 10 "$KMT_TIMEOUT" \
-	qemu-system-x86_64 -accel "tcg,thread=${KMT_TCG_THREAD:-multi}" \
+	qemu-system-x86_64 -accel "tcg,thread=$thread" \
 	-smp "$KMT_SMP" -m 1G ${KMT_QEMU_EXTRA:-} \
 	-kernel "$BUILD/arch/x86/boot/bzImage" \
 	-initrd "${KMT_INITRAMFS:-$KMT_CACHE/out/initramfs.cpio}" \
