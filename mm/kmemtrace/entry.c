@@ -49,9 +49,8 @@ struct kmemtrace_entry_slot {
 static struct kmemtrace_entry_slot
 kmemtrace_entry_slots[1U << KMEMTRACE_ENTRY_BITS] __read_mostly;
 
-/* The __fentry__ call sites, for the ops' filters. */
-static unsigned long kmemtrace_named_ips[KMEMTRACE_ENTRY_MAX] __initdata;
-static unsigned long kmemtrace_flagged_ips[KMEMTRACE_ENTRY_MAX] __initdata;
+/* The __fentry__ call sites of each ops, for its filter. */
+static unsigned long kmemtrace_entry_ips[2][KMEMTRACE_ENTRY_MAX] __initdata;
 static unsigned int kmemtrace_entries_hooked[2];
 static unsigned int kmemtrace_entries_missing;
 
@@ -281,20 +280,37 @@ unsigned int kmemtrace_entries_missing_count(void)
 	return kmemtrace_entries_missing;
 }
 
-/**
- * kmemtrace_entries() - the KMEMTRACE_ENTRY() table
- * @nr: set to the number of entries
- *
- * Return: the first entry.  Only the first KMEMTRACE_ENTRY_MAX are hooked.
- */
-const struct kmemtrace_entry *kmemtrace_entries(size_t *nr)
+/* Which ops hooks @entry: KMEMTRACE_ENTRIES_NAMED or _FLAGGED. */
+static unsigned int __init kmemtrace_entry_kind(const struct kmemtrace_entry *entry)
 {
-	*nr = __stop___kmemtrace_entries - __start___kmemtrace_entries;
-	return __start___kmemtrace_entries;
+	return entry->flags ? KMEMTRACE_ENTRIES_FLAGGED : KMEMTRACE_ENTRIES_NAMED;
+}
+
+/**
+ * kmemtrace_entries_for_each() - walk the entry points of one kind
+ * @which: KMEMTRACE_ENTRIES_NAMED or KMEMTRACE_ENTRIES_FLAGGED
+ * @fn: called with each entry point's address
+ *
+ * Only those with a __fentry__ site: the others run unhooked, and
+ * kmemtrace_entries_missing_count() counts them.
+ *
+ * Context: Init, after kmemtrace_entries_init().
+ */
+void __init kmemtrace_entries_for_each(unsigned int which,
+				       void (*fn)(unsigned long func))
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kmemtrace_entry_slots); i++) {
+		const struct kmemtrace_entry *entry = kmemtrace_entry_slots[i].entry;
+
+		if (entry && kmemtrace_entry_kind(entry) == which)
+			fn((unsigned long)entry->func);
+	}
 }
 
 /* Called once from kmemtrace_init(), before anything records. */
-int __init kmemtrace_entries_init(void)
+void __init kmemtrace_entries_init(void)
 {
 	const struct kmemtrace_entry *entry;
 	unsigned int which, n = 0;
@@ -317,15 +333,14 @@ int __init kmemtrace_entries_init(void)
 		kmemtrace_entry_slots[i].ip = ip;
 		kmemtrace_entry_slots[i].entry = entry;
 		n++;
-		which = entry->flags ? KMEMTRACE_ENTRIES_FLAGGED : KMEMTRACE_ENTRIES_NAMED;
-		(which ? kmemtrace_flagged_ips : kmemtrace_named_ips)
-			[kmemtrace_entries_hooked[which]++] = ip;
+		which = kmemtrace_entry_kind(entry);
+		kmemtrace_entry_ips[which][kmemtrace_entries_hooked[which]++] = ip;
 	}
 	for (which = 0; which < ARRAY_SIZE(kmemtrace_entry_ops); which++) {
 		if (!kmemtrace_entries_hooked[which])
 			continue;
 		ret = ftrace_set_filter_ips(&kmemtrace_entry_ops[which],
-					    which ? kmemtrace_flagged_ips : kmemtrace_named_ips,
+					    kmemtrace_entry_ips[which],
 					    kmemtrace_entries_hooked[which], 0, 1);
 		if (ret) {
 			pr_warn("kmemtrace: cannot filter the allocator entry points: %d\n",
@@ -334,5 +349,4 @@ int __init kmemtrace_entries_init(void)
 			kmemtrace_entries_hooked[which] = 0;
 		}
 	}
-	return 0;
 }

@@ -159,11 +159,11 @@ void kmemtrace_probes_detach(void);
 #define KMEMTRACE_ENTRY_MAX		64
 #define KMEMTRACE_ENTRIES_NAMED		0
 #define KMEMTRACE_ENTRIES_FLAGGED	1
-int kmemtrace_entries_init(void);
+void kmemtrace_entries_init(void);
 int kmemtrace_entries_attach(unsigned int which);
 void kmemtrace_entries_detach(unsigned int which);
 unsigned int kmemtrace_entries_missing_count(void);
-const struct kmemtrace_entry *kmemtrace_entries(size_t *nr);
+void kmemtrace_entries_for_each(unsigned int which, void (*fn)(unsigned long func));
 /* The direct trampolines of x86-64 and the tests they call (entry.c). */
 void kmemtrace_named_trampoline(void);
 void kmemtrace_flagged_trampoline(void);

@@ -177,18 +177,16 @@ static int __init kmemtrace_text_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+static void __init kmemtrace_api_entry_add(unsigned long func)
+{
+	kmemtrace_api_text_add(func, false);
+}
+
 static void __init kmemtrace_api_text_init(void)
 {
 	unsigned int i;
 
-	const struct kmemtrace_entry *entry;
-	size_t nr;
-
-	entry = kmemtrace_entries(&nr);
-	for (i = 0; i < nr && i < KMEMTRACE_ENTRY_MAX; i++) {
-		if (!entry[i].flags)
-			kmemtrace_api_text_add((unsigned long)entry[i].func, false);
-	}
+	kmemtrace_entries_for_each(KMEMTRACE_ENTRIES_NAMED, kmemtrace_api_entry_add);
 	for (i = 0; i < ARRAY_SIZE(kmemtrace_api_names); i++)
 		kmemtrace_api_text_add(kallsyms_lookup_name(kmemtrace_api_names[i]), false);
 	for (i = 0; i < ARRAY_SIZE(kmemtrace_reclaim_names); i++)
