@@ -8,7 +8,8 @@
 #
 # The boots need QEMU 8.1 or later (kmt_qemu_mttcg in lib.sh says why).
 # Debian 12's is 7.2: without arguments, this installs bookworm-backports'
-# qemu-system-x86 over it, adding that suite to apt's sources if needed.
+# qemu-system-x86 instead (or over it), adding that suite to apt's sources
+# as /etc/apt/sources.list.d/kmemtrace-bookworm-backports.sources.
 
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -40,29 +41,41 @@ if [ "$(id -u)" != 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 
-if [ -n "$missing" ]; then
-	echo "kmemtrace: installing host packages:$missing"
-	$SUDO apt-get update -q
-	# shellcheck disable=SC2086
-	$SUDO apt-get install -y -q --no-install-recommends $missing
-	kmt_qemu_mttcg || old_qemu=1
-fi
-[ -z "$old_qemu" ] && exit 0
-
-BPO=/etc/apt/sources.list.d/kmemtrace-bookworm-backports.sources
-if grep -qx 'VERSION_CODENAME=bookworm' /etc/os-release 2>/dev/null; then
-	echo "kmemtrace: QEMU $(kmt_qemu_version) is older than 8.1;" \
-		"installing bookworm-backports' qemu-system-x86"
+# On Debian 12, QEMU from bookworm-backports: added to apt's sources
+# first, so that a new machine downloads one QEMU, not two.
+bpo=
+if [ -n "$old_qemu" ] && grep -qx 'VERSION_CODENAME=bookworm' /etc/os-release 2>/dev/null; then
+	bpo=1
+	rest=
+	for p in $missing; do
+		[ "$p" = qemu-system-x86 ] || rest="$rest $p"
+	done
+	missing=$rest
 	if ! apt-cache policy 2>/dev/null | grep -q 'bookworm-backports'; then
 		printf '%s\n' 'Types: deb' 'URIs: http://deb.debian.org/debian' \
 			'Suites: bookworm-backports' 'Components: main' \
 			'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' |
-			$SUDO tee "$BPO" >/dev/null
-		$SUDO apt-get update -q
+			$SUDO tee /etc/apt/sources.list.d/kmemtrace-bookworm-backports.sources \
+			>/dev/null
 	fi
+fi
+
+$SUDO apt-get update -q
+if [ -n "$missing" ]; then
+	echo "kmemtrace: installing host packages:$missing"
+	# shellcheck disable=SC2086
+	$SUDO apt-get install -y -q --no-install-recommends $missing
+fi
+if [ -n "$bpo" ]; then
+	v=$(kmt_qemu_version)
+	echo "kmemtrace: QEMU ${v:-is missing}${v:+ is older than 8.1}:" \
+		"installing bookworm-backports' qemu-system-x86"
 	$SUDO apt-get install -y -q --no-install-recommends \
 		-t bookworm-backports qemu-system-x86 ||
 		echo "kmemtrace: warning: bookworm-backports' QEMU did not install" >&2
 fi
-kmt_qemu_mttcg || echo "kmemtrace: warning: QEMU $(kmt_qemu_version) is older" \
-	"than 8.1: the boots run single-threaded TCG" >&2
+if [ $# = 0 ] && ! kmt_qemu_mttcg; then
+	v=$(kmt_qemu_version)
+	echo "kmemtrace: warning: QEMU ${v:-is missing}${v:+ is older than 8.1}:" \
+		"the boots run single-threaded TCG" >&2
+fi
