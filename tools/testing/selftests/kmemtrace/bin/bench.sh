@@ -267,7 +267,8 @@ tool_bench >"$OUT/tool.txt"
 	echo "kmemtrace benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), commit" \
 		"$(git -C "$KMT_REPO" describe --always --dirty 2>/dev/null || echo unknown)," \
 		"host $(uname -m), $(nproc) CPUs; kernels: linux-source-6.12 $(kmt_version)"
-	echo "QEMU $(kmt_qemu_version) TCG -icount shift=0,sleep=off: 1 guest ns = 1 guest instruction;" \
+	echo "QEMU $(kmt_qemu_version) TCG -icount shift=0,sleep=off:" \
+		"1 guest ns = 1 guest instruction;" \
 		"$KMT_SMP vCPUs, -cpu $KMT_BENCH_CPU;" \
 		"${smoke:+SMOKE RUN (1% of the pairs): figures mean nothing; }$args"
 	echo
