@@ -31,6 +31,11 @@
 #define KMEMTRACE_SCOPE_SUPPRESS	0x2
 /* Page frees here were never allocated through the page allocator. */
 #define KMEMTRACE_SCOPE_UNPAIRED	0x4
+/*
+ * __get_vm_area_node()'s copy ran (mm/vmalloc.c): with BACKING for a
+ * vmalloc area, alone for another.  Nothing else reads it.
+ */
+#define KMEMTRACE_SCOPE_VM_AREA		0x8
 /* Internal: the scope was entered and must be restored on exit. */
 #define KMEMTRACE_SCOPE_ENTERED		0x80
 

@@ -924,6 +924,53 @@ static void test_vmalloc_bookkeeping_backing(struct kunit *test)
 }
 
 /*
+ * A vmap() area's vm_struct is its caller's, not backing store as a
+ * vmalloc() area's is (test_vmalloc_bookkeeping_backing()): the copy of
+ * __get_vm_area_node() flags only VM_ALLOC areas, so vmap()'s kzalloc()
+ * of it and vunmap()'s kfree() are recorded unflagged, paired.
+ */
+static void test_vmap_vm_struct_unflagged(struct kunit *test)
+{
+	struct kmemtrace_test_ctx *ctx = test->priv;
+	struct page *page = alloc_page(GFP_KERNEL);
+	unsigned int i, allocs = 0, frees = 0;
+	unsigned long vm = 0;
+	void *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	capture_begin(test, false);
+	p = vmap(&page, 1, VM_MAP, PAGE_KERNEL);
+	if (p) {
+		vm = (unsigned long)find_vm_area(p);
+		vunmap(p);
+	}
+	capture_end(test);
+	__free_page(page);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NE(test, vm, 0);
+	for (i = 0; i < ctx->count; i++) {
+		const struct kmemtrace_event *ev = &ctx->capture.events[i];
+
+		if (ev->ptr != vm)
+			continue;
+		KUNIT_EXPECT_FALSE_MSG(test, ev->flags & KMEMTRACE_FLAG_BACKING,
+				       "kind %u type %u flagged backing",
+				       ev->kind, ev->type);
+		if (ev->kind == KMEMTRACE_KIND_ALLOC) {
+			allocs++;
+			KUNIT_EXPECT_EQ(test, ev->type, KMEMTRACE_TYPE_KMALLOC);
+			KUNIT_EXPECT_EQ(test, ev->bytes_req,
+					sizeof(struct vm_struct));
+		} else if (ev->kind == KMEMTRACE_KIND_FREE) {
+			frees++;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, allocs, 1);
+	KUNIT_EXPECT_EQ(test, frees, 1);
+}
+
+/*
  * A huge-page vmalloc() that cannot have its huge pages frees the area
  * inside vmalloc and retries with small pages.  That internal free is no
  * vfree of the caller: only the area handed out has events.  A pending
@@ -2440,6 +2487,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_vfree_atomic),
 	KUNIT_CASE(test_vrealloc_in_place),
 	KUNIT_CASE(test_vmalloc_bookkeeping_backing),
+	KUNIT_CASE(test_vmap_vm_struct_unflagged),
 	KUNIT_CASE(test_vmalloc_fail_no_phantom_free),
 	KUNIT_CASE(test_alloc_pages),
 	KUNIT_CASE(test_get_free_pages),
