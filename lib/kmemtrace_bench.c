@@ -67,6 +67,21 @@
 
 static struct kmem_cache *bench_cache;
 
+#ifdef KMEMTRACE_BENCH_PERCPU_PAD
+/*
+ * make bench builds its layout-spread kernel (a') with
+ * -DKMEMTRACE_BENCH_PERCPU_PAD=N, N the bytes of static per-CPU data
+ * kmemtrace adds to (b): where the first percpu chunk's free space starts
+ * moves with the static per-CPU data, and with it the bitmap searches of
+ * alloc_percpu() and free_percpu().  Never set otherwise.
+ */
+struct bench_percpu_pad {
+	u8 bytes[KMEMTRACE_BENCH_PERCPU_PAD];
+};
+
+static __used DEFINE_PER_CPU(struct bench_percpu_pad, bench_percpu_pad);
+#endif
+
 /**
  * struct bench_op - one allocation and free pair
  * @name: what "OP" is written as

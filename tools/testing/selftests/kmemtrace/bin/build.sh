@@ -17,8 +17,13 @@ SRC=${KMT_BUILD_SRC:-$(kmt_src)}
 OUT=$(kmt_build "$name")
 LOG=$OUT/build.log
 mkdir -p "$OUT"
-# KMT_KCFLAGS: extra compiler flags (make bench's layout twin of (a)).
-KMAKE="make -C $SRC O=$OUT ARCH=x86_64 -j$KMT_JOBS${KMT_KCFLAGS:+ KCFLAGS=$KMT_KCFLAGS}"
+# KMT_KCFLAGS: extra compiler flags (make bench's layout twin of (a)), in
+# the environment, where Kbuild reads KCFLAGS: they may be several words.
+KMAKE="make -C $SRC O=$OUT ARCH=x86_64 -j$KMT_JOBS"
+if [ -n "${KMT_KCFLAGS:-}" ]; then
+	KCFLAGS=$KMT_KCFLAGS
+	export KCFLAGS
+fi
 
 configure() {
 	$KMAKE tinyconfig
