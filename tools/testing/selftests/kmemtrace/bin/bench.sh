@@ -269,6 +269,19 @@ boot bench-c $kc c-off,profiling,profiling+relay,relay+sample
 # The hooked entry points, (a) against (b): one no-op more (offasm.sh).
 "$KMT_BIN/offasm.sh" "$(kmt_build $ka)/vmlinux" "$(kmt_build $kb)/vmlinux" \
 	>"$OUT/offasm.txt" || true
+# The smoke's (b) is the test kernel, whose CONFIG_KMEMTRACE_SAMPLE_HOOKS
+# puts inline sampling hooks in these (patch 0014a); every other hooked
+# entry point must run (a)'s instructions to its first call.
+if [ -n "$smoke" ]; then
+	differ=$(awk -v hooks="__alloc_pages_noprof __kmalloc_large_noprof
+		__kmalloc_large_node_noprof kfree krealloc_noprof
+		__vmalloc_node_range_noprof vrealloc_noprof" '
+		BEGIN { n = split(hooks, h); for (i = 1; i <= n; i++) ok[h[i]] = 1 }
+		$1 == "KMT-OFFASM" && $3 == "DIFFERS" && !($2 in ok) { print $2 }' \
+		"$OUT/offasm.txt")
+	[ -z "$differ" ] || kmt_die "off, these hooked entry points run" \
+		"more than (a): $differ; see $OUT/offasm.txt"
+fi
 
 # Kernel text and data, (a) against (b), and the static per-CPU data of
 # (a), (b) and (a').

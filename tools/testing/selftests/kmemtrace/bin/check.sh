@@ -27,7 +27,8 @@
 #                    under a 2-CPU allocation load: switching on and off,
 #                    tracers, readers, CPU hotplug, back-to-back records
 #   bench   make bench's smoke: every mode and operation once with 1% of
-#           the pairs, on the off and test kernels (bin/bench.sh smoke)
+#           the pairs, on the off and test kernels (bin/bench.sh smoke),
+#           and the hooked entry points' code while off (offasm.sh)
 #   perfkmem  perf kmem beside kmemtrace record on one load, alone on the
 #           off kernel (the fixes without kmemtrace), and alone on the
 #           unpatched tree (kernel (u), built here too)
