@@ -299,20 +299,29 @@ static void kmemtrace_stack_name(struct kmemtrace_event *ev,
 		ev->call_site = n.caller;
 }
 
+/*
+ * Whether the tracepoint named @ev's caller already: a call site that is
+ * none of the API functions, as for kmalloc(), kfree() and vfree()
+ * called directly.  A search of the stack would name the same frame.
+ */
+static bool kmemtrace_caller_named(const struct kmemtrace_event *ev)
+{
+	return ev->call_site && !kmemtrace_api_text_of(ev->call_site);
+}
+
 /**
  * __kmemtrace_stack_name() - name a sampled free's caller from its stack
  * @ev: the event being written, a free of a sampled object
  *
  * Walks the stack only as far as the caller, without saving it: a
  * sampled free has no stack of its own (but with stack_frees).  Not at
- * all when the tracepoint named a caller that is none of the API
- * functions: kfree(), kmem_cache_free() and vfree() called directly.
+ * all when the tracepoint named the caller (kmemtrace_caller_named()).
  *
  * Context: From kmemtrace_fill(): interrupts disabled, not NMI.
  */
 void __kmemtrace_stack_name(struct kmemtrace_event *ev)
 {
-	if (ev->call_site && !kmemtrace_api_text_of(ev->call_site))
+	if (kmemtrace_caller_named(ev))
 		return;
 #ifdef CONFIG_ARCH_STACKWALK
 	struct kmemtrace_namer n = { };
@@ -345,7 +354,8 @@ void __kmemtrace_stack(struct kmemtrace_event *ev)
 			 READ_ONCE(kmemtrace_stack_sample));
 
 	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
-	if (!static_branch_likely(&kmemtrace_name_key))
+	if (!static_branch_likely(&kmemtrace_name_key) &&
+	    !kmemtrace_caller_named(ev))
 		kmemtrace_stack_name(ev, entries, nr);
 	handle = stack_depot_save_flags(entries, nr, 0, 0);
 	if (!handle) {
