@@ -14,7 +14,9 @@
 # (what kmemtrace holds), "KMT-BENCH-MACRO" lines (the macro workloads,
 # see run_macro) and, for kmt.ramp=1, "KMT-BENCH-RAMP" lines (the
 # lossless capture ramp).  kmt.scale= is the percentage of the default
-# pair counts to run, kmt.reps= how many timed runs per operation.
+# pair counts to run, kmt.reps= how many timed runs per operation,
+# kmt.mreps= how many runs of each macro workload (kmt.reps=), kmt.period=
+# the sampling modes' mean bytes between samples (524288).
 #
 # The timed loop runs on CPU 0.  A relay mode's `kmemtrace record` runs
 # on CPU 1 and is stopped (SIGSTOP) during the timed loop, so the figure
@@ -41,12 +43,16 @@ modes=
 scale=100
 reps=1
 ramp=0
+period=524288
+mreps=
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	kmt.modes=*) modes=$(echo "${arg#kmt.modes=}" | tr , ' ') ;;
 	kmt.scale=*) scale=${arg#kmt.scale=} ;;
 	kmt.reps=*) reps=${arg#kmt.reps=} ;;
 	kmt.ramp=*) ramp=${arg#kmt.ramp=} ;;
+	kmt.period=*) period=${arg#kmt.period=} ;;
+	kmt.mreps=*) mreps=${arg#kmt.mreps=} ;;
 	esac
 done
 log=$out/bench.txt
@@ -185,9 +191,11 @@ anchor_stop() {
 
 # mode_start MODE / mode_stop MODE: switch the recorders of MODE on, off.
 mode_start() {
-	# Sampling at Go's default mean, 512 KiB: set before recording starts.
+	# Sampling at Go's default mean, 512 KiB (kmt.period=), or of every
+	# allocation (what a sample costs): set before recording starts.
 	case $1 in
-	*sample*) echo 524288 >$K/sample_period ;;
+	*sample1) echo 1 >$K/sample_period ;;
+	*sample*) echo "$period" >$K/sample_period ;;
 	esac
 	case $1 in
 	*relay*|drain) record_start 1 ;;
@@ -380,6 +388,9 @@ ramp() {
 #   messaging  hackbench's pattern (perf bench sched messaging -p): 2
 #              groups of 20 senders and 20 receivers on pipes, 20 rounds
 #   tree       unpack a tree of files into tmpfs, walk it, remove it
+# Both run on CPU 0, as the micro-operations' loop does, and the reader on
+# CPU 1: spread over both CPUs, messaging's runs spread twice as far (an
+# interquartile range of 13% of the median against 7%, 12 runs of each).
 # Prints "KMT-BENCH-MACRO MODE NAME REP NSECS DROPPED" (DROPPED: what
 # kmemtrace dropped meanwhile).  They run in a pass of their own, after the
 # micro-operations: a reader that keeps up with the paced loops may not
@@ -396,19 +407,36 @@ dropped_now() {
 
 run_macro() {	# run_macro MODE REP
 	d0=$(dropped_now)
-	ns=$(macro messaging 2 "$((20 * scale / 100 + 1))") ||
+	ns=$(taskset -c 0 macro messaging 2 "$((20 * scale / 100 + 1))") ||
 		say "KMT-BENCH-ERROR $1 messaging failed"
 	d1=$(dropped_now)
 	say "KMT-BENCH-MACRO $1 messaging $2 $ns $((d1 - d0))"
-	ns=$(macro time sh -c 'mkdir /tmp/tree && tar -xf /tmp/tree.tar -C /tmp/tree &&
+	ns=$(taskset -c 0 macro time sh -c 'mkdir /tmp/tree &&
+		tar -xf /tmp/tree.tar -C /tmp/tree &&
 		find /tmp/tree >/dev/null && rm -rf /tmp/tree') ||
 		say "KMT-BENCH-ERROR $1 tree failed"
 	say "KMT-BENCH-MACRO $1 tree $2 $ns $(($(dropped_now) - d1))"
 }
 
+# Once a boot, before the first mode: each operation three times its
+# pairs, nothing recording.  vmalloc()'s first 4000 or so pairs of a boot
+# cost up to 9% more than the ones after (7146, 6948, then 6537-6681
+# instructions a pair in 2000-pair runs, 10 runs of kernel (a)): without
+# this, the first mode of a boot, the one the off figures compare, paid
+# for the state the others then found.
+warm_all() {
+	for o in $OPS; do
+		pairs=$((${o#*:} * scale / 100 * 3))
+		[ $pairs -gt 0 ] || pairs=1
+		taskset -c 0 sh -c "echo '${o%:*} $pairs' >$B" ||
+			say "KMT-BENCH-ERROR ${o%:*} warm-up failed"
+	done
+}
+
 say "KMT-BENCH-KERNEL $(uname -r) modes: $modes scale $scale reps $reps"
 [ -f $B ] || { say "KMT-BENCH-ERROR no $B"; exit 1; }
 memory
+warm_all
 for mode in $modes; do
 	mode_start "$mode"
 	for rep in $(seq 1 "$reps"); do
@@ -424,8 +452,10 @@ if command -v macro >/dev/null; then
 	macro_setup
 	anchor_tag=KMT-BENCH-ANCHOR-MACRO
 	for mode in $modes; do
+		# Sampling every allocation only prices a sample.
+		case $mode in *sample1) continue ;; esac
 		mode_start "$mode"
-		for rep in $(seq 1 "$reps"); do
+		for rep in $(seq 1 "${mreps:-$reps}"); do
 			run_macro "$mode" "$rep"
 		done
 		mode_stop "$mode"
