@@ -11,6 +11,7 @@
 #                     instructions per function (EVENTPATH_SAMPLE=N samples)
 #   make offpath      one bench pair of each operation stepped on kernels
 #                     (a) and (b) with kmemtrace off: where off costs
+#                     (EVENTPATH_OPS="vmalloc ..." steps only those)
 #   make ftracetest   upstream's whole ftracetest suite on the test kernel,
 #                     what fails rerun on the CONFIG_KMEMTRACE=n kernel
 #                     (make check runs a smoke of it): about 6 minutes

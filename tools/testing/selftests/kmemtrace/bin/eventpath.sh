@@ -58,6 +58,16 @@ if [ "$sample" = off ]; then
 elif [ "$sample" != 0 ]; then
 	PROBES=$(for p in $PROBES; do echo "${p}_sampled"; done)
 fi
+# EVENTPATH_OPS="LABEL...": only those probes or bench pairs (a few
+# minutes each under gdb), e.g. EVENTPATH_OPS=vmalloc make offpath.
+if [ -n "${EVENTPATH_OPS:-}" ]; then
+	PROBES=$(for p in $PROBES; do
+		for o in $EVENTPATH_OPS; do
+			if [ "${p%%:*}" = "$o" ]; then echo "$p"; fi
+		done
+	done)
+	[ -n "$PROBES" ] || kmt_die "EVENTPATH_OPS=$EVENTPATH_OPS names nothing to step"
+fi
 command -v gdb >/dev/null || kmt_die "no gdb (apt-get install gdb)"
 rm -rf "$OUT"
 mkdir -p "$OUT"
