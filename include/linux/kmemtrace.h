@@ -32,10 +32,11 @@
 /* Page frees here were never allocated through the page allocator. */
 #define KMEMTRACE_SCOPE_UNPAIRED	0x4
 /*
- * __get_vm_area_node()'s copy ran (mm/vmalloc.c): with BACKING for a
- * vmalloc area, alone for another.  Nothing else reads it.
+ * Inside vmalloc()'s __vmalloc_node_range_noprof() (kmemtrace_vmalloc()):
+ * every event is the area's backing store, but for the area's own vmalloc
+ * event.
  */
-#define KMEMTRACE_SCOPE_VM_AREA		0x8
+#define KMEMTRACE_SCOPE_VMALLOC		0x8
 /* Internal: the scope was entered and must be restored on exit. */
 #define KMEMTRACE_SCOPE_ENTERED		0x80
 
@@ -548,6 +549,34 @@ DEFINE_CLASS(kmemtrace_flagged, struct kmemtrace_scope,
  */
 #define kmemtrace_flagged(flags) CLASS(kmemtrace_flagged, __UNIQUE_ID(kmt))(flags)
 
+/* The scope of kmemtrace_vmalloc(): names the caller as kmemtrace_named(). */
+static __always_inline struct kmemtrace_scope
+kmemtrace_vmalloc_open(unsigned long caller)
+{
+	if (!static_branch_unlikely(&kmemtrace_name_key))
+		caller = 0;
+	return kmemtrace_scope_open(caller, KMEMTRACE_SCOPE_VMALLOC);
+}
+
+DEFINE_CLASS(kmemtrace_vmalloc, struct kmemtrace_scope,
+	     kmemtrace_scope_close(_T), kmemtrace_vmalloc_open(caller),
+	     unsigned long caller)
+
+/**
+ * kmemtrace_vmalloc() - the rest of this function makes a vmalloc() area
+ * @caller: address in the vmalloc() API's caller
+ *
+ * For the out-of-line copy of __vmalloc_node_range_noprof() (mm/vmalloc.c),
+ * whose KMEMTRACE_ENTRY() adds KMEMTRACE_SCOPE_VMALLOC: what the function
+ * allocates for the area (its vm_struct, page array, pages and page
+ * tables) is flagged backing store, and only the area's own vmalloc
+ * event, written at its end, is not, unless the scope was backing store
+ * already.  So the function needs no scope test of its own.  Names
+ * @caller while kmemtrace names callers by scope (not while it samples).
+ */
+#define kmemtrace_vmalloc(caller) \
+	CLASS(kmemtrace_vmalloc, __UNIQUE_ID(kmt))(caller)
+
 /**
  * kmemtrace_api() - the rest of this function is an allocator API call
  * @caller: address in the API's caller, usually _RET_IP_
@@ -610,6 +639,7 @@ DEFINE_CLASS(kmemtrace_reset, struct kmemtrace_scope,
 #define kmemtrace_scope_lacks(flags)	(sizeof(flags) && false)
 #define kmemtrace_named(caller)		static_assert(sizeof(caller))
 #define kmemtrace_flagged(flags)	static_assert(sizeof(flags))
+#define kmemtrace_vmalloc(caller)	static_assert(sizeof(caller))
 #define kmemtrace_api(caller)		static_assert(sizeof(caller))
 #define kmemtrace_internal(flags)	static_assert(sizeof(flags))
 #define kmemtrace_reclaim()		static_assert(1)

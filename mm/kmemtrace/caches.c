@@ -119,10 +119,17 @@ bool kmemtrace_cache_name(unsigned int id, char *buf, size_t size)
  * that one API call allocates and another path frees later, which no
  * scope covers, such as vmalloc's vmap_area, freed by lazy purging.
  *
+ * The cache must be its own (SLAB_NO_MERGE): one that slab merging shares
+ * with other caches would flag their objects too.
+ *
  * Context: Process context, before the cache is used.
  */
 void kmemtrace_cache_backing(struct kmem_cache *s)
 {
+	/* Merged: another cache's objects are in it. */
+	if (WARN_ONCE(s->refcount > 1, "kmemtrace: %s is a merged cache\n",
+		      s->name))
+		return;
 	WRITE_ONCE(s->kmemtrace_backing, true);
 }
 

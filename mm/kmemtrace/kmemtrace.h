@@ -327,11 +327,22 @@ static __always_inline bool kmemtrace_sample(struct kmemtrace_slot *slot,
 	return true;
 }
 
+/* Where an event comes from, for kmemtrace_begin() */
+enum kmemtrace_source {
+	/* an allocator API's own event */
+	KMEMTRACE_SOURCE_API,
+	/* the page allocator's, under the API call that asked for the pages */
+	KMEMTRACE_SOURCE_PAGES,
+	/* a vmalloc() area's own event, under its KMEMTRACE_SCOPE_VMALLOC */
+	KMEMTRACE_SOURCE_VMALLOC,
+};
+
 /**
  * kmemtrace_begin() - start recording an event
  * @slot: filled in for kmemtrace_commit()
- * @page_event: the event comes from the page allocator, which the scope
- *	may suppress (KMEMTRACE_SCOPE_SUPPRESS) or flag unpaired
+ * @src: where the event comes from: the page allocator's events the scope
+ *	may suppress (KMEMTRACE_SCOPE_SUPPRESS) or flag unpaired, and a
+ *	vmalloc() area's own event is not its backing store
  * @kind: KMEMTRACE_KIND_* of the event
  * @ptr: its memory
  * @flags: KMEMTRACE_FLAG_* the event has whatever its scope: backing for
@@ -347,7 +358,7 @@ static __always_inline bool kmemtrace_sample(struct kmemtrace_slot *slot,
  * dropped, see kmemtrace_skip_nmi()).
  */
 static __always_inline bool kmemtrace_begin(struct kmemtrace_slot *slot,
-					    bool page_event, u8 kind,
+					    enum kmemtrace_source src, u8 kind,
 					    unsigned long ptr, unsigned int flags)
 {
 	const struct kmemtrace_scope *s;
@@ -368,11 +379,15 @@ static __always_inline bool kmemtrace_begin(struct kmemtrace_slot *slot,
 	}
 	slot->caller = s->caller;
 	if (unlikely(s->flags)) {
-		if (s->flags & KMEMTRACE_SCOPE_BACKING)
+		if (s->flags & (src == KMEMTRACE_SOURCE_VMALLOC ?
+				KMEMTRACE_SCOPE_BACKING :
+				KMEMTRACE_SCOPE_BACKING | KMEMTRACE_SCOPE_VMALLOC))
 			slot->flags |= KMEMTRACE_FLAG_BACKING;
-		if (page_event && (s->flags & KMEMTRACE_SCOPE_SUPPRESS))
+		if (src == KMEMTRACE_SOURCE_PAGES &&
+		    (s->flags & KMEMTRACE_SCOPE_SUPPRESS))
 			return false;
-		if (page_event && (s->flags & KMEMTRACE_SCOPE_UNPAIRED))
+		if (src == KMEMTRACE_SOURCE_PAGES &&
+		    (s->flags & KMEMTRACE_SCOPE_UNPAIRED))
 			slot->flags |= KMEMTRACE_FLAG_UNPAIRED;
 	}
 	local_irq_save(slot->irqflags);

@@ -925,9 +925,9 @@ static void test_vmalloc_bookkeeping_backing(struct kunit *test)
 
 /*
  * A vmap() area's vm_struct is its caller's, not backing store as a
- * vmalloc() area's is (test_vmalloc_bookkeeping_backing()): the copy of
- * __get_vm_area_node() flags only VM_ALLOC areas, so vmap()'s kzalloc()
- * of it and vunmap()'s kfree() are recorded unflagged, paired.
+ * vmalloc() area's is (test_vmalloc_bookkeeping_backing()): only
+ * vmalloc()'s scope (KMEMTRACE_SCOPE_VMALLOC) flags it, so vmap()'s
+ * kzalloc() of it and vunmap()'s kfree() are recorded unflagged, paired.
  */
 static void test_vmap_vm_struct_unflagged(struct kunit *test)
 {
@@ -968,6 +968,41 @@ static void test_vmap_vm_struct_unflagged(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, allocs, 1);
 	KUNIT_EXPECT_EQ(test, frees, 1);
+}
+
+/*
+ * A cache of allocator bookkeeping (kmemtrace_cache_backing(): vmalloc's
+ * vmap_area) is a cache of its own: another of the same size, which slab
+ * merging would put in the same kmem_cache (vmap_area's took ACPI's
+ * Acpi-Operand objects in the bench kernels), gets no backing flag.
+ */
+static void test_backing_cache_unmerged(struct kunit *test)
+{
+	struct kmemtrace_test_ctx *ctx = test->priv;
+	const struct kmemtrace_event *ev;
+	unsigned int i, n = 0;
+	struct kmem_cache *s;
+	void *p;
+
+	s = kmem_cache_create("kmemtrace_vmap_sized", sizeof(struct vmap_area),
+			      __alignof__(struct vmap_area), 0, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	capture_begin(test, false);
+	p = kmem_cache_alloc(s, GFP_KERNEL);
+	kmem_cache_free(s, p);
+	capture_end(test);
+	kmem_cache_destroy(s);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < ctx->count; i++) {
+		ev = &ctx->capture.events[i];
+		if (ev->ptr != (unsigned long)p || ev->type != KMEMTRACE_TYPE_CACHE)
+			continue;
+		n++;
+		KUNIT_EXPECT_FALSE_MSG(test, ev->flags & KMEMTRACE_FLAG_BACKING,
+				       "kind %u flagged backing", ev->kind);
+	}
+	KUNIT_EXPECT_EQ(test, n, 2);
 }
 
 /*
@@ -2488,6 +2523,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_vrealloc_in_place),
 	KUNIT_CASE(test_vmalloc_bookkeeping_backing),
 	KUNIT_CASE(test_vmap_vm_struct_unflagged),
+	KUNIT_CASE(test_backing_cache_unmerged),
 	KUNIT_CASE(test_vmalloc_fail_no_phantom_free),
 	KUNIT_CASE(test_alloc_pages),
 	KUNIT_CASE(test_get_free_pages),

@@ -72,8 +72,12 @@ static __always_inline void record_sized(u8 kind, u8 type,
 {
 	struct kmemtrace_event *ev;
 	struct kmemtrace_slot slot __uninitialized;
+	enum kmemtrace_source src = KMEMTRACE_SOURCE_API;
 
-	if (!ptr || !kmemtrace_begin(&slot, false, kind, (unsigned long)ptr, 0))
+	/* A vmalloc() area's own event, not the backing store it makes. */
+	if (type == KMEMTRACE_TYPE_VMALLOC && kind == KMEMTRACE_KIND_ALLOC)
+		src = KMEMTRACE_SOURCE_VMALLOC;
+	if (!ptr || !kmemtrace_begin(&slot, src, kind, (unsigned long)ptr, 0))
 		return;
 	ev = kmemtrace_fill(&slot, kind, type, call_site, (unsigned long)ptr);
 	ev->flags |= flags;
@@ -103,7 +107,8 @@ static __always_inline void record_free(u8 type, unsigned int cache_id,
 	struct kmemtrace_event *ev;
 	struct kmemtrace_slot slot __uninitialized;
 
-	if (!ptr || !kmemtrace_begin(&slot, false, KMEMTRACE_KIND_FREE,
+	if (!ptr || !kmemtrace_begin(&slot, KMEMTRACE_SOURCE_API,
+				     KMEMTRACE_KIND_FREE,
 				     (unsigned long)ptr, flags))
 		return;
 	ev = kmemtrace_fill(&slot, KMEMTRACE_KIND_FREE, type, call_site,
@@ -128,8 +133,9 @@ static __always_inline void record_pages(u8 kind, unsigned long call_site,
 	struct kmemtrace_event *ev;
 	struct kmemtrace_slot slot __uninitialized;
 
-	if (!ptr || !kmemtrace_begin(&slot, page_event, kind,
-				     (unsigned long)ptr, 0))
+	if (!ptr || !kmemtrace_begin(&slot, page_event ?
+				     KMEMTRACE_SOURCE_PAGES : KMEMTRACE_SOURCE_API,
+				     kind, (unsigned long)ptr, 0))
 		return;
 	ev = kmemtrace_fill(&slot, kind, KMEMTRACE_TYPE_PAGES, call_site,
 			    (unsigned long)ptr);
@@ -221,7 +227,8 @@ static __noipa void probe_kmem_cache_alloc(void *ignore,
 	struct kmemtrace_event *ev;
 	struct kmemtrace_slot slot __uninitialized;
 
-	if (!ptr || !kmemtrace_begin(&slot, false, KMEMTRACE_KIND_ALLOC,
+	if (!ptr || !kmemtrace_begin(&slot, KMEMTRACE_SOURCE_API,
+				     KMEMTRACE_KIND_ALLOC,
 				     (unsigned long)ptr, cache_flags(s)))
 		return;
 	ev = kmemtrace_fill(&slot, KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_CACHE,

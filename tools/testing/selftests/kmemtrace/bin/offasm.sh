@@ -37,7 +37,7 @@ get_zeroed_page_noprof __free_pages free_pages __folio_put folios_put_refs
 __kmalloc_large_noprof __kmalloc_large_node_noprof kfree krealloc_noprof
 kfree_sensitive __kvmalloc_node_noprof kvfree kvfree_sensitive
 kvrealloc_noprof vmemdup_user free_percpu vfree __vmalloc_node_range_noprof
-__get_vm_area_node vrealloc_noprof mempool_alloc_noprof mempool_free"
+vrealloc_noprof mempool_alloc_noprof mempool_free"
 
 # path VMLINUX FUNCTION: the normalised instructions from the entry of
 # FUNCTION to its first call, tail call or return, one per line.
