@@ -95,7 +95,8 @@ bench-tool: tool
 	@$(BIN)/bench.sh tool
 
 # One recorded event per probe, single-stepped function by function under
-# gdb (bench kernel (b); EVENTPATH_SAMPLE=N: sampling): a few minutes.
+# gdb (bench kernel (b); EVENTPATH_SAMPLE=N: sampling; EVENTPATH_SAMPLE=pairs:
+# whole bench pairs while recording): a few minutes.
 eventpath: prepare tool
 	@$(STAGE) initramfs $(BIN)/mkinitramfs.sh
 	@$(BIN)/eventpath.sh bench-b $(EVENTPATH_SAMPLE)

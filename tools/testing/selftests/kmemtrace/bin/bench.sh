@@ -27,7 +27,10 @@
 # what users run instead; the bpftrace modes run in make bench only.
 # KMT_BENCH_REPS (2) is how many timed runs of each micro-operation,
 # KMT_BENCH_MREPS (9) of each macro workload, KMT_BENCH_SCALE (100) the
-# percentage of the default pair counts.
+# percentage of the default pair counts.  KMT_BENCH_FP=1 builds and boots
+# a fourth kernel, (c) with the frame-pointer unwinder instead of ORC
+# (configs/bench-fp.config, bench-cfp), in (c)'s sampling modes: what a
+# sample's stack walk costs where the frames are chained.
 # "tool" (make bench-tool) runs only the host part, the tool's speed, in
 # about a minute: $KMT_CACHE/out/bench-tool/table.txt.
 
@@ -218,6 +221,9 @@ else
 	KMT_KCFLAGS="-falign-functions=64${pad:+ -DKMEMTRACE_BENCH_PERCPU_PAD=$pad}" \
 		build bench-a2
 	build bench-c "$CFG/bench-kmemtrace.config" "$CFG/bench-profiling.config"
+	[ "${KMT_BENCH_FP:-0}" = 0 ] ||
+		build bench-cfp "$CFG/bench-kmemtrace.config" \
+			"$CFG/bench-profiling.config" "$CFG/bench-fp.config"
 fi
 
 # One boot per kernel: icount needs single-threaded TCG.  The vCPU has no
@@ -280,6 +286,15 @@ fi
 modes=off,relay,drain,tracer,events,relay+tracer,relay+function
 boot bench-b $kb "$modes,relay+stacks,relay+stacks64" kmt.ramp=$ramp
 boot bench-c $kc c-off,profiling,profiling+relay,relay+sample,relay+sample1
+# (c) with frame pointers: its modes renamed fp-*, set beside (c)'s.
+fp=
+if [ -z "$smoke" ] && [ "${KMT_BENCH_FP:-0}" != 0 ]; then
+	boot bench-cfp bench-cfp c-off,relay+sample,relay+sample1
+	fp=$OUT/bench-cfp.txt
+	sed -i 's/^\(KMT-BENCH\(-MACRO\)\{0,1\}\) c-off /\1 fp-off /
+		s/^\(KMT-BENCH\(-MACRO\)\{0,1\}\) relay+sample /\1 fp-sample /
+		s/^\(KMT-BENCH\(-MACRO\)\{0,1\}\) relay+sample1 /\1 fp-sample1 /' "$fp"
+fi
 
 # The hooked entry points, (a) against (b): one no-op more (offasm.sh).
 "$KMT_BIN/offasm.sh" "$(kmt_build $ka)/vmlinux" "$(kmt_build $kb)/vmlinux" \
@@ -322,7 +337,7 @@ tool_bench >"$OUT/tool.txt"
 	echo
 	awk -f "$KMT_SELFTESTS/host/bench-table.awk" \
 		"$OUT/bench-a.txt" $a2 "$OUT/bench-b.txt" \
-		"$OUT/bench-c.txt" "$OUT/size.txt" "$OUT/offasm.txt" \
+		"$OUT/bench-c.txt" $fp "$OUT/size.txt" "$OUT/offasm.txt" \
 		"$OUT/tool.txt"
 } >"$OUT/table.txt"
 cat "$OUT/table.txt"

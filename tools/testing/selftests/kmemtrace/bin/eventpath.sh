@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# eventpath.sh [KERNEL [SAMPLE|off]] - what one recorded event costs, function
+# eventpath.sh [KERNEL [SAMPLE|off|pairs]] - what one recorded event costs, function
 # by function: boots KERNEL (default bench-b, as make bench builds it)
 # with QEMU's gdb stub while the guest records (guest/eventpath.sh; with
 # SAMPLE, sampling one allocation per SAMPLE bytes) and allocates, stops
@@ -22,7 +22,9 @@
 # operation make bench's off row is over on (and of two it is not), the
 # allocation and the free from the bench's call to its return, on KERNEL
 # as it is, so that bin/offpath.sh can set kernel (a) beside (b) function
-# by function.
+# by function.  With "pairs", the same pairs while the guest records
+# (relay): the probes with the entry hooks, trampolines and scopes that
+# name the events' callers (make eventpath EVENTPATH_SAMPLE=pairs).
 
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -50,7 +52,7 @@ esac
 [ -f "$VMLINUX" ] || kmt_die "no $VMLINUX"
 # A sampling recording attaches the probes' sampling fast paths.  Off,
 # the breakpoints are the bench's pairs, LABEL:FUNCTION:CONDITION.
-if [ "$sample" = off ]; then
+if [ "$sample" = off ] || [ "$sample" = pairs ]; then
 	PROBES='pages-0:pair_pages:$rdi==0 pages-3:pair_pages:$rdi==3
 		kmalloc-large:pair_kmalloc:$rdi==16384 vmalloc:pair_vmalloc:1
 		percpu:pair_percpu:1 kmalloc-64:pair_kmalloc:$rdi==64
@@ -72,7 +74,8 @@ command -v gdb >/dev/null || kmt_die "no gdb (apt-get install gdb)"
 rm -rf "$OUT"
 mkdir -p "$OUT"
 port=$((20000 + $$ % 20000))
-cmdline="kmt.mode=eventpath kmt.sample=$sample"
+# The guest records everything for "pairs" (kmt.sample=0).
+cmdline="kmt.mode=eventpath kmt.sample=$([ "$sample" = pairs ] && echo 0 || echo "$sample")"
 
 qemu-system-x86_64 -accel tcg,thread=single -smp "$KMT_SMP" -m 1G \
 	-cpu qemu64,-cx16 -kernel "$BUILD/arch/x86/boot/bzImage" \
@@ -135,6 +138,7 @@ for line in open(sys.argv[1]):
     calls[f[0]].append(f[2:])
 print("instructions per call of each %s, stepped to its return"
       " (%s, sample_period %s)" % ("bench pair" if sys.argv[3] == "off"
+      else "bench pair recording" if sys.argv[3] == "pairs"
       else "probe", sys.argv[2], sys.argv[3]))
 for probe, runs in calls.items():
     best = min(runs, key=len)

@@ -61,8 +61,8 @@ END {
 		tool_goals()
 		exit
 	}
-	nm = split("n n2 off relay drain tracer events perf bpf-live bpf-print relay+tracer relay+function relay+stacks relay+stacks64 c-off profiling profiling+relay relay+sample relay+sample1", modes, " ")
-	split("(a)n (a')n (b)off relay relay+rd tracer events perf bpf-live bpf-print rel+trc rel+fn rel+stk rel+stk64 (c)off (c)prof prof+rel (c)smp (c)smp1", label, " ")
+	nm = split("n n2 off relay drain tracer events perf bpf-live bpf-print relay+tracer relay+function relay+stacks relay+stacks64 c-off profiling profiling+relay relay+sample relay+sample1 fp-off fp-sample fp-sample1", modes, " ")
+	split("(a)n (a')n (b)off relay relay+rd tracer events perf bpf-live bpf-print rel+trc rel+fn rel+stk rel+stk64 (c)off (c)prof prof+rel (c)smp (c)smp1 (fp)off (fp)smp (fp)smp1", label, " ")
 
 	print "Instructions per alloc+free pair, and overhead vs (a) (kernel (a): no kmemtrace)"
 	print "  relay: record on CPU 1 stopped during the timed loop (the allocating CPU's cost);"
@@ -76,6 +76,8 @@ END {
 	print "  (c)smp: relay on (c) sampling one allocation per 512 KiB (sample_period),"
 	print "  with its stack, and the frees of the sampled objects; (c)smp1: sampling every"
 	print "  allocation (sample_period 1), what a sample costs."
+	if ("fp-off" in seen_mode)
+		print "  (fp)off, (fp)smp, (fp)smp1: kernel (c) with the frame-pointer unwinder (KMT_BENCH_FP=1)."
 	print "  On (a), what users run instead:"
 	print "  perf: perf record -e 'kmem:*' -c 1 -a; bpf-live: bpftrace keeping a map of the"
 	print "  live allocations (memleak-style); bpf-print: bpftrace printing every event."
@@ -108,7 +110,7 @@ END {
 	print "  bpf-print: per event of the events mode, which records the same tracepoints)"
 	printf "%-14s", "operation"
 	for (m = 4; m <= nm; m++)
-		if (modes[m] in seen_mode && modes[m] != "c-off")
+		if (modes[m] in seen_mode && modes[m] != "c-off" && modes[m] !~ /^fp-/)
 			printf " %14s", label[m]
 	printf "\n"
 	for (i = 0; i < nops; i++) {
@@ -117,7 +119,7 @@ END {
 		printf "%-14s", op
 		for (m = 4; m <= nm; m++) {
 			mode = modes[m]
-			if (!(mode in seen_mode) || mode == "c-off")
+			if (!(mode in seen_mode) || mode == "c-off" || mode ~ /^fp-/)
 				continue
 			n = evpp[mode, op]
 			if (mode == "profiling")
@@ -176,6 +178,7 @@ END {
 		printf "ramp: %d events/s offered (%d events): %d dropped\n", rr[2], rr[3], rr[4]
 	}
 	sample_goals()
+	fp_lines()
 	if (lossless_good != "")
 		printf "lossless capture (default buffers, record draining, 2 vCPUs): %d events/s with 0 dropped in two steps; %s\n",
 			lossless_good, lossless_bad ? "drops at " lossless_bad " events/s" : \
@@ -313,6 +316,43 @@ function sample_goals(	i, op, s, p, r, worst, worst_op, fails, w, ws, ks, ko, u,
 	if (w != "")
 		goal(ws <= 1, "sampling (512 KiB) on the macro workloads, over (c) off, the medians' difference and its 95% interval: <= 1%:" w \
 			(unsure ? "; more runs (make bench KMT_BENCH_MREPS=N) narrow the interval" : ""))
+}
+
+# Kernel (c) built with the frame-pointer unwinder (make bench
+# KMT_BENCH_FP=1), beside ORC's (c): what one sample costs each ((c)smp1
+# less (c)off: an allocation with its stack and its free), and what
+# sampling at 512 KiB adds over each kernel's own off.  Not a goal: the
+# bench's kernels, as the distributions', unwind with ORC.
+function fp_lines(	i, op, w, ks, ko, r, u) {
+	if (!("fp-sample" in seen_mode))
+		return
+	print ""
+	print "Frame pointers: kernel (c) with CONFIG_UNWINDER_FRAME_POINTER against (c) with ORC,"
+	print "  each over its own off; instructions per alloc+free pair"
+	printf "%-14s %12s %12s %12s %12s %12s\n", "operation", "sample1 ORC", "sample1 FP",
+		"512K ORC", "512K FP", "FP off vs (a)"
+	for (i = 0; i < nops; i++) {
+		op = ops[i]
+		if (!(("fp-sample1", op) in best) || !(("fp-off", op) in best))
+			continue
+		printf "%-14s %12s %12.1f %12s %12.1f %12s\n", op,
+			(("relay+sample1", op) in best) ? sprintf("%.1f", best["relay+sample1", op] - best["c-off", op]) : "-",
+			best["fp-sample1", op] - best["fp-off", op],
+			(("relay+sample", op) in best) ? sprintf("%.1f", best["relay+sample", op] - best["c-off", op]) : "-",
+			best["fp-sample", op] - best["fp-off", op],
+			pct(best["fp-off", op], best["n", op])
+	}
+	w = ""
+	for (i = 0; i < nmacros; i++) {
+		ks = "fp-sample" SUBSEP macros[i]; ko = "fp-off" SUBSEP macros[i]
+		if (!(ks in macro) || !(ko in macro))
+			continue
+		r = (macro[ks] - macro[ko]) * 100 / macro[ko]
+		u = (mnotch[ks] + mnotch[ko]) * 100 / macro[ko]
+		w = w sprintf(" %s %+.2f%% +-%.2f%%", macros[i], r, u)
+	}
+	if (w != "")
+		print "sampling (512 KiB) on the macro workloads with frame pointers, over (fp)off:" w
 }
 
 # Why sampling misses its budget on @op: what one sampled allocation and
