@@ -73,6 +73,12 @@ kmemtrace_scope_of(unsigned int level)
  */
 static __always_inline struct kmemtrace_scope *kmemtrace_scope_current(void)
 {
+	/*
+	 * Task context, the common case, in one test of the preemption
+	 * count: interrupt_context_level() takes three.
+	 */
+	if (likely(in_task()))
+		return &current->kmemtrace_scope;
 	return kmemtrace_scope_of(interrupt_context_level());
 }
 

@@ -33,7 +33,9 @@
 #include <linux/hash.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <linux/printk.h>
+#include <linux/stringify.h>
 
 #include "kmemtrace.h"
 
@@ -104,8 +106,11 @@ static __always_inline unsigned long kmemtrace_flagged_copy(unsigned long ip)
  * over by returning into the copy instead of the function, as ftrace's
  * own trampoline does for an IPMODIFY ftrace_ops.
  */
+#include <asm/asm-offsets.h>
+#include <asm/current.h>
 #include <asm/ibt.h>
 #include <asm/nospec-branch.h>
+#include <asm/percpu.h>
 
 /* @ret: the return address of the __fentry__ call. */
 unsigned long kmemtrace_named_direct(unsigned long ret)
@@ -118,7 +123,49 @@ unsigned long kmemtrace_flagged_direct(unsigned long ret)
 	return kmemtrace_flagged_copy(ret - MCOUNT_INSN_SIZE);
 }
 
-#define KMEMTRACE_TRAMPOLINE(name, test)				\
+/*
+ * Most calls of an entry point that names its caller come inside a scope
+ * that named one already: the copy's own call of the function, and every
+ * API call below an outer one (four of the six passes of an
+ * alloc_pages()/__free_pages() pair).  The named trampoline tests that
+ * first, for task context, before it saves a register: what
+ * kmemtrace_named_copy() tests first, in eight instructions instead of
+ * some thirty.  The scope is one word, the caller in its low 56 bits and
+ * the flags in the top 8 (struct kmemtrace_scope); the test clobbers
+ * %rax, which carries no argument of an entry point (none takes a
+ * variable argument list).  The offsets the assembly needs, as symbols
+ * of this file's assembly:
+ */
+static void __used kmemtrace_trampoline_consts(void)
+{
+	compiletime_assert(((union { struct kmemtrace_scope s; u64 v; })
+			    { .s = { .flags = KMEMTRACE_SCOPE_SUPPRESS } }).v ==
+			   (u64)KMEMTRACE_SCOPE_SUPPRESS << 56,
+			   "the trampoline reads the scope's flags as its top byte");
+	asm volatile(".set kmemtrace_task_scope, %c0\n"
+		     ".set kmemtrace_preempt_count, %c1\n"
+		     ".set kmemtrace_not_task, %c2\n"
+		     ".set kmemtrace_suppress_bit, %c3\n"
+		     : : "i" (offsetof(struct task_struct, kmemtrace_scope)),
+		     "i" (offsetof(struct pcpu_hot, preempt_count)),
+		     "i" (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET),
+		     "i" (56 + ilog2(KMEMTRACE_SCOPE_SUPPRESS)));
+}
+
+#define KMEMTRACE_NAMED_FAST						\
+	"	testl $kmemtrace_not_task, "				\
+	__stringify(PER_CPU_VAR(pcpu_hot + kmemtrace_preempt_count)) "\n" \
+	"	jnz 2f\n"						\
+	"	movq " __stringify(PER_CPU_VAR(pcpu_hot + X86_current_task)) \
+	", %rax\n"							\
+	"	movq kmemtrace_task_scope(%rax), %rax\n"		\
+	"	btq $kmemtrace_suppress_bit, %rax\n"			\
+	"	jc 1f\n"						\
+	"	shlq $8, %rax\n"					\
+	"	jnz 1f\n"						\
+	"2:\n"
+
+#define KMEMTRACE_TRAMPOLINE(name, test, fast)				\
 	asm(".pushsection .text, \"ax\", @progbits\n"		\
 	    ".type " #name ", @function\n"				\
 	    ".globl " #name "\n"					\
@@ -127,6 +174,7 @@ unsigned long kmemtrace_flagged_direct(unsigned long ret)
 	    "	pushq %rbp\n"						\
 	    "	movq %rsp, %rbp\n"					\
 	    CALL_DEPTH_ACCOUNT						\
+	    fast							\
 	    "	pushq %rdi\n"						\
 	    "	pushq %rsi\n"						\
 	    "	pushq %rdx\n"						\
@@ -149,8 +197,9 @@ unsigned long kmemtrace_flagged_direct(unsigned long ret)
 	    ".size " #name ", .-" #name "\n"				\
 	    ".popsection\n")
 
-KMEMTRACE_TRAMPOLINE(kmemtrace_named_trampoline, kmemtrace_named_direct);
-KMEMTRACE_TRAMPOLINE(kmemtrace_flagged_trampoline, kmemtrace_flagged_direct);
+KMEMTRACE_TRAMPOLINE(kmemtrace_named_trampoline, kmemtrace_named_direct,
+		     KMEMTRACE_NAMED_FAST);
+KMEMTRACE_TRAMPOLINE(kmemtrace_flagged_trampoline, kmemtrace_flagged_direct, "");
 
 static struct ftrace_ops kmemtrace_entry_ops[2];
 

@@ -271,15 +271,41 @@ static void probe_kmem_cache_free_sampled(void *ignore, unsigned long call_site,
 
 /* === Pages =============================================================== */
 
+/*
+ * Whether a task's page events are suppressed: the pages of a large
+ * kmalloc() (KMEMTRACE_SCOPE_SUPPRESS), which its own event stands for.
+ * Tested before the probe computes anything or saves a register: two
+ * of these come with every large kmalloc()/kfree() pair.
+ * kmemtrace_begin() tests every context.
+ */
+static __always_inline bool pages_suppressed(void)
+{
+	return in_task() &&
+	       (current->kmemtrace_scope.flags & KMEMTRACE_SCOPE_SUPPRESS);
+}
+
+/* The page events' work, out of line: pages_suppressed() has no frame. */
+static noinline void record_page_alloc(struct page *page, unsigned int order,
+				       gfp_t gfp_flags, int migratetype)
+{
+	record_pages(KMEMTRACE_KIND_ALLOC, 0, page_address(page), order,
+		     PAGE_SIZE << order, PAGE_SIZE << order, gfp_flags,
+		     page_to_nid(page), migratetype, true);
+}
+
+static noinline void record_page_free(struct page *page, unsigned int order)
+{
+	record_pages(KMEMTRACE_KIND_FREE, 0, page_address(page), order,
+		     PAGE_SIZE << order, PAGE_SIZE << order, 0,
+		     page_to_nid(page), 0, true);
+}
+
 static __noipa void probe_mm_page_alloc(void *ignore, struct page *page,
 					unsigned int order, gfp_t gfp_flags,
 					int migratetype)
 {
-	if (!page)
-		return;
-	record_pages(KMEMTRACE_KIND_ALLOC, 0, page_address(page), order,
-		     PAGE_SIZE << order, PAGE_SIZE << order, gfp_flags,
-		     page_to_nid(page), migratetype, true);
+	if (page && !pages_suppressed())
+		record_page_alloc(page, order, gfp_flags, migratetype);
 }
 
 static void probe_mm_page_alloc_sampled(void *ignore, struct page *page,
@@ -294,9 +320,8 @@ static void probe_mm_page_alloc_sampled(void *ignore, struct page *page,
 static __noipa void probe_mm_page_free(void *ignore, struct page *page,
 				       unsigned int order)
 {
-	record_pages(KMEMTRACE_KIND_FREE, 0, page_address(page), order,
-		     PAGE_SIZE << order, PAGE_SIZE << order, 0,
-		     page_to_nid(page), 0, true);
+	if (!pages_suppressed())
+		record_page_free(page, order);
 }
 
 static void probe_mm_page_free_sampled(void *ignore, struct page *page,
