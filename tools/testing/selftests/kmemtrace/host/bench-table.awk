@@ -276,7 +276,7 @@ function lossless_why(	op, n, all, rd) {
 # what switching it on adds to (c); profiling's what a user pays for it,
 # (c) with it on against (a) without it: its hooks cost the same on or
 # off once built in (alloc_hooks() sets current->alloc_tag either way).
-function sample_goals(	i, op, s, p, r, worst, worst_op, fails, w, ws, ks, ko, u, unsure, why_op, why_s) {
+function sample_goals(	i, op, s, p, r, worst, worst_op, fails, w, ws, u, unsure, why_op, why_s) {
 	if (!("relay+sample" in seen_mode))
 		return
 	worst = -1e9; fails = ""
@@ -301,11 +301,9 @@ function sample_goals(	i, op, s, p, r, worst, worst_op, fails, w, ws, ks, ko, u,
 	# two medians' half-widths added, as notches that must not overlap.
 	ws = 0; w = ""; unsure = 0
 	for (i = 0; i < nmacros; i++) {
-		ks = "relay+sample" SUBSEP macros[i]; ko = "c-off" SUBSEP macros[i]
-		if (!(ks in macro) || !(ko in macro))
+		if ((r = macro_diff("relay+sample", "c-off", i)) == "")
 			continue
-		r = (macro[ks] - macro[ko]) * 100 / macro[ko]
-		u = (mnotch[ks] + mnotch[ko]) * 100 / macro[ko]
+		u = macro_u
 		w = w sprintf(" %s %+.2f%% +-%.2f%%", macros[i], r, u)
 		if (r - u <= 1 && r + u > 1) {
 			w = w " (cannot tell)"
@@ -318,12 +316,23 @@ function sample_goals(	i, op, s, p, r, worst, worst_op, fails, w, ws, ks, ko, u,
 			(unsure ? "; more runs (make bench KMT_BENCH_MREPS=N) narrow the interval" : ""))
 }
 
+# How much slower @mode runs macro workload @i than @base, in percent of
+# @base's median, "" without both; macro_u: the half-width of its
+# interval, the two medians' added, as notches that must not overlap.
+function macro_diff(mode, base, i,	ks, ko) {
+	ks = mode SUBSEP macros[i]; ko = base SUBSEP macros[i]
+	if (!(ks in macro) || !(ko in macro))
+		return ""
+	macro_u = (mnotch[ks] + mnotch[ko]) * 100 / macro[ko]
+	return (macro[ks] - macro[ko]) * 100 / macro[ko]
+}
+
 # Kernel (c) built with the frame-pointer unwinder (make bench
 # KMT_BENCH_FP=1), beside ORC's (c): what one sample costs each ((c)smp1
 # less (c)off: an allocation with its stack and its free), and what
 # sampling at 512 KiB adds over each kernel's own off.  Not a goal: the
 # bench's kernels, as the distributions', unwind with ORC.
-function fp_lines(	i, op, w, ks, ko, r, u) {
+function fp_lines(	i, op, w, r) {
 	if (!("fp-sample" in seen_mode))
 		return
 	print ""
@@ -343,14 +352,9 @@ function fp_lines(	i, op, w, ks, ko, r, u) {
 			pct(best["fp-off", op], best["n", op])
 	}
 	w = ""
-	for (i = 0; i < nmacros; i++) {
-		ks = "fp-sample" SUBSEP macros[i]; ko = "fp-off" SUBSEP macros[i]
-		if (!(ks in macro) || !(ko in macro))
-			continue
-		r = (macro[ks] - macro[ko]) * 100 / macro[ko]
-		u = (mnotch[ks] + mnotch[ko]) * 100 / macro[ko]
-		w = w sprintf(" %s %+.2f%% +-%.2f%%", macros[i], r, u)
-	}
+	for (i = 0; i < nmacros; i++)
+		if ((r = macro_diff("fp-sample", "fp-off", i)) != "")
+			w = w sprintf(" %s %+.2f%% +-%.2f%%", macros[i], r, macro_u)
 	if (w != "")
 		print "sampling (512 KiB) on the macro workloads with frame pointers, over (fp)off:" w
 }
