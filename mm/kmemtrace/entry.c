@@ -51,9 +51,17 @@ struct kmemtrace_entry_slot {
 static struct kmemtrace_entry_slot
 kmemtrace_entry_slots[1U << KMEMTRACE_ENTRY_BITS] __read_mostly;
 
+/*
+ * The ftrace_ops: KMEMTRACE_ENTRIES_NAMED's, KMEMTRACE_ENTRIES_FLAGGED's
+ * and a second for the flagged entry points that suppress page events,
+ * whose x86-64 trampoline knows their flag (below).
+ */
+#define KMEMTRACE_OPS_SUPPRESS	2
+#define KMEMTRACE_NR_OPS	3
+
 /* The __fentry__ call sites of each ops, for its filter. */
-static unsigned long kmemtrace_entry_ips[2][KMEMTRACE_ENTRY_MAX] __initdata;
-static unsigned int kmemtrace_entries_hooked[2];
+static unsigned long kmemtrace_entry_ips[KMEMTRACE_NR_OPS][KMEMTRACE_ENTRY_MAX] __initdata;
+static unsigned int kmemtrace_entries_hooked[KMEMTRACE_NR_OPS];
 static unsigned int kmemtrace_entries_missing;
 
 static __always_inline const struct kmemtrace_entry *
@@ -165,6 +173,23 @@ static void __used kmemtrace_trampoline_consts(void)
 	"	jnz 1f\n"						\
 	"2:\n"
 
+/*
+ * The large kmalloc()'s entry points, which suppress the page events
+ * below them, have a trampoline of their own, which tests that flag as
+ * the named one tests for a caller: their copies' own calls go on in
+ * eight instructions instead of the C test's lookup of the entry.
+ */
+#define KMEMTRACE_SUPPRESS_FAST						\
+	"	testl $kmemtrace_not_task, "				\
+	__stringify(PER_CPU_VAR(pcpu_hot + kmemtrace_preempt_count)) "\n" \
+	"	jnz 2f\n"						\
+	"	movq " __stringify(PER_CPU_VAR(pcpu_hot + X86_current_task)) \
+	", %rax\n"							\
+	"	movq kmemtrace_task_scope(%rax), %rax\n"		\
+	"	btq $kmemtrace_suppress_bit, %rax\n"			\
+	"	jc 1f\n"						\
+	"2:\n"
+
 #define KMEMTRACE_TRAMPOLINE(name, test, fast)				\
 	asm(".pushsection .text, \"ax\", @progbits\n"		\
 	    ".type " #name ", @function\n"				\
@@ -200,12 +225,15 @@ static void __used kmemtrace_trampoline_consts(void)
 KMEMTRACE_TRAMPOLINE(kmemtrace_named_trampoline, kmemtrace_named_direct,
 		     KMEMTRACE_NAMED_FAST);
 KMEMTRACE_TRAMPOLINE(kmemtrace_flagged_trampoline, kmemtrace_flagged_direct, "");
+KMEMTRACE_TRAMPOLINE(kmemtrace_suppress_trampoline, kmemtrace_flagged_direct,
+		     KMEMTRACE_SUPPRESS_FAST);
 
-static struct ftrace_ops kmemtrace_entry_ops[2];
+static struct ftrace_ops kmemtrace_entry_ops[KMEMTRACE_NR_OPS];
 
-static const unsigned long kmemtrace_trampolines[2] = {
+static const unsigned long kmemtrace_trampolines[KMEMTRACE_NR_OPS] = {
 	(unsigned long)kmemtrace_named_trampoline,
 	(unsigned long)kmemtrace_flagged_trampoline,
+	(unsigned long)kmemtrace_suppress_trampoline,
 };
 
 static int kmemtrace_entry_ops_register(unsigned int which)
@@ -257,8 +285,9 @@ static void kmemtrace_flagged_entry(unsigned long ip, unsigned long parent_ip,
 					 FTRACE_OPS_FL_SAVE_REGS)
 #endif
 
-static struct ftrace_ops kmemtrace_entry_ops[2] = {
+static struct ftrace_ops kmemtrace_entry_ops[KMEMTRACE_NR_OPS] = {
 	{ .func = kmemtrace_named_entry, .flags = KMEMTRACE_ENTRY_OPS_FLAGS },
+	{ .func = kmemtrace_flagged_entry, .flags = KMEMTRACE_ENTRY_OPS_FLAGS },
 	{ .func = kmemtrace_flagged_entry, .flags = KMEMTRACE_ENTRY_OPS_FLAGS },
 };
 
@@ -274,7 +303,30 @@ static int kmemtrace_entry_ops_unregister(unsigned int which)
 
 #endif
 
-static bool kmemtrace_entry_ops_on[2];
+static bool kmemtrace_entry_ops_on[KMEMTRACE_NR_OPS];
+
+static int kmemtrace_ops_attach(unsigned int ops)
+{
+	int ret;
+
+	if (kmemtrace_entry_ops_on[ops] || !kmemtrace_entries_hooked[ops])
+		return 0;
+	ret = kmemtrace_entry_ops_register(ops);
+	if (ret) {
+		pr_warn("kmemtrace: cannot hook the allocator entry points: %d\n", ret);
+		return ret;
+	}
+	kmemtrace_entry_ops_on[ops] = true;
+	return 0;
+}
+
+static void kmemtrace_ops_detach(unsigned int ops)
+{
+	if (!kmemtrace_entry_ops_on[ops])
+		return;
+	WARN_ON_ONCE(kmemtrace_entry_ops_unregister(ops));
+	kmemtrace_entry_ops_on[ops] = false;
+}
 
 /**
  * kmemtrace_entries_attach() - hand entry points' calls to their copies
@@ -286,17 +338,14 @@ static bool kmemtrace_entry_ops_on[2];
  */
 int kmemtrace_entries_attach(unsigned int which)
 {
-	int ret;
+	int ret = kmemtrace_ops_attach(which);
 
-	if (kmemtrace_entry_ops_on[which] || !kmemtrace_entries_hooked[which])
-		return 0;
-	ret = kmemtrace_entry_ops_register(which);
-	if (ret) {
-		pr_warn("kmemtrace: cannot hook the allocator entry points: %d\n", ret);
+	if (ret || which != KMEMTRACE_ENTRIES_FLAGGED)
 		return ret;
-	}
-	kmemtrace_entry_ops_on[which] = true;
-	return 0;
+	ret = kmemtrace_ops_attach(KMEMTRACE_OPS_SUPPRESS);
+	if (ret)
+		kmemtrace_ops_detach(which);
+	return ret;
 }
 
 /**
@@ -309,10 +358,9 @@ int kmemtrace_entries_attach(unsigned int which)
  */
 void kmemtrace_entries_detach(unsigned int which)
 {
-	if (!kmemtrace_entry_ops_on[which])
-		return;
-	WARN_ON_ONCE(kmemtrace_entry_ops_unregister(which));
-	kmemtrace_entry_ops_on[which] = false;
+	kmemtrace_ops_detach(which);
+	if (which == KMEMTRACE_ENTRIES_FLAGGED)
+		kmemtrace_ops_detach(KMEMTRACE_OPS_SUPPRESS);
 }
 
 /**
@@ -329,10 +377,18 @@ unsigned int kmemtrace_entries_missing_count(void)
 	return kmemtrace_entries_missing;
 }
 
-/* Which ops hooks @entry: KMEMTRACE_ENTRIES_NAMED or _FLAGGED. */
+/* Which kind @entry is: KMEMTRACE_ENTRIES_NAMED or _FLAGGED. */
 static unsigned int __init kmemtrace_entry_kind(const struct kmemtrace_entry *entry)
 {
 	return entry->flags ? KMEMTRACE_ENTRIES_FLAGGED : KMEMTRACE_ENTRIES_NAMED;
+}
+
+/* Which ops hooks @entry: its kind's, or KMEMTRACE_OPS_SUPPRESS. */
+static unsigned int __init kmemtrace_entry_ops_of(const struct kmemtrace_entry *entry)
+{
+	if (entry->flags == KMEMTRACE_SCOPE_SUPPRESS)
+		return KMEMTRACE_OPS_SUPPRESS;
+	return kmemtrace_entry_kind(entry);
 }
 
 /**
@@ -382,7 +438,7 @@ void __init kmemtrace_entries_init(void)
 		kmemtrace_entry_slots[i].ip = ip;
 		kmemtrace_entry_slots[i].entry = entry;
 		n++;
-		which = kmemtrace_entry_kind(entry);
+		which = kmemtrace_entry_ops_of(entry);
 		kmemtrace_entry_ips[which][kmemtrace_entries_hooked[which]++] = ip;
 	}
 	for (which = 0; which < ARRAY_SIZE(kmemtrace_entry_ops); which++) {

@@ -167,6 +167,7 @@ void kmemtrace_entries_for_each(unsigned int which, void (*fn)(unsigned long fun
 /* The direct trampolines of x86-64 and the tests they call (entry.c). */
 void kmemtrace_named_trampoline(void);
 void kmemtrace_flagged_trampoline(void);
+void kmemtrace_suppress_trampoline(void);
 unsigned long kmemtrace_named_direct(unsigned long ret);
 unsigned long kmemtrace_flagged_direct(unsigned long ret);
 #if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
