@@ -160,7 +160,12 @@ static void __used kmemtrace_trampoline_consts(void)
 		     "i" (56 + ilog2(KMEMTRACE_SCOPE_SUPPRESS)));
 }
 
-#define KMEMTRACE_NAMED_FAST						\
+/*
+ * The first test of both fast paths: not a task's, on to 2f (the C test);
+ * a scope that suppresses page events, on to 1f (the function, as it
+ * is); else the scope word in %rax.
+ */
+#define KMEMTRACE_TASK_SUPPRESSED					\
 	"	testl $kmemtrace_not_task, "				\
 	__stringify(PER_CPU_VAR(pcpu_hot + kmemtrace_preempt_count)) "\n" \
 	"	jnz 2f\n"						\
@@ -168,7 +173,11 @@ static void __used kmemtrace_trampoline_consts(void)
 	", %rax\n"							\
 	"	movq kmemtrace_task_scope(%rax), %rax\n"		\
 	"	btq $kmemtrace_suppress_bit, %rax\n"			\
-	"	jc 1f\n"						\
+	"	jc 1f\n"
+
+/* ... or one that named a caller (the scope's low 56 bits). */
+#define KMEMTRACE_NAMED_FAST						\
+	KMEMTRACE_TASK_SUPPRESSED					\
 	"	shlq $8, %rax\n"					\
 	"	jnz 1f\n"						\
 	"2:\n"
@@ -177,17 +186,10 @@ static void __used kmemtrace_trampoline_consts(void)
  * The large kmalloc()'s entry points, which suppress the page events
  * below them, have a trampoline of their own, which tests that flag as
  * the named one tests for a caller: their copies' own calls go on in
- * eight instructions instead of the C test's lookup of the entry.
+ * six instructions instead of the C test's lookup of the entry.
  */
 #define KMEMTRACE_SUPPRESS_FAST						\
-	"	testl $kmemtrace_not_task, "				\
-	__stringify(PER_CPU_VAR(pcpu_hot + kmemtrace_preempt_count)) "\n" \
-	"	jnz 2f\n"						\
-	"	movq " __stringify(PER_CPU_VAR(pcpu_hot + X86_current_task)) \
-	", %rax\n"							\
-	"	movq kmemtrace_task_scope(%rax), %rax\n"		\
-	"	btq $kmemtrace_suppress_bit, %rax\n"			\
-	"	jc 1f\n"						\
+	KMEMTRACE_TASK_SUPPRESSED					\
 	"2:\n"
 
 #define KMEMTRACE_TRAMPOLINE(name, test, fast)				\
