@@ -49,9 +49,11 @@
  * With bulk=N (for the sampling test, which needs many allocations per
  * site for its bound to mean something), init then also allocates, and
  * holds until unload, N kmalloc()s of 512 bytes (pattern_bulk_kmalloc),
- * N / 4 order-0 pages (pattern_bulk_pages) and N / 64 vmalloc()s of
- * 16 KiB (pattern_bulk_vmalloc), into arrays of its own (one kvcalloc()
- * in pattern_bulk_arrays()); none of them is freed in init.
+ * N / 4 order-0 pages (pattern_bulk_pages), N / 64 vmalloc()s of 16 KiB
+ * (pattern_bulk_vmalloc) and N / 64 kmalloc()s of 16 KiB, which the page
+ * allocator serves (pattern_bulk_kmalloc_large), into arrays of its own
+ * (one kvcalloc() in pattern_bulk_arrays()); none of them is freed in
+ * init.
  *
  * Deliberately not used: alloc_pages_exact(), which allocinfo accounts as
  * the whole power-of-two block before the tail pages are split off and
@@ -100,6 +102,7 @@
 
 #define SIZE_BULK_KMALLOC	512
 #define SIZE_BULK_VMALLOC	(16 * 1024)
+#define SIZE_BULK_KMALLOC_LARGE	(16 * 1024)
 
 static bool leak;
 module_param(leak, bool, 0444);
@@ -107,7 +110,7 @@ MODULE_PARM_DESC(leak, "leave the held allocations allocated at unload (default:
 
 static unsigned int bulk;
 module_param(bulk, uint, 0444);
-MODULE_PARM_DESC(bulk, "also hold N kmalloc(512)s, N/4 pages and N/64 vmalloc(16K)s (default: 0)");
+MODULE_PARM_DESC(bulk, "also hold N kmalloc(512)s, N/4 pages, N/64 vmalloc(16K)s and N/64 kmalloc(16K)s (default: 0)");
 
 /* 24 bytes per CPU. */
 struct pattern_percpu {
@@ -129,6 +132,7 @@ static struct pattern_percpu __percpu *percpu[NR_PERCPU];
 static void **bulk_kmalloced;
 static struct page **bulk_pages;
 static void **bulk_vmalloced;
+static void **bulk_kmalloced_large;
 
 /*
  * The sites: one allocator call each.  Each returns -ENOMEM if a call
@@ -273,14 +277,15 @@ static noinline int pattern_percpu(void)
 /* The arrays of bulk=N, in one allocation (one site, one codetag). */
 static noinline int pattern_bulk_arrays(void)
 {
-	void **slots = kvcalloc(bulk + bulk / 4 + bulk / 64, sizeof(void *),
-				GFP_KERNEL);
+	void **slots = kvcalloc(bulk + bulk / 4 + 2 * (bulk / 64),
+				sizeof(void *), GFP_KERNEL);
 
 	if (!slots)
 		return -ENOMEM;
 	bulk_kmalloced = slots;
 	bulk_pages = (struct page **)(slots + bulk);
 	bulk_vmalloced = slots + bulk + bulk / 4;
+	bulk_kmalloced_large = bulk_vmalloced + bulk / 64;
 	return 0;
 }
 
@@ -315,6 +320,21 @@ static noinline int pattern_bulk_vmalloc(void)
 	for (i = 0; i < bulk / 64; i++) {
 		bulk_vmalloced[i] = vmalloc(SIZE_BULK_VMALLOC);
 		if (!bulk_vmalloced[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static noinline int pattern_bulk_kmalloc_large(void)
+{
+	unsigned int i;
+
+	/* Past the kmalloc caches: an order-2 block of the page allocator. */
+	BUILD_BUG_ON(SIZE_BULK_KMALLOC_LARGE <= KMALLOC_MAX_CACHE_SIZE);
+	for (i = 0; i < bulk / 64; i++) {
+		bulk_kmalloced_large[i] = kmalloc(SIZE_BULK_KMALLOC_LARGE,
+						  GFP_KERNEL);
+		if (!bulk_kmalloced_large[i])
 			return -ENOMEM;
 	}
 	return 0;
@@ -380,10 +400,13 @@ static void pattern_free_held(bool leak_held)
 		pattern_free(bulk_pages, bulk / 4, pattern_free_page);
 	if (bulk_vmalloced)
 		pattern_free(bulk_vmalloced, bulk / 64, vfree);
+	if (bulk_kmalloced_large)
+		pattern_free(bulk_kmalloced_large, bulk / 64, kfree);
 	kvfree(bulk_kmalloced);
 	bulk_kmalloced = NULL;
 	bulk_pages = NULL;
 	bulk_vmalloced = NULL;
+	bulk_kmalloced_large = NULL;
 }
 
 static int __init kmemtrace_pattern_init(void)
@@ -411,6 +434,7 @@ static int __init kmemtrace_pattern_init(void)
 		ret = ret ?: pattern_bulk_kmalloc();
 		ret = ret ?: pattern_bulk_pages();
 		ret = ret ?: pattern_bulk_vmalloc();
+		ret = ret ?: pattern_bulk_kmalloc_large();
 	}
 	if (ret) {
 		pr_err("an allocation failed, freeing the pattern\n");

@@ -46,7 +46,7 @@ done
 # charges a vmalloc() per page, and its page array (8 bytes a page) to
 # the caller too: n is calls / (pages + 1), as modules/sample.sh has it.
 for fs in pattern_bulk_kmalloc:512 pattern_bulk_pages:4096 \
-	  pattern_bulk_vmalloc:16384; do
+	  pattern_bulk_vmalloc:16384 pattern_bulk_kmalloc_large:16384; do
 	f=${fs%:*} s=${fs#*:}
 	set -- $(grep " func:$f " "$dir/allocinfo")
 	[ $# -ge 2 ] || fail "no $f in $dir/allocinfo"
