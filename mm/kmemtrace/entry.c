@@ -64,10 +64,19 @@ static unsigned long kmemtrace_entry_ips[KMEMTRACE_NR_OPS][KMEMTRACE_ENTRY_MAX] 
 static unsigned int kmemtrace_entries_hooked[KMEMTRACE_NR_OPS];
 static unsigned int kmemtrace_entries_missing;
 
+/*
+ * The slot a lookup of @ip starts at: hash_64_generic(), which the x86-64
+ * trampolines compute too (below), whatever hash_long() is.
+ */
+static __always_inline unsigned int kmemtrace_entry_hash(unsigned long ip)
+{
+	return hash_64_generic(ip, KMEMTRACE_ENTRY_BITS);
+}
+
 static __always_inline const struct kmemtrace_entry *
 kmemtrace_entry_find(unsigned long ip)
 {
-	unsigned int i = hash_long(ip, KMEMTRACE_ENTRY_BITS);
+	unsigned int i = kmemtrace_entry_hash(ip);
 
 	for (;;) {
 		const struct kmemtrace_entry_slot *slot = &kmemtrace_entry_slots[i];
@@ -138,11 +147,16 @@ unsigned long kmemtrace_flagged_direct(unsigned long ret)
  * alloc_pages()/__free_pages() pair).  The named trampoline tests that
  * first, for task context, before it saves a register: what
  * kmemtrace_named_copy() tests first, in eight instructions instead of
- * some thirty.  The scope is one word, the caller in its low 56 bits and
- * the flags in the top 8 (struct kmemtrace_scope); the test clobbers
- * %rax, which carries no argument of an entry point (none takes a
- * variable argument list).  The offsets the assembly needs, as symbols
- * of this file's assembly:
+ * some thirty.  The other calls in task context, those handed to the
+ * copy, find their entry in kmemtrace_entry_slots[] in assembly too, as
+ * kmemtrace_entry_find() does (some seventeen instructions instead of
+ * some fifty for the six saved registers and the C test); only
+ * interrupt contexts take the C test.  The scope is one word, the caller in its
+ * low 56 bits and the flags in the top 8 (struct kmemtrace_scope); the
+ * assembly clobbers %rax, %r10 and %r11, which carry no argument of an
+ * entry point (none takes a variable argument list) and which the C
+ * test's call clobbers too.  The constants it needs, as symbols of this
+ * file's assembly:
  */
 static void __used kmemtrace_trampoline_consts(void)
 {
@@ -150,47 +164,130 @@ static void __used kmemtrace_trampoline_consts(void)
 			    { .s = { .flags = KMEMTRACE_SCOPE_SUPPRESS } }).v ==
 			   (u64)KMEMTRACE_SCOPE_SUPPRESS << 56,
 			   "the trampoline reads the scope's flags as its top byte");
+	compiletime_assert(sizeof(struct kmemtrace_entry_slot) == 1 << 4,
+			   "the trampoline indexes the slots by a shift of 4");
+	compiletime_assert(sizeof_field(struct kmemtrace_entry, flags) == 4,
+			   "the trampoline reads an entry's flags as 32 bits");
+	/* A 64-bit constant is no "i" operand: the same, written out. */
+	compiletime_assert(GOLDEN_RATIO_64 == 0x61c8864680b583ebULL,
+			   "the trampoline hashes as hash_64_generic()");
 	asm volatile(".set kmemtrace_task_scope, %c0\n"
 		     ".set kmemtrace_preempt_count, %c1\n"
 		     ".set kmemtrace_not_task, %c2\n"
 		     ".set kmemtrace_suppress_bit, %c3\n"
+		     ".set kmemtrace_hash_mult, 0x61c8864680b583eb\n"
+		     ".set kmemtrace_hash_shift, %c4\n"
+		     ".set kmemtrace_slots_mask, %c5\n"
+		     ".set kmemtrace_entry_copy, %c6\n"
+		     ".set kmemtrace_entry_flags, %c7\n"
+		     ".set kmemtrace_fentry_size, %c8\n"
 		     : : "i" (offsetof(struct task_struct, kmemtrace_scope)),
 		     "i" (offsetof(struct pcpu_hot, preempt_count)),
 		     "i" (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET),
-		     "i" (56 + ilog2(KMEMTRACE_SCOPE_SUPPRESS)));
+		     "i" (56 + ilog2(KMEMTRACE_SCOPE_SUPPRESS)),
+		     "i" (64 - KMEMTRACE_ENTRY_BITS),
+		     "i" (sizeof(kmemtrace_entry_slots) - 1),
+		     "i" (offsetof(struct kmemtrace_entry, copy)),
+		     "i" (offsetof(struct kmemtrace_entry, flags)),
+		     "i" (MCOUNT_INSN_SIZE));
 }
 
 /*
- * The first test of both fast paths: not a task's, on to 2f (the C test);
- * a scope that suppresses page events, on to 1f (the function, as it
- * is); else the scope word in %rax.
+ * The first test of every fast path: not a task's, on to 2f (the C
+ * test); else the scope word in %rax.
  */
-#define KMEMTRACE_TASK_SUPPRESSED					\
+#define KMEMTRACE_TASK_SCOPE						\
 	"	testl $kmemtrace_not_task, "				\
 	__stringify(PER_CPU_VAR(pcpu_hot + kmemtrace_preempt_count)) "\n" \
 	"	jnz 2f\n"						\
 	"	movq " __stringify(PER_CPU_VAR(pcpu_hot + X86_current_task)) \
 	", %rax\n"							\
-	"	movq kmemtrace_task_scope(%rax), %rax\n"		\
+	"	movq kmemtrace_task_scope(%rax), %rax\n"
+
+/* A scope that suppresses page events: on to 1f (the function as it is). */
+#define KMEMTRACE_SUPPRESSED						\
 	"	btq $kmemtrace_suppress_bit, %rax\n"			\
 	"	jc 1f\n"
 
-/* ... or one that named a caller (the scope's low 56 bits). */
+/* While static key @key is off, on to 1f (its enabled count, above 0). */
+#define KMEMTRACE_KEY_ON(key)						\
+	"	cmpl $0, " #key "\n"					\
+	"	jle 1f\n"
+
+/*
+ * kmemtrace_entry_find() of the function the __fentry__ call returns
+ * into: its entry in %r10, else on to 1f.
+ */
+#define KMEMTRACE_ENTRY_FIND						\
+	"	movq 8(%rbp), %r11\n"					\
+	"	subq $kmemtrace_fentry_size, %r11\n"			\
+	"	movabsq $kmemtrace_hash_mult, %r10\n"			\
+	"	imulq %r11, %r10\n"					\
+	"	shrq $kmemtrace_hash_shift, %r10\n"			\
+	"	shlq $4, %r10\n"					\
+	"3:	cmpq %r11, kmemtrace_entry_slots(%r10)\n"		\
+	"	je 4f\n"						\
+	"	cmpq $0, kmemtrace_entry_slots(%r10)\n"			\
+	"	je 1f\n"						\
+	"	addq $16, %r10\n"					\
+	"	andl $kmemtrace_slots_mask, %r10d\n"			\
+	"	jmp 3b\n"						\
+	"4:	movq kmemtrace_entry_slots+8(%r10), %r10\n"
+
+/* If the scope in %rax has every flag of entry %r10, on to 1f. */
+#define KMEMTRACE_FLAGS_LACKED						\
+	"	shrq $56, %rax\n"					\
+	"	movl kmemtrace_entry_flags(%r10), %r11d\n"		\
+	"	andl %r11d, %eax\n"					\
+	"	cmpl %r11d, %eax\n"					\
+	"	je 1f\n"
+
+/* Return into entry %r10's copy instead of the function. */
+#define KMEMTRACE_TO_COPY						\
+	"	movq kmemtrace_entry_copy(%r10), %rax\n"		\
+	"	movq %rax, 8(%rbp)\n"					\
+	"	jmp 1f\n"						\
+	"2:\n"
+
+/*
+ * The named trampoline: in a task, as kmemtrace_named_copy(): on to the
+ * function if the scope suppresses page events or named a caller (the
+ * scope's low 56 bits), or if the name key is off; else to its copy.
+ */
 #define KMEMTRACE_NAMED_FAST						\
-	KMEMTRACE_TASK_SUPPRESSED					\
+	KMEMTRACE_TASK_SCOPE						\
+	KMEMTRACE_SUPPRESSED						\
 	"	shlq $8, %rax\n"					\
 	"	jnz 1f\n"						\
-	"2:\n"
+	KMEMTRACE_KEY_ON(kmemtrace_name_key)				\
+	KMEMTRACE_ENTRY_FIND						\
+	KMEMTRACE_TO_COPY
+
+/*
+ * The flagged trampoline: in a task, as kmemtrace_flagged_copy(): to the
+ * copy while the scope key is on and the scope lacks a flag of the entry.
+ */
+#define KMEMTRACE_FLAGGED_FAST						\
+	"	# a flagged entry point\n"				\
+	KMEMTRACE_TASK_SCOPE						\
+	KMEMTRACE_KEY_ON(kmemtrace_scope_key)				\
+	KMEMTRACE_ENTRY_FIND						\
+	KMEMTRACE_FLAGS_LACKED						\
+	KMEMTRACE_TO_COPY
 
 /*
  * The large kmalloc()'s entry points, which suppress the page events
  * below them, have a trampoline of their own, which tests that flag as
  * the named one tests for a caller: their copies' own calls go on in
- * six instructions instead of the C test's lookup of the entry.
+ * six instructions, before the lookup of the entry.
  */
 #define KMEMTRACE_SUPPRESS_FAST						\
-	KMEMTRACE_TASK_SUPPRESSED					\
-	"2:\n"
+	"	# a large kmalloc()'s entry point\n"			\
+	KMEMTRACE_TASK_SCOPE						\
+	KMEMTRACE_SUPPRESSED						\
+	KMEMTRACE_KEY_ON(kmemtrace_scope_key)				\
+	KMEMTRACE_ENTRY_FIND						\
+	KMEMTRACE_TO_COPY
 
 #define KMEMTRACE_TRAMPOLINE(name, test, fast)				\
 	asm(".pushsection .text, \"ax\", @progbits\n"		\
@@ -226,7 +323,8 @@ static void __used kmemtrace_trampoline_consts(void)
 
 KMEMTRACE_TRAMPOLINE(kmemtrace_named_trampoline, kmemtrace_named_direct,
 		     KMEMTRACE_NAMED_FAST);
-KMEMTRACE_TRAMPOLINE(kmemtrace_flagged_trampoline, kmemtrace_flagged_direct, "");
+KMEMTRACE_TRAMPOLINE(kmemtrace_flagged_trampoline, kmemtrace_flagged_direct,
+		     KMEMTRACE_FLAGGED_FAST);
 KMEMTRACE_TRAMPOLINE(kmemtrace_suppress_trampoline, kmemtrace_flagged_direct,
 		     KMEMTRACE_SUPPRESS_FAST);
 
@@ -434,7 +532,7 @@ void __init kmemtrace_entries_init(void)
 			kmemtrace_entries_missing++;
 			continue;
 		}
-		i = hash_long(ip, KMEMTRACE_ENTRY_BITS);
+		i = kmemtrace_entry_hash(ip);
 		while (kmemtrace_entry_slots[i].ip)
 			i = (i + 1) & (ARRAY_SIZE(kmemtrace_entry_slots) - 1);
 		kmemtrace_entry_slots[i].ip = ip;
