@@ -145,18 +145,19 @@ unsigned long kmemtrace_flagged_direct(unsigned long ret)
  * that named one already: the copy's own call of the function, and every
  * API call below an outer one (four of the six passes of an
  * alloc_pages()/__free_pages() pair).  The named trampoline tests that
- * first, for task context, before it saves a register: what
- * kmemtrace_named_copy() tests first, in eight instructions instead of
- * some thirty.  The other calls in task context, those handed to the
- * copy, find their entry in kmemtrace_entry_slots[] in assembly too, as
- * kmemtrace_entry_find() does (some seventeen instructions instead of
- * some fifty for the six saved registers and the C test); only
- * interrupt contexts take the C test.  The scope is one word, the caller in its
- * low 56 bits and the flags in the top 8 (struct kmemtrace_scope); the
- * assembly clobbers %rax, %r10 and %r11, which carry no argument of an
- * entry point (none takes a variable argument list) and which the C
- * test's call clobbers too.  The constants it needs, as symbols of this
- * file's assembly:
+ * first, for task context, before it saves a register or sets up a frame
+ * (task context needs none: it reads and rewrites the return address on
+ * the top of the stack, and returns): what kmemtrace_named_copy() tests
+ * first, in eight instructions instead of some thirty.  The other calls
+ * in task context, those handed to the copy, find their entry in
+ * kmemtrace_entry_slots[] in assembly too, as kmemtrace_entry_find()
+ * does (some seventeen instructions instead of some fifty for the six
+ * saved registers and the C test); only interrupt contexts take the C
+ * test.  The scope is one word, the caller in its low 56 bits and the
+ * flags in the top 8 (struct kmemtrace_scope); the assembly clobbers
+ * %rax, %r10 and %r11, which carry no argument of an entry point (none
+ * takes a variable argument list) and which the C test's call clobbers
+ * too.  The constants it needs, as symbols of this file's assembly:
  */
 static void __used kmemtrace_trampoline_consts(void)
 {
@@ -219,7 +220,7 @@ static void __used kmemtrace_trampoline_consts(void)
  * into: its entry in %r10, else on to 1f.
  */
 #define KMEMTRACE_ENTRY_FIND						\
-	"	movq 8(%rbp), %r11\n"					\
+	"	movq (%rsp), %r11\n"					\
 	"	subq $kmemtrace_fentry_size, %r11\n"			\
 	"	movabsq $kmemtrace_hash_mult, %r10\n"			\
 	"	imulq %r11, %r10\n"					\
@@ -245,7 +246,7 @@ static void __used kmemtrace_trampoline_consts(void)
 /* Return into entry %r10's copy instead of the function. */
 #define KMEMTRACE_TO_COPY						\
 	"	movq kmemtrace_entry_copy(%r10), %rax\n"		\
-	"	movq %rax, 8(%rbp)\n"					\
+	"	movq %rax, (%rsp)\n"					\
 	"	jmp 1f\n"						\
 	"2:\n"
 
@@ -289,16 +290,21 @@ static void __used kmemtrace_trampoline_consts(void)
 	KMEMTRACE_ENTRY_FIND						\
 	KMEMTRACE_TO_COPY
 
+/*
+ * A trampoline: @fast's task paths leave through 1f without a frame, the
+ * C test (@test, at 2f) sets one up and keeps the argument registers
+ * around its call.
+ */
 #define KMEMTRACE_TRAMPOLINE(name, test, fast)				\
 	asm(".pushsection .text, \"ax\", @progbits\n"		\
 	    ".type " #name ", @function\n"				\
 	    ".globl " #name "\n"					\
 	    #name ":\n"						\
 	    ASM_ENDBR							\
-	    "	pushq %rbp\n"						\
-	    "	movq %rsp, %rbp\n"					\
 	    CALL_DEPTH_ACCOUNT						\
 	    fast							\
+	    "	pushq %rbp\n"						\
+	    "	movq %rsp, %rbp\n"					\
 	    "	pushq %rdi\n"						\
 	    "	pushq %rsi\n"						\
 	    "	pushq %rdx\n"						\
@@ -314,9 +320,10 @@ static void __used kmemtrace_trampoline_consts(void)
 	    "	popq %rsi\n"						\
 	    "	popq %rdi\n"						\
 	    "	testq %rax, %rax\n"					\
-	    "	jz 1f\n"						\
+	    "	jz 5f\n"						\
 	    "	movq %rax, 8(%rbp)\n"					\
-	    "1:	leave\n"						\
+	    "5:	leave\n"						\
+	    "1:\n"							\
 	    ASM_RET							\
 	    ".size " #name ", .-" #name "\n"				\
 	    ".popsection\n")
