@@ -167,6 +167,10 @@ static void __used kmemtrace_trampoline_consts(void)
 			   "the trampoline reads the scope's flags as its top byte");
 	compiletime_assert(sizeof(struct kmemtrace_entry_slot) == 1 << 4,
 			   "the trampoline indexes the slots by a shift of 4");
+	compiletime_assert(offsetof(struct kmemtrace_entry_slot, entry) == 8,
+			   "the trampoline reads a slot's entry at +8");
+	compiletime_assert(offsetof(struct static_key_false, key.enabled) == 0,
+			   "the trampoline reads a key's enabled count at its address");
 	compiletime_assert(sizeof_field(struct kmemtrace_entry, flags) == 4,
 			   "the trampoline reads an entry's flags as 32 bits");
 	/* A 64-bit constant is no "i" operand: the same, written out. */
