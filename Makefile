@@ -96,10 +96,13 @@ bench-tool: tool
 
 # One recorded event per probe, single-stepped function by function under
 # gdb (bench kernel (b); EVENTPATH_SAMPLE=N: sampling; EVENTPATH_SAMPLE=pairs:
-# whole bench pairs while recording): a few minutes.
+# whole bench pairs while recording; EVENTPATH_KERNEL=bench-c: the kernel
+# of make bench's sampling columns, with the allocators' hooks): a few
+# minutes.
+EVENTPATH_KERNEL ?= bench-b
 eventpath: prepare tool
 	@$(STAGE) initramfs $(BIN)/mkinitramfs.sh
-	@$(BIN)/eventpath.sh bench-b $(EVENTPATH_SAMPLE)
+	@$(BIN)/eventpath.sh $(EVENTPATH_KERNEL) $(EVENTPATH_SAMPLE)
 
 # The bench's pairs single-stepped on kernels (a) and (b), kmemtrace off:
 # the functions whose instructions differ.  A few minutes.

@@ -104,6 +104,48 @@ static inline bool kmemtrace_api_function(unsigned long addr) { return false; }
 #endif
 #endif
 
+#if defined(CONFIG_KMEMTRACE_STACKS) && defined(CONFIG_X86_64)
+DECLARE_PER_CPU(unsigned long, kmemtrace_stack_from);
+
+/**
+ * kmemtrace_stack_from_enter() - start this context's stacks at a hook's caller
+ * @frame: the frame of the function the allocator called,
+ *	__builtin_frame_address(0) in it
+ *
+ * The stack of the event that function records, and the walk that names
+ * a sampled free's caller, then begin at the allocator's frame: the
+ * unwinder does not walk kmemtrace's own frames first (four or five,
+ * some 300 instructions each with ORC).  The frame is tagged with the
+ * context's interrupt level, so that an event of an interrupt never
+ * starts at a frame of the context it interrupted (stacks.c).
+ *
+ * Context: Preemption disabled; kmemtrace_stack_from_exit() before the
+ * function returns.
+ * Return: what to hand kmemtrace_stack_from_exit().
+ */
+static __always_inline unsigned long kmemtrace_stack_from_enter(void *frame)
+{
+	unsigned long old = __this_cpu_read(kmemtrace_stack_from);
+
+	__this_cpu_write(kmemtrace_stack_from,
+			 (unsigned long)frame | interrupt_context_level());
+	return old;
+}
+
+/* Give back what kmemtrace_stack_from_enter() replaced. */
+static __always_inline void kmemtrace_stack_from_exit(unsigned long old)
+{
+	__this_cpu_write(kmemtrace_stack_from, old);
+}
+#else
+static __always_inline unsigned long kmemtrace_stack_from_enter(void *frame)
+{
+	return 0;
+}
+
+static __always_inline void kmemtrace_stack_from_exit(unsigned long old) { }
+#endif
+
 /* sample.c */
 
 /*

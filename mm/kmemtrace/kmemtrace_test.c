@@ -1863,15 +1863,23 @@ static noinline void *stack_helper(size_t size)
 	return stack_leaf(size);
 }
 
+/* Whether @addr is in function @fn. */
+static bool frame_in(unsigned long addr, void *fn)
+{
+	unsigned long size, offset;
+
+	return kallsyms_lookup_size_offset(addr, &size, &offset) &&
+	       addr - offset == (unsigned long)fn;
+}
+
 /* Whether a frame of the stack behind @handle is in function @fn. */
 static bool stack_has(u32 handle, void *fn)
 {
-	unsigned long *entries, size, offset;
+	unsigned long *entries;
 	unsigned int i, nr = stack_depot_fetch(handle, &entries);
 
 	for (i = 0; i < nr; i++)
-		if (kallsyms_lookup_size_offset(entries[i], &size, &offset) &&
-		    entries[i] - offset == (unsigned long)fn)
+		if (frame_in(entries[i], fn))
 			return true;
 	return false;
 }
@@ -2375,8 +2383,8 @@ static void sample_softirq(struct timer_list *t)
  * caused: the window captures every context, and memory it freed may be
  * allocated again by another before the window closes.
  */
-static void expect_sampled_irq(struct kunit *test, const void *ptr, u8 kind,
-			       u8 type)
+static const struct kmemtrace_event *
+expect_sampled_irq(struct kunit *test, const void *ptr, u8 kind, u8 type)
 {
 	struct kmemtrace_test_ctx *ctx = test->priv;
 	const struct kmemtrace_event *found = NULL;
@@ -2395,9 +2403,10 @@ static void expect_sampled_irq(struct kunit *test, const void *ptr, u8 kind,
 	}
 	KUNIT_EXPECT_EQ_MSG(test, n, 1, "kind %u type %u", kind, type);
 	if (!found)
-		return;
+		return NULL;
 	expect_sampled(test, found, 1);
 	KUNIT_EXPECT_TRUE(test, found->flags & KMEMTRACE_FLAG_INTERRUPT);
+	return found;
 }
 
 static void expect_sampled_irq_work(struct kunit *test,
@@ -2452,6 +2461,96 @@ static void test_sample_interrupts(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, soft.ran_softirq);
 	expect_sampled_irq_work(test, &soft);
 }
+
+#if defined(CONFIG_KMEMTRACE_STACKS) && defined(CONFIG_X86_64)
+/*
+ * Through the allocators' hooks, a sample's stack starts at the allocator
+ * function that called kmemtrace (kmemtrace_stack_from_enter()), without
+ * kmemtrace's frames: a kmalloc() in stack_leaf() has the slab function
+ * first and stack_leaf() second.  Through the probes, the walk starts in
+ * kmemtrace, whose frames come first.
+ */
+static void test_sample_stack_from_allocator(struct kunit *test)
+{
+	const bool *probes = test->param_value;
+	const struct kmemtrace_event *ev;
+	char name[KSYM_NAME_LEN];
+	unsigned long *entries;
+	unsigned int nr;
+	void *p;
+
+	sample_switch(test, 1);
+	capture_begin(test, false);
+	p = stack_helper(72);
+	kfree(p);
+	capture_end(test);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	ev = find_one(test, p, KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_KMALLOC);
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	KUNIT_ASSERT_NE(test, ev->stack_id, 0);
+	KUNIT_EXPECT_TRUE(test, stack_has(ev->stack_id, stack_helper));
+	nr = stack_depot_fetch(ev->stack_id, &entries);
+	KUNIT_ASSERT_GE(test, nr, 2);
+	KUNIT_ASSERT_EQ(test, lookup_symbol_name(entries[0], name), 0);
+	if (*probes || !IS_ENABLED(CONFIG_KMEMTRACE_SAMPLE_HOOKS)) {
+		KUNIT_EXPECT_FALSE(test, frame_in(entries[1], stack_leaf));
+		return;
+	}
+	KUNIT_EXPECT_TRUE_MSG(test, str_has_prefix(name, "__kmalloc"),
+			      "first frame in %s", name);
+	KUNIT_EXPECT_TRUE(test, frame_in(entries[1], stack_leaf));
+}
+
+/*
+ * An interrupt's sample never starts at a frame of the context it
+ * interrupted: with this function's frame set as where this task's stacks
+ * start, a hardirq's samples through the probes still walk from their
+ * own frames, through the function that allocated.
+ */
+static void test_sample_stack_from_interrupt(struct kunit *test)
+{
+	struct sample_irq_work hard = {
+		.work = IRQ_WORK_INIT_HARD(sample_hardirq),
+	};
+	const struct kmemtrace_event *ev;
+	unsigned long from;
+
+	sample_switch(test, 1);
+	capture_begin(test, true);
+	preempt_disable();
+	from = kmemtrace_stack_from_enter(__builtin_frame_address(0));
+	irq_work_queue(&hard.work);
+	/* irq_work_sync() may sleep; a hard irq_work runs on this CPU. */
+	while (irq_work_is_busy(&hard.work))
+		cpu_relax();
+	kmemtrace_stack_from_exit(from);
+	preempt_enable();
+	capture_end(test);
+
+	KUNIT_EXPECT_TRUE(test, hard.ran_hardirq);
+	KUNIT_ASSERT_NOT_NULL(test, hard.p);
+	KUNIT_ASSERT_NOT_NULL(test, hard.page);
+	ev = expect_sampled_irq(test, hard.p, KMEMTRACE_KIND_ALLOC,
+				KMEMTRACE_TYPE_KMALLOC);
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	KUNIT_EXPECT_TRUE(test, stack_has(ev->stack_id, sample_irq_alloc_free));
+	ev = expect_sampled_irq(test, page_address(hard.page),
+				KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_PAGES);
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	KUNIT_EXPECT_TRUE(test, stack_has(ev->stack_id, sample_irq_alloc_free));
+}
+#else
+static void test_sample_stack_from_allocator(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_KMEMTRACE_STACKS on x86-64");
+}
+
+static void test_sample_stack_from_interrupt(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_KMEMTRACE_STACKS on x86-64");
+}
+#endif
 
 #ifdef CONFIG_KMEMTRACE_TRACER
 /* The tracer takes every event: it cannot run beside a sampling recording. */
@@ -2557,6 +2656,8 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE_PARAM(test_sample_armed, sample_path_gen_params),
 	KUNIT_CASE_PARAM(test_sample_rate, sample_path_gen_params),
 	KUNIT_CASE_PARAM(test_sample_interrupts, sample_path_gen_params),
+	KUNIT_CASE_PARAM(test_sample_stack_from_allocator, sample_path_gen_params),
+	KUNIT_CASE(test_sample_stack_from_interrupt),
 	KUNIT_CASE(test_sample_excludes_tracer),
 	{}
 };

@@ -506,6 +506,20 @@ static void probe_vfree_sampled(void *ignore, unsigned long call_site, const voi
  */
 DEFINE_STATIC_KEY_FALSE(kmemtrace_sample_hook_key);
 
+/*
+ * Record through @probe, one of the probes above, with the event's stack
+ * starting at the allocator function that called the hook
+ * (kmemtrace_stack_from_enter()).  Use it in the hook itself: its frame
+ * is the one taken.
+ */
+#define sample_hook_record(probe, ...)					\
+do {									\
+	unsigned long __from =						\
+		kmemtrace_stack_from_enter(__builtin_frame_address(0));	\
+	probe(NULL, __VA_ARGS__);					\
+	kmemtrace_stack_from_exit(__from);				\
+} while (0)
+
 /* Whether the hooks still sample; the caller disabled preemption. */
 static __always_inline bool sample_hooked(void)
 {
@@ -525,8 +539,8 @@ void kmemtrace_sampled_kmalloc(unsigned long call_site, const void *ptr,
 {
 	guard(preempt_notrace)();
 	if (sample_hooked_alloc())
-		probe_kmalloc(NULL, call_site, ptr, bytes_req, bytes_alloc,
-			      gfp_flags, node);
+		sample_hook_record(probe_kmalloc, call_site, ptr, bytes_req,
+				   bytes_alloc, gfp_flags, node);
 }
 
 void kmemtrace_sampled_krealloc(unsigned long call_site, const void *ptr,
@@ -535,15 +549,15 @@ void kmemtrace_sampled_krealloc(unsigned long call_site, const void *ptr,
 {
 	guard(preempt_notrace)();
 	if (sample_hooked())
-		probe_krealloc(NULL, call_site, ptr, bytes_req, bytes_alloc,
-			       gfp_flags);
+		sample_hook_record(probe_krealloc, call_site, ptr, bytes_req,
+				   bytes_alloc, gfp_flags);
 }
 
 void kmemtrace_sampled_kfree(unsigned long call_site, const void *ptr)
 {
 	guard(preempt_notrace)();
 	if (sample_hooked())
-		probe_kfree(NULL, call_site, ptr);
+		sample_hook_record(probe_kfree, call_site, ptr);
 }
 
 void kmemtrace_sampled_kmem_cache_alloc(unsigned long call_site,
@@ -552,7 +566,8 @@ void kmemtrace_sampled_kmem_cache_alloc(unsigned long call_site,
 {
 	guard(preempt_notrace)();
 	if (sample_hooked_alloc())
-		probe_kmem_cache_alloc(NULL, call_site, ptr, s, gfp_flags, node);
+		sample_hook_record(probe_kmem_cache_alloc, call_site, ptr, s,
+				   gfp_flags, node);
 }
 
 void kmemtrace_sampled_kmem_cache_free(unsigned long call_site,
@@ -561,7 +576,7 @@ void kmemtrace_sampled_kmem_cache_free(unsigned long call_site,
 {
 	guard(preempt_notrace)();
 	if (sample_hooked())
-		probe_kmem_cache_free(NULL, call_site, ptr, s);
+		sample_hook_record(probe_kmem_cache_free, call_site, ptr, s);
 }
 
 void kmemtrace_sampled_mm_page_alloc(struct page *page, unsigned int order,
@@ -569,14 +584,15 @@ void kmemtrace_sampled_mm_page_alloc(struct page *page, unsigned int order,
 {
 	guard(preempt_notrace)();
 	if (sample_hooked_alloc())
-		probe_mm_page_alloc(NULL, page, order, gfp_flags, migratetype);
+		sample_hook_record(probe_mm_page_alloc, page, order, gfp_flags,
+				   migratetype);
 }
 
 void kmemtrace_sampled_mm_page_free(struct page *page, unsigned int order)
 {
 	guard(preempt_notrace)();
 	if (sample_hooked())
-		probe_mm_page_free(NULL, page, order);
+		sample_hook_record(probe_mm_page_free, page, order);
 }
 
 void kmemtrace_sampled_mm_page_alloc_exact(unsigned long call_site,
@@ -585,7 +601,8 @@ void kmemtrace_sampled_mm_page_alloc_exact(unsigned long call_site,
 {
 	guard(preempt_notrace)();
 	if (sample_hooked_alloc())
-		probe_mm_page_alloc_exact(NULL, call_site, ptr, size, gfp_flags);
+		sample_hook_record(probe_mm_page_alloc_exact, call_site, ptr,
+				   size, gfp_flags);
 }
 
 void kmemtrace_sampled_mm_page_free_exact(unsigned long call_site,
@@ -594,7 +611,8 @@ void kmemtrace_sampled_mm_page_free_exact(unsigned long call_site,
 {
 	guard(preempt_notrace)();
 	if (sample_hooked())
-		probe_mm_page_free_exact(NULL, call_site, ptr, size, gfp_flags);
+		sample_hook_record(probe_mm_page_free_exact, call_site, ptr,
+				   size, gfp_flags);
 }
 
 void kmemtrace_sampled_percpu_alloc_percpu(unsigned long call_site,
@@ -606,9 +624,9 @@ void kmemtrace_sampled_percpu_alloc_percpu(unsigned long call_site,
 {
 	guard(preempt_notrace)();
 	if (sample_hooked_alloc())
-		probe_percpu_alloc_percpu(NULL, call_site, reserved, is_atomic,
-					  size, align, base_addr, off, ptr,
-					  bytes_alloc, gfp_flags);
+		sample_hook_record(probe_percpu_alloc_percpu, call_site,
+				   reserved, is_atomic, size, align, base_addr,
+				   off, ptr, bytes_alloc, gfp_flags);
 }
 
 void kmemtrace_sampled_percpu_free_percpu(void *base_addr, int off,
@@ -616,7 +634,8 @@ void kmemtrace_sampled_percpu_free_percpu(void *base_addr, int off,
 {
 	guard(preempt_notrace)();
 	if (sample_hooked())
-		probe_percpu_free_percpu(NULL, base_addr, off, ptr);
+		sample_hook_record(probe_percpu_free_percpu, base_addr, off,
+				   ptr);
 }
 
 void kmemtrace_sampled_vmalloc(unsigned long call_site, const void *ptr,
@@ -625,8 +644,8 @@ void kmemtrace_sampled_vmalloc(unsigned long call_site, const void *ptr,
 {
 	guard(preempt_notrace)();
 	if (sample_hooked_alloc())
-		probe_vmalloc(NULL, call_site, ptr, bytes_req, bytes_alloc,
-			      gfp_flags, node);
+		sample_hook_record(probe_vmalloc, call_site, ptr, bytes_req,
+				   bytes_alloc, gfp_flags, node);
 }
 
 void kmemtrace_sampled_vrealloc(unsigned long call_site, const void *ptr,
@@ -635,15 +654,15 @@ void kmemtrace_sampled_vrealloc(unsigned long call_site, const void *ptr,
 {
 	guard(preempt_notrace)();
 	if (sample_hooked())
-		probe_vrealloc(NULL, call_site, ptr, bytes_req, bytes_alloc,
-			       gfp_flags);
+		sample_hook_record(probe_vrealloc, call_site, ptr, bytes_req,
+				   bytes_alloc, gfp_flags);
 }
 
 void kmemtrace_sampled_vfree(unsigned long call_site, const void *ptr)
 {
 	guard(preempt_notrace)();
 	if (sample_hooked())
-		probe_vfree(NULL, call_site, ptr);
+		sample_hook_record(probe_vfree, call_site, ptr);
 }
 #endif /* CONFIG_KMEMTRACE_SAMPLE_HOOKS */
 

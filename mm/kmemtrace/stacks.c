@@ -25,6 +25,7 @@
 #include <linux/irq_work.h>
 #include <linux/kallsyms.h>
 #include <linux/moduleparam.h>
+#include <linux/ptrace.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -50,6 +51,11 @@ bool kmemtrace_stack_frees;
 static DEFINE_MUTEX(kmemtrace_stack_mutex);	/* serialises the settings */
 static unsigned int kmemtrace_stack_sample;
 static u32 *kmemtrace_stack_table;
+
+#ifdef CONFIG_X86_64
+/* Per CPU: where this context's stacks start, kmemtrace_stack_from_enter(). */
+DEFINE_PER_CPU(unsigned long, kmemtrace_stack_from);
+#endif
 
 /* Per CPU: the counters the stacks file sums. */
 struct kmemtrace_stack_cpu {
@@ -300,6 +306,36 @@ static void kmemtrace_stack_name(struct kmemtrace_event *ev,
 }
 
 /*
+ * The registers of the allocator function that called the hook recording
+ * the event being written, if this context's hook set them as where its
+ * stacks start (kmemtrace_stack_from_enter()); NULL to walk from here.
+ * The hook's frame holds what the unwinder needs: the return address into
+ * the allocator, the allocator's stack pointer above it and its frame
+ * pointer, which the hook's prologue saved.  An interrupt that came
+ * between the hook's kmemtrace_stack_from_enter() and this event, and
+ * records an event of its own through a probe, finds the level of the
+ * context it interrupted and walks from where it is.
+ */
+static struct pt_regs *kmemtrace_stack_from_regs(struct pt_regs *regs)
+{
+#ifdef CONFIG_X86_64
+	unsigned long from = __this_cpu_read(kmemtrace_stack_from);
+	unsigned long *frame = (unsigned long *)(from & ~3UL);
+
+	if (!frame || (from & 3) != interrupt_context_level())
+		return NULL;
+	memset(regs, 0, sizeof(*regs));
+	regs->ip = READ_ONCE_NOCHECK(frame[1]);
+	regs->sp = (unsigned long)(frame + 2);
+	regs->bp = READ_ONCE_NOCHECK(frame[0]);
+	regs->cs = __KERNEL_CS;
+	return regs;
+#else
+	return NULL;
+#endif
+}
+
+/*
  * Whether the tracepoint named @ev's caller already: a call site that is
  * none of the API functions, as for kmalloc(), kfree() and vfree()
  * called directly.  A search of the stack would name the same frame.
@@ -325,8 +361,10 @@ void __kmemtrace_stack_name(struct kmemtrace_event *ev)
 		return;
 #ifdef CONFIG_ARCH_STACKWALK
 	struct kmemtrace_namer n = { };
+	struct pt_regs regs;
 
-	arch_stack_walk(kmemtrace_namer_frame, &n, current, NULL);
+	arch_stack_walk(kmemtrace_namer_frame, &n, current,
+			kmemtrace_stack_from_regs(&regs));
 	if (n.caller)
 		ev->call_site = n.caller;
 #else
@@ -347,13 +385,17 @@ void __kmemtrace_stack(struct kmemtrace_event *ev)
 {
 	struct kmemtrace_stack_cpu *sc = this_cpu_ptr(&kmemtrace_stack_cpu);
 	unsigned long entries[KMEMTRACE_STACK_DEPTH];
+	struct pt_regs regs, *from = kmemtrace_stack_from_regs(&regs);
 	depot_stack_handle_t handle;
 	unsigned int nr;
 
 	__this_cpu_write(kmemtrace_stack_countdown,
 			 READ_ONCE(kmemtrace_stack_sample));
 
-	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	if (from)
+		nr = stack_trace_save_regs(from, entries, ARRAY_SIZE(entries), 0);
+	else
+		nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
 	if (!static_branch_likely(&kmemtrace_name_key) &&
 	    !kmemtrace_caller_named(ev))
 		kmemtrace_stack_name(ev, entries, nr);

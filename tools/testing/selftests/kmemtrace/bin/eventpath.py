@@ -10,6 +10,11 @@
 import gdb
 
 label = globals().get("label", probe)
+# At the function's first instruction, where the return address is on
+# the top of the stack: "hbreak FUNC" would stop after a frame pointer's
+# push, as gdb skips what it takes for the prologue.
+if not probe.startswith("*"):
+    probe = "*" + probe
 gdb.execute("set pagination off")
 gdb.execute("target remote 127.0.0.1:%d" % port)
 gdb.execute("hbreak %s" % probe, to_string=True)

@@ -8,8 +8,11 @@
 # at each kmemtrace probe and single-steps it to its return (gdb, with
 # interrupts and timers masked while stepping: the path of the event
 # alone), three calls each (with SAMPLE, of probe_*_sampled(): the
-# sampling fast path, and the events it lets through).  Prints, per probe, the instructions of each
-# call and, for the shortest, how many ran in each function.  That is the
+# sampling fast path, and the events it lets through; on a kernel with
+# CONFIG_KMEMTRACE_SAMPLE_HOOKS, such as bench-c, of the hooks the
+# allocators call for those events, kmemtrace_sampled_*()).  Prints, per
+# probe, the instructions of each call and, for the shortest, how many
+# ran in each function.  That is the
 # probe's whole cost on the allocating CPU but the tracepoint's call site
 # in the allocator (a static key, preemption count and a static call:
 # about six instructions, not stepped).
@@ -57,6 +60,12 @@ if [ "$sample" = off ] || [ "$sample" = pairs ]; then
 		kmalloc-large:pair_kmalloc:$rdi==16384 vmalloc:pair_vmalloc:1
 		percpu:pair_percpu:1 kmalloc-64:pair_kmalloc:$rdi==64
 		cache:pair_cache:1'
+elif [ "$sample" != 0 ] &&
+	grep -q '^CONFIG_KMEMTRACE_SAMPLE_HOOKS=y' "$BUILD/.config"; then
+	# The allocators count down inline and call kmemtrace_sampled_*()
+	# (the hooks) for the sampled allocation and for frees that may be
+	# of sampled objects: step those.
+	PROBES=$(for p in $PROBES; do echo "kmemtrace_sampled_${p#probe_}"; done)
 elif [ "$sample" != 0 ]; then
 	PROBES=$(for p in $PROBES; do echo "${p}_sampled"; done)
 fi
