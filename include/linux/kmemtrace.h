@@ -320,7 +320,9 @@ static __always_inline bool kmemtrace_sample_alloc_hit(size_t bytes)
  * @ptr: the memory freed or resized
  *
  * The fast path of frees while a recording samples: a load of the mask of
- * @ptr's bucket in the table of sampled objects, nearly always empty.
+ * @ptr's bucket in the table of sampled objects, empty unless the table
+ * holds many (a long recording); the function called for the others
+ * looks @ptr up before anything else.
  *
  * Context: Any context.
  * Return: false if @ptr is certainly not a sampled object.

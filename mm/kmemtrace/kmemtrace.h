@@ -148,6 +148,49 @@ static __always_inline void kmemtrace_stack_from_exit(unsigned long old) { }
 
 /* sample.c */
 
+/* @ptr's bucket in the table of sampled objects. */
+static __always_inline struct kmemtrace_sample_bucket *
+kmemtrace_sample_bucket(unsigned long ptr)
+{
+	return &kmemtrace_sample_table[hash_long(ptr,
+						 KMEMTRACE_SAMPLE_BUCKETS_ORDER)];
+}
+
+/**
+ * kmemtrace_sample_slot() - where a sampled object is in its bucket
+ * @b: @ptr's bucket, kmemtrace_sample_bucket()
+ * @ptr: the memory freed or resized
+ *
+ * One load of the mask when the bucket is empty, and a compare per slot
+ * in use otherwise.  @ptr is not being entered meanwhile: its allocation
+ * entered it, if sampled, before anyone had the pointer to free it.
+ *
+ * Context: Any context, while the table exists (a sampling recording).
+ * Return: @ptr's slot, or -1 if @ptr is not a sampled object.
+ */
+static __always_inline int kmemtrace_sample_slot(struct kmemtrace_sample_bucket *b,
+						 unsigned long ptr)
+{
+	unsigned long mask = READ_ONCE(b->mask);
+
+	while (mask) {
+		unsigned int slot = __ffs(mask);
+
+		mask &= mask - 1;
+		if (READ_ONCE(b->ptr[slot]) == ptr)
+			return slot;
+	}
+	return -1;
+}
+
+/* Whether @ptr is a sampled object, without taking it out. */
+static __always_inline bool kmemtrace_sample_tracked(const void *ptr)
+{
+	unsigned long p = (__force unsigned long)ptr;
+
+	return kmemtrace_sample_slot(kmemtrace_sample_bucket(p), p) >= 0;
+}
+
 /*
  * Per-CPU sampling state but for the count (kmemtrace_sample_left, which
  * the fast paths change with this_cpu operations and

@@ -37,8 +37,8 @@
  * While a recording samples, a probe first counts an allocation down, or
  * looks a free up in the table of sampled objects, and goes on only for
  * what that lets through (kmemtrace_sample_alloc_hit(),
- * kmemtrace_sample_free_maybe()); the exact checks follow with interrupts
- * off (kmemtrace_sample()).  So a sampling recording attaches probes of
+ * kmemtrace_sample_tracked()); the checks that decide follow with
+ * interrupts off (kmemtrace_sample()).  So a sampling recording attaches probes of
  * its own, probe_*_sampled(): that fast path alone, which needs no stack
  * frame, then a tail call with the same arguments (__noipa keeps them as
  * they are) to the probe that records every event, whose frame only the
@@ -55,10 +55,14 @@ static __always_inline bool sample_skip_alloc(size_t bytes)
 	return false;
 }
 
-/* Whether a free or resize is certainly not of a sampled object. */
+/*
+ * Whether a free or resize is not of a sampled object: the whole look-up,
+ * not only the bucket's mask, as a recording that runs for long fills the
+ * table and most buckets hold some sampled object.
+ */
 static __always_inline bool sample_skip_other(const void *ptr)
 {
-	return likely(!kmemtrace_sample_free_maybe((unsigned long)ptr));
+	return likely(!kmemtrace_sample_tracked(ptr));
 }
 
 /* === Slab ================================================================ */
@@ -526,6 +530,17 @@ static __always_inline bool sample_hooked(void)
 	return static_branch_likely(&kmemtrace_sample_hook_key);
 }
 
+/*
+ * Whether the hooks still sample and @ptr, freed or resized, is a sampled
+ * object.  The allocators call for any pointer whose bucket holds one
+ * (kmemtrace_sample_free_maybe()); the rest return here, before the
+ * probe.
+ */
+static __always_inline bool sample_hooked_other(const void *ptr)
+{
+	return sample_hooked() && kmemtrace_sample_tracked(ptr);
+}
+
 /* After a hit: draw the next count, then whether to record. */
 static __always_inline bool sample_hooked_alloc(void)
 {
@@ -548,7 +563,7 @@ void kmemtrace_sampled_krealloc(unsigned long call_site, const void *ptr,
 				gfp_t gfp_flags)
 {
 	guard(preempt_notrace)();
-	if (sample_hooked())
+	if (sample_hooked_other(ptr))
 		sample_hook_record(probe_krealloc, call_site, ptr, bytes_req,
 				   bytes_alloc, gfp_flags);
 }
@@ -556,7 +571,7 @@ void kmemtrace_sampled_krealloc(unsigned long call_site, const void *ptr,
 void kmemtrace_sampled_kfree(unsigned long call_site, const void *ptr)
 {
 	guard(preempt_notrace)();
-	if (sample_hooked())
+	if (sample_hooked_other(ptr))
 		sample_hook_record(probe_kfree, call_site, ptr);
 }
 
@@ -575,7 +590,7 @@ void kmemtrace_sampled_kmem_cache_free(unsigned long call_site,
 				       const struct kmem_cache *s)
 {
 	guard(preempt_notrace)();
-	if (sample_hooked())
+	if (sample_hooked_other(ptr))
 		sample_hook_record(probe_kmem_cache_free, call_site, ptr, s);
 }
 
@@ -591,7 +606,7 @@ void kmemtrace_sampled_mm_page_alloc(struct page *page, unsigned int order,
 void kmemtrace_sampled_mm_page_free(struct page *page, unsigned int order)
 {
 	guard(preempt_notrace)();
-	if (sample_hooked())
+	if (sample_hooked_other(page_address(page)))
 		sample_hook_record(probe_mm_page_free, page, order);
 }
 
@@ -610,7 +625,7 @@ void kmemtrace_sampled_mm_page_free_exact(unsigned long call_site,
 					  gfp_t gfp_flags)
 {
 	guard(preempt_notrace)();
-	if (sample_hooked())
+	if (sample_hooked_other(ptr))
 		sample_hook_record(probe_mm_page_free_exact, call_site, ptr,
 				   size, gfp_flags);
 }
@@ -633,7 +648,7 @@ void kmemtrace_sampled_percpu_free_percpu(void *base_addr, int off,
 					  void __percpu *ptr)
 {
 	guard(preempt_notrace)();
-	if (sample_hooked())
+	if (sample_hooked_other((__force const void *)ptr))
 		sample_hook_record(probe_percpu_free_percpu, base_addr, off,
 				   ptr);
 }
@@ -653,7 +668,7 @@ void kmemtrace_sampled_vrealloc(unsigned long call_site, const void *ptr,
 				gfp_t gfp_flags)
 {
 	guard(preempt_notrace)();
-	if (sample_hooked())
+	if (sample_hooked_other(ptr))
 		sample_hook_record(probe_vrealloc, call_site, ptr, bytes_req,
 				   bytes_alloc, gfp_flags);
 }
@@ -661,7 +676,7 @@ void kmemtrace_sampled_vrealloc(unsigned long call_site, const void *ptr,
 void kmemtrace_sampled_vfree(unsigned long call_site, const void *ptr)
 {
 	guard(preempt_notrace)();
-	if (sample_hooked())
+	if (sample_hooked_other(ptr))
 		sample_hook_record(probe_vfree, call_site, ptr);
 }
 #endif /* CONFIG_KMEMTRACE_SAMPLE_HOOKS */

@@ -95,16 +95,10 @@ u64 kmemtrace_sample_draw(struct rnd_state *rnd, unsigned int period)
 
 /* === The table of sampled objects ======================================= */
 
-static struct kmemtrace_sample_bucket *sample_bucket(unsigned long ptr)
-{
-	return &kmemtrace_sample_table[hash_long(ptr,
-						 KMEMTRACE_SAMPLE_BUCKETS_ORDER)];
-}
-
 /* Enter @ptr; false if its bucket is full. */
 static bool sample_track(unsigned long ptr)
 {
-	struct kmemtrace_sample_bucket *b = sample_bucket(ptr);
+	struct kmemtrace_sample_bucket *b = kmemtrace_sample_bucket(ptr);
 	unsigned long mask = READ_ONCE(b->mask);
 	unsigned long free;
 	unsigned int slot;
@@ -122,22 +116,16 @@ static bool sample_track(unsigned long ptr)
 /* Whether @ptr is a sampled object; with @forget, take it out. */
 static bool sample_find(unsigned long ptr, bool forget)
 {
-	struct kmemtrace_sample_bucket *b = sample_bucket(ptr);
-	unsigned long mask = READ_ONCE(b->mask);
+	struct kmemtrace_sample_bucket *b = kmemtrace_sample_bucket(ptr);
+	int slot = kmemtrace_sample_slot(b, ptr);
 
-	while (mask) {
-		unsigned int slot = __ffs(mask);
-
-		mask &= mask - 1;
-		if (READ_ONCE(b->ptr[slot]) != ptr)
-			continue;
-		if (forget) {
-			WRITE_ONCE(b->ptr[slot], 0);
-			clear_bit(slot, &b->mask);
-		}
-		return true;
+	if (slot < 0)
+		return false;
+	if (forget) {
+		WRITE_ONCE(b->ptr[slot], 0);
+		clear_bit(slot, &b->mask);
 	}
-	return false;
+	return true;
 }
 
 /* === Recording =========================================================== */
