@@ -410,17 +410,36 @@ dropped_now() {
 	if [ -f $K/dropped ]; then cat $K/dropped; else echo 0; fi
 }
 
+# Allocations sampled so far in this recording, all CPUs (sample_stats).
+sampled_now() {
+	if [ -f $K/sample_stats ]; then
+		awk '!/^#/ { n += $2 } END { print n + 0 }' $K/sample_stats
+	else
+		echo 0
+	fi
+}
+
+# While sampling, also "KMT-BENCH-MACRO-SAMPLES MODE NAME REP SAMPLES": how
+# much of what the run paid were samples, and how much the count-down.
 run_macro() {	# run_macro MODE REP
 	d0=$(dropped_now)
+	s0=$(sampled_now)
 	ns=$(taskset -c 0 macro messaging 2 "$((20 * scale / 100 + 1))") ||
 		say "KMT-BENCH-ERROR $1 messaging failed"
 	d1=$(dropped_now)
+	s1=$(sampled_now)
 	say "KMT-BENCH-MACRO $1 messaging $2 $ns $((d1 - d0))"
 	ns=$(taskset -c 0 macro time sh -c 'mkdir /tmp/tree &&
 		tar -xf /tmp/tree.tar -C /tmp/tree &&
 		find /tmp/tree >/dev/null && rm -rf /tmp/tree') ||
 		say "KMT-BENCH-ERROR $1 tree failed"
+	s2=$(sampled_now)
 	say "KMT-BENCH-MACRO $1 tree $2 $ns $(($(dropped_now) - d1))"
+	case $1 in
+	*sample*)
+		say "KMT-BENCH-MACRO-SAMPLES $1 messaging $2 $((s1 - s0))"
+		say "KMT-BENCH-MACRO-SAMPLES $1 tree $2 $((s2 - s1))" ;;
+	esac
 }
 
 # Once a boot, before the first mode: each operation three times its

@@ -35,6 +35,7 @@ $1 == "KMT-BENCH-MACRO" {
 	if (!($3 in seen_macro)) { seen_macro[$3] = 1; macros[nmacros++] = $3 }
 	next
 }
+$1 == "KMT-BENCH-MACRO-SAMPLES" { msamples[$2, $3] += $5; nmsamples[$2, $3]++; next }
 $1 == "KMT-BENCH-MEM" { mem[$2] = $3; next }
 $1 == "KMT-BENCH-RAMP" { ramp[nramp++] = $0; next }
 $1 == "KMT-BENCH-LOSSLESS" { lossless_good = $2; lossless_bad = $3; lossless_by = $4; next }
@@ -314,6 +315,37 @@ function sample_goals(	i, op, s, p, r, worst, worst_op, fails, w, ws, u, unsure,
 	if (w != "")
 		goal(ws <= 1, "sampling (512 KiB) on the macro workloads, over (c) off, the medians' difference and its 95% interval: <= 1%:" w \
 			(unsure ? "; more runs (make bench KMT_BENCH_MREPS=N) narrow the interval" : ""))
+	macro_samples_line()
+}
+
+# What the samples of a macro run cost: the samples per run times what a
+# sampled pair costs over (c) off on the slab and page paths ((c)smp1),
+# as a share of (c) off's run; the rest of the difference is the
+# count-down and the look-ups of every allocation and free.
+function macro_samples_line(	i, k, ko, n, lo, hi, one, op, w, ops, nops) {
+	nops = split("kmalloc-8 cache pages-0", ops, " ")
+	lo = hi = ""
+	for (i = 1; i <= nops; i++) {
+		op = ops[i]
+		if (!(("relay+sample1", op) in best) || !(("c-off", op) in best))
+			continue
+		one = best["relay+sample1", op] - best["c-off", op]
+		if (lo == "" || one < lo) lo = one
+		if (hi == "" || one > hi) hi = one
+	}
+	if (lo == "")
+		return
+	w = ""
+	for (i = 0; i < nmacros; i++) {
+		k = "relay+sample" SUBSEP macros[i]; ko = "c-off" SUBSEP macros[i]
+		if (!(k in nmsamples) || !(ko in macro) || macro[ko] <= 0)
+			continue
+		n = msamples[k] / nmsamples[k]
+		w = w sprintf("%s %s %.0f samples a run, %.2f-%.2f%%", w == "" ? "" : ";",
+			macros[i], n, n * lo * 100 / macro[ko], n * hi * 100 / macro[ko])
+	}
+	if (w != "")
+		printf "  sampling (512 KiB) on the macro workloads, the samples alone (a sampled pair costs %.0f-%.0f instructions over (c) off, slab to pages, (c)smp1), of (c) off's run:%s\n", lo, hi, w
 }
 
 # How much slower @mode runs macro workload @i than @base, in percent of
