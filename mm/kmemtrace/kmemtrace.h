@@ -107,6 +107,13 @@ static inline bool kmemtrace_api_function(unsigned long addr) { return false; }
 #if defined(CONFIG_KMEMTRACE_STACKS) && defined(CONFIG_X86_64)
 DECLARE_PER_CPU(unsigned long, kmemtrace_stack_from);
 
+/*
+ * The bits of kmemtrace_stack_from that hold the interrupt level (0 to 3,
+ * interrupt_context_level()), below the frame's address, which is
+ * aligned to a word.
+ */
+#define KMEMTRACE_STACK_FROM_LEVEL	3UL
+
 /**
  * kmemtrace_stack_from_enter() - start this context's stacks at a hook's caller
  * @frame: the frame of the function the allocator called,
@@ -127,6 +134,7 @@ static __always_inline unsigned long kmemtrace_stack_from_enter(void *frame)
 {
 	unsigned long old = __this_cpu_read(kmemtrace_stack_from);
 
+	BUILD_BUG_ON(sizeof(long) <= KMEMTRACE_STACK_FROM_LEVEL);
 	__this_cpu_write(kmemtrace_stack_from,
 			 (unsigned long)frame | interrupt_context_level());
 	return old;

@@ -320,9 +320,9 @@ static struct pt_regs *kmemtrace_stack_from_regs(struct pt_regs *regs)
 {
 #ifdef CONFIG_X86_64
 	unsigned long from = __this_cpu_read(kmemtrace_stack_from);
-	unsigned long *frame = (unsigned long *)(from & ~3UL);
+	unsigned long *frame = (unsigned long *)(from & ~KMEMTRACE_STACK_FROM_LEVEL);
 
-	if (!frame || (from & 3) != interrupt_context_level())
+	if (!frame || (from & KMEMTRACE_STACK_FROM_LEVEL) != interrupt_context_level())
 		return NULL;
 	memset(regs, 0, sizeof(*regs));
 	regs->ip = READ_ONCE_NOCHECK(frame[1]);
