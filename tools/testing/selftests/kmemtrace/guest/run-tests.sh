@@ -6,7 +6,10 @@
 #
 # A test passes by exiting 0, is skipped by exiting 4 (kselftest's
 # KSFT_SKIP) and fails otherwise.  Its output is printed as KTAP
-# diagnostics, so the console log keeps it next to the result.
+# diagnostics, so the console log keeps it next to the result.  A test
+# that prints a plan ("1..N") and exits 0 must have printed N results
+# ("ok I ..." or "not ok I ..."): one that stopped early, or a plan not
+# kept up with its checks, fails.
 
 dir=$1
 suite=$2
@@ -24,6 +27,12 @@ for t in "$dir"/*.sh; do
 	out=/tmp/$name.log
 	sh "$t" >"$out" 2>&1
 	rc=$?
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$out" | head -n 1)
+	got=$(grep -cE '^(not )?ok [0-9]+( |$)' "$out")
+	if [ "$rc" = 0 ] && [ -n "$plan" ] && [ "$plan" != "$got" ]; then
+		echo "plan 1..$plan, but $got results" >>"$out"
+		rc=1
+	fi
 	sed 's/^/    # /' "$out"
 	case $rc in
 	0) echo "    ok $i $name" ;;

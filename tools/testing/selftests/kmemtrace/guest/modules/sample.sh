@@ -75,7 +75,7 @@ MATH='
 '
 
 echo "KTAP version 1"
-echo "1..9"
+echo "1..8"
 
 # record -s sets the period for the recording, and 0 after it.
 echo $SEED >$D/sample_seed
