@@ -47,11 +47,16 @@
 /* Bytes of events read from a stream at a time. */
 #define PW_READ		(2731 * KMEMTRACE_EVENT_SIZE)
 
-/* A cpuN file of the recording, read up to @off. */
+/*
+ * A cpuN file of the recording, read up to @off; with @p.release, its
+ * first @released bytes given back, a multiple of @blksize.
+ */
 struct pw_stream {
 	char *path;
 	int fd;
 	uint64_t off;
+	uint64_t released;
+	uint64_t blksize;
 };
 
 /* Where allocations came from: a codetag and a stack. */
@@ -97,6 +102,7 @@ struct kmt_periodic {
 	uint32_t period;
 	uint64_t other_period;
 	uint64_t invalid;
+	bool release_failed;
 	uint64_t stale_frees;
 	uint64_t written;
 	uint64_t interval;		/* the interval's number, from 1 */
@@ -122,6 +128,7 @@ static void open_streams(struct kmt_periodic *pw)
 	struct pw_stream *s;
 	struct dirent *de;
 	char *path;
+	struct stat st;
 	DIR *d;
 	int fd;
 
@@ -134,7 +141,8 @@ static void open_streams(struct kmt_periodic *pw)
 		path = path_join(pw->p.dir, de->d_name);
 		fd = -1;
 		if (!have_stream(pw, path) && is_regular(path) > 0)
-			fd = open(path, O_RDONLY | O_CLOEXEC);
+			fd = open(path, (pw->p.release ? O_RDWR : O_RDONLY) |
+				  O_CLOEXEC);
 		if (fd < 0) {
 			free(path);
 			continue;
@@ -145,8 +153,33 @@ static void open_streams(struct kmt_periodic *pw)
 		s->path = path;
 		s->fd = fd;
 		s->off = 0;
+		s->released = 0;
+		s->blksize = !fstat(fd, &st) && st.st_blksize > 0 ?
+			     st.st_blksize : 4096;
 	}
 	closedir(d);
+}
+
+/*
+ * With @pw->p.release, give the disk blocks of the events read from @s
+ * back to the file system, whole blocks only: the drain appends behind
+ * them.  A file system that cannot is said once; the streams then keep
+ * their space until record removes them.
+ */
+static void release_stream(struct kmt_periodic *pw, struct pw_stream *s)
+{
+	uint64_t end = s->off - s->off % s->blksize;
+
+	if (!pw->p.release || pw->release_failed || end <= s->released)
+		return;
+	if (fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		      s->released, end - s->released)) {
+		kmt_err("warning: %s: cannot give back the space of the events read (%s); the streams keep it until recording stops",
+			s->path, strerror(errno));
+		pw->release_failed = true;
+		return;
+	}
+	s->released = end;
 }
 
 static bool event_ok(const struct kmemtrace_event *ev)
@@ -190,8 +223,10 @@ static void read_stream(struct kmt_periodic *pw, struct pw_stream *s)
 		n = pread(s->fd, pw->buf, PW_READ, s->off);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < KMEMTRACE_EVENT_SIZE)
+		if (n < KMEMTRACE_EVENT_SIZE) {
+			release_stream(pw, s);
 			return;
+		}
 		n -= n % KMEMTRACE_EVENT_SIZE;
 		for (i = 0; i < (size_t)n; i += KMEMTRACE_EVENT_SIZE) {
 			memcpy(&ev, pw->buf + i, sizeof(ev));

@@ -8,12 +8,15 @@
  * scaled by the weights of a sampled recording (sample.h).  It reads the
  * cpuN streams record writes to DIR, as any reader of DIR would, from
  * where it stopped the interval before: it shares no state with the
- * drains, and record only tells it the time.  See
+ * drains, and record only tells it the time.  For a recording that
+ * keeps only the profiles (record --pprof-only), it also gives the disk
+ * space of the events it read back to the file system.  See
  * Documentation/kmemtrace.rst.
  */
 #ifndef __KMEMTRACE_PERIODIC_H
 #define __KMEMTRACE_PERIODIC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct kmt_periodic;
@@ -27,12 +30,17 @@ struct kmt_periodic;
  * @kallsyms: the kallsyms file the call sites are named by, read again
  *	      for each profile (modules come and go)
  * @seconds: the interval, 1 or more
+ * @release: give back the disk blocks of the events read from each
+ *	     stream (fallocate(2) FALLOC_FL_PUNCH_HOLE): the streams keep
+ *	     their size but read as zeros there, so that a recording that
+ *	     keeps only the profiles does not fill the disk
  */
 struct kmt_periodic_params {
 	const char *dir;
 	const char *debugfs;
 	const char *kallsyms;
 	uint64_t seconds;
+	bool release;
 };
 
 /**

@@ -73,6 +73,7 @@ struct record_params {
 	uint64_t duration;
 	bool has_duration;
 	uint64_t pprof_every;
+	bool pprof_only;
 	uint64_t sample;
 	bool has_sample;
 	bool empty;
@@ -170,7 +171,7 @@ static void record_usage(int status)
 		"  usage: kmemtrace record -o DIR [-e] [-q] [-d SECONDS] [-D DEBUGFS_DIR]\n"
 		"                          [-K KALLSYMS] [--modules FILE] [--notes FILE]\n"
 		"                          [--tracefs DIR] [--read] [--pprof-every SECONDS]\n"
-		"                          [-s BYTES]\n"
+		"                          [--pprof-only] [-s BYTES]\n"
 		"                          [-- CMD [ARGS...]]\n"
 		"\n"
 		"  Write DIR/header (the traced kernel and the recording), enable\n"
@@ -215,6 +216,11 @@ static void record_usage(int status)
 		"                             end, scaled in sampling mode\n"
 		"                             (kmemtrace.sample); the profiles of an\n"
 		"                             earlier recording there are removed first\n"
+		"     --pprof-only            with --pprof-every, keep only the profiles:\n"
+		"                             the space of the events is given back as\n"
+		"                             the profiles are made from them, and the\n"
+		"                             streams are removed at the end (to leave\n"
+		"                             sampling on for days)\n"
 		"     -s/--sample BYTES       sample: record one allocation per BYTES\n"
 		"                             allocated on average (1 to 1073741824;\n"
 		"                             524288 is Go's default), with its stack,\n"
@@ -241,6 +247,10 @@ static void record_check_args(struct record_params *p, int argc, char **argv)
 		kmt_err("record: -d and CMD cannot be used together");
 		record_usage(KMT_EXIT_USAGE);
 	}
+	if (p->pprof_only && !p->pprof_every) {
+		kmt_err("record: --pprof-only needs --pprof-every");
+		record_usage(KMT_EXIT_USAGE);
+	}
 }
 
 static void record_parse_args(int argc, char **argv, struct record_params *p)
@@ -257,6 +267,7 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 		{ "quiet",	no_argument,		NULL, 'q' },
 		{ "read",	no_argument,		NULL, 'R' },
 		{ "pprof-every", required_argument,	NULL, 'P' },
+		{ "pprof-only",	no_argument,		NULL, 'O' },
 		{ "sample",	required_argument,	NULL, 's' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 },
@@ -318,6 +329,9 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 					(unsigned long long)KMT_MAX_DURATION, optarg);
 				record_usage(KMT_EXIT_USAGE);
 			}
+			break;
+		case 'O':
+			p->pprof_only = true;
 			break;
 		case 's':
 			if (parse_u64(optarg, &p->sample) || !p->sample ||
@@ -1395,16 +1409,17 @@ static int record_finish(struct recorder *r)
 		kmt_err("warning: no kallsyms in %s, report will not symbolize",
 			r->p->outdir);
 	/* record runs on the traced machine: the events are in its order. */
-	if (kmt_ctf_write(r->p->outdir, KMT_HOST_BIG_ENDIAN))
+	if (!r->p->pprof_only && kmt_ctf_write(r->p->outdir, KMT_HOST_BIG_ENDIAN))
 		kmt_err("warning: no CTF metadata in %s, CTF readers will not read it",
 			r->p->outdir);
 	take_bytes(r);
 	for (i = 0; i < r->nr; i++)
 		bytes += r->cpus[i].bytes;
-	kmt_err("recorded %llu events (%llu bytes) from %zu CPUs into %s, %llu dropped%s",
+	kmt_err("recorded %llu events (%llu bytes) from %zu CPUs into %s, %llu dropped%s%s",
 		(unsigned long long)(bytes / KMEMTRACE_EVENT_SIZE),
 		(unsigned long long)bytes, r->nr, r->p->outdir,
-		(unsigned long long)lost, r->start.exact ? "" : " since boot");
+		(unsigned long long)lost, r->start.exact ? "" : " since boot",
+		r->p->pprof_only ? "; the profiles only, the streams not kept (--pprof-only)" : "");
 	if (bytes % KMEMTRACE_EVENT_SIZE)
 		kmt_err("warning: %llu bytes are not a whole number of events",
 			(unsigned long long)bytes);
@@ -1412,8 +1427,14 @@ static int record_finish(struct recorder *r)
 	return ret ? -1 : 0;
 }
 
+/*
+ * Close the streams.  With --pprof-only, remove them too: what the
+ * profiles were made of was given back as they were (periodic.c), and
+ * what is left of the files is no recording.
+ */
 static void record_close(struct recorder *r)
 {
+	char name[32], *path;
 	size_t i;
 
 	for (i = 0; i < r->nr; i++) {
@@ -1423,6 +1444,13 @@ static void record_close(struct recorder *r)
 		if (r->cpus[i].out >= 0 && close(r->cpus[i].out))
 			kmt_err("%s/cpu%d: %s", r->p->outdir, r->cpus[i].cpu,
 				strerror(errno));
+		if (!r->p->pprof_only || r->cpus[i].out < 0)
+			continue;
+		snprintf(name, sizeof(name), "cpu%d", r->cpus[i].cpu);
+		path = path_join(r->p->outdir, name);
+		if (unlink(path) && errno != ENOENT)
+			kmt_err("%s: %s", path, strerror(errno));
+		free(path);
 	}
 	free(r->cpus);
 }
@@ -1462,6 +1490,7 @@ int record_main(int argc, char **argv)
 		r->periodic_params = (struct kmt_periodic_params){
 			.dir = p.outdir, .debugfs = p.debugfs,
 			.kallsyms = p.kallsyms, .seconds = p.pprof_every,
+			.release = p.pprof_only,
 		};
 		r->periodic = kmt_periodic_start(&r->periodic_params, now_ms());
 		if (!r->periodic)

@@ -4217,6 +4217,67 @@ t_record_pprof_every_bad_args() {
 	done
 }
 
+# record --pprof-only keeps the profiles and not the streams: the disk
+# space of each stream is given back as the profiles are made from it
+# (the file keeps its size, not its blocks), and the streams are removed
+# when recording stops.  The profiles are those --pprof-every alone writes
+# of the same events, as go tool pprof reads them.
+t_record_pprof_only() {
+	command -v go > /dev/null || { echo "go (golang-go) not installed"; return 4; }
+	export PPROF_TMPDIR=$PWD HOME=$PWD GOFLAGS=-mod=mod
+	fake_debugfs fake && rm fake/stats && echo 0 > fake/dropped &&
+		mkdir big && "$MKSTREAM" -w 4000 big > /dev/null &&
+		cp big/cpu0 big/cpu1 fake || fail "mkstream -w" || return 1
+	for d in rec rec2; do
+		only=
+		[ $d = rec2 ] || only=--pprof-only
+		# Once the first profile is written, what the streams hold.
+		run_limited record -q -D fake -o $d -K kallsyms --pprof-every 1 $only \
+			-- sh -c '
+			n=0
+			while [ "$(ls $1/pprof | grep -c "^heap-.*Z\.pb\.gz$")" -lt 1 ]; do
+				sleep 0.05
+				n=$((n + 1))
+				[ $n -lt 200 ] || exit 1
+			done
+			stat -c "%s %b %B" $1/cpu0 $1/cpu1 > $1.usage' sh $d
+		expect_rc 0 && expect_out < /dev/null || return 1
+		mv err err.$d
+	done
+	sed 's/^	//' > err.expected <<-'END'
+	kmemtrace: wrote 2 pprof profiles into rec/pprof
+	kmemtrace: warning: fake/stats: not found (older kernel?), check cannot account for lost events per CPU
+	kmemtrace: recorded 4000 events (384000 bytes) from 2 CPUs into rec, 0 dropped; the profiles only, the streams not kept (--pprof-only)
+	END
+	diff -u err.expected err.rec || fail "record --pprof-only said otherwise" || return 1
+	# Kept whole without --pprof-only; with it, all but their last block
+	# given back once read, and removed at the end, with no CTF links.
+	awk '$1 < 100000 || $2 * $3 < $1 { exit 1 }' rec2.usage ||
+		fail "rec2's streams: $(cat rec2.usage)" || return 1
+	awk '$1 < 100000 || $2 * $3 > 16384 { exit 1 }' rec.usage ||
+		fail "rec's streams kept their space: $(cat rec.usage)" || return 1
+	for f in cpu0 cpu1 ctf; do
+		[ ! -e rec/$f ] || fail "rec/$f was kept" || return 1
+	done
+	[ -s rec/header ] && [ -s rec2/cpu0 ] || fail "rec/header or rec2/cpu0 missing" ||
+		return 1
+	# The same profiles, as go tool pprof reads them.
+	for d in rec rec2; do
+		[ "$(ls $d/pprof | wc -l)" = 2 ] || fail "$d/pprof: $(ls $d/pprof)" || return 1
+		go tool pprof -proto $d/pprof/heap-* > $d.pb.gz 2> err &&
+			for i in alloc_objects alloc_space inuse_objects inuse_space; do
+				go tool pprof -raw -sample_index=$i $d.pb.gz |
+					sed -n '/^Samples:/,/^Locations/p' | sort > $d.$i
+			done || fail "go tool pprof cannot read $d/pprof" || return 1
+	done
+	for i in alloc_objects alloc_space inuse_objects inuse_space; do
+		[ "$(wc -l < rec.$i)" -gt 10 ] || fail "no samples in rec.$i" || return 1
+		diff -u rec2.$i rec.$i || fail "$i differs with --pprof-only" || return 1
+	done
+	run record -o rec --pprof-only -d 1
+	expect_rc 2 && expect_has err "record: --pprof-only needs --pprof-every"
+}
+
 # record -s: the kernel's sample_period holds the period while recording
 # and 0 after, sample_stats is copied; bad periods are usage errors, and
 # a kernel without sampling an error before anything is enabled.
@@ -4361,6 +4422,7 @@ check_detects_mixed_sample_periods
 pprof_sampled_go_reads_it
 record_pprof_every
 record_pprof_every_bad_args
+record_pprof_only
 record_sample
 report_sampled_untracked
 ctf_metadata

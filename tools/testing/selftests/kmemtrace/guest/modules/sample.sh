@@ -8,8 +8,9 @@
 #              bytes still allocated, computed here from the events and
 #              by kmemtrace report, is within 4 standard deviations of
 #              what /proc/allocinfo counts exactly; every sampled alloc
-#              has a stack, the period is busy while recording, and
-#              record --pprof-every writes a profile per second
+#              has a stack, the period is busy while recording,
+#              record --pprof-every writes a profile per second, and
+#              with --pprof-only keeps those and not the streams
 # requires: CONFIG_SAMPLE_KMEMTRACE=m, CONFIG_MEM_ALLOC_PROFILING,
 #           CONFIG_KMEMTRACE_STACKS, the kmemtrace tool in PATH,
 #           /kmt/modules/kmemtrace_pattern.ko
@@ -75,7 +76,7 @@ MATH='
 '
 
 echo "KTAP version 1"
-echo "1..8"
+echo "1..9"
 
 # record -s sets the period for the recording, and 0 after it.
 echo $SEED >$D/sample_seed
@@ -247,6 +248,20 @@ result pprof_every_second "$([ -s $tmp.pprof ] && echo 1 || echo 0)" $tmp.pprof
 # For go tool pprof on the host (bin/pprof-check.sh).
 mkdir -p /tmp/out/sample-pprof && cp $out/pprof/heap-*.pb.gz /tmp/out/sample-pprof/
 cp $tmp.allocinfo /tmp/out/sample-pprof/allocinfo
+
+# --pprof-only: the profiles, and no stream left (nor CTF links to one).
+rm -rf $out.only
+kmemtrace record -q -s $PERIOD --pprof-every 1 --pprof-only -o $out.only -- \
+	sh -c 'cat /proc/allocinfo /proc/slabinfo >/dev/null; sleep 2.2' >$tmp.only 2>&1
+{ grep -q "streams not kept (--pprof-only)" $tmp.only || cat $tmp.only
+  ls $out.only | grep -E '^(cpu[0-9]+|ctf)$'
+  [ "$(ls $out.only/pprof | grep -c '^heap-.*\.pb\.gz$')" -ge 2 ] ||
+	{ echo "profiles:"; ls -l $out.only/pprof; }
+  for f in $out.only/pprof/heap-*.pb.gz; do
+	gzip -dc "$f" >/dev/null 2>&1 || echo "$f is no gzip file"
+  done; } >$tmp.onlyout 2>&1
+result pprof_only_keeps_no_streams "$([ -s $tmp.onlyout ] && echo 1 || echo 0)" $tmp.onlyout
+rm -rf $out.only
 
 # Out of the window: the module frees its allocations.
 rmmod $MOD >$tmp.rmmod 2>&1 || { cat $tmp.rmmod; failed=1; }
