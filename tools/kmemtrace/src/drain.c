@@ -94,6 +94,8 @@ static void note_pids(struct kmt_drain *d, const unsigned char *p,
 	uint16_t magic;
 	uint32_t pid;
 
+	if (d->notify < 0)
+		return;
 	for (; off + KMEMTRACE_EVENT_SIZE <= n; off += KMEMTRACE_EVENT_SIZE) {
 		memcpy(&magic, p + off + offsetof(struct kmemtrace_event, magic),
 		       sizeof(magic));

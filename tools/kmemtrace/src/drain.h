@@ -31,6 +31,7 @@ struct kmt_drain;
  * @cpu: the CPU the stream is of: the drain runs there if it can; -1: any
  * @name: names the stream in messages, e.g. "/sys/kernel/debug/kmemtrace/cpu0"
  * @notify: an eventfd the drain writes to when it queued new pids, or -1
+ *	not to note the pids at all (kmt_drain_pids() then has none)
  * @map: map the kernel's buffer if it can be; false: always read()
  *
  * The drain owns neither file: the caller closes them after

@@ -155,7 +155,7 @@ struct recorder {
 	int sigfd;
 	int pidfd;
 	sigset_t sigs;
-	struct kmt_comm_rec *comms;
+	struct kmt_comm_rec *comms;	/* NULL with --pprof-only */
 	struct kmt_periodic_params periodic_params;
 	struct kmt_periodic *periodic;
 	bool periodic_failed;
@@ -218,9 +218,10 @@ static void record_usage(int status)
 		"                             earlier recording there are removed first\n"
 		"     --pprof-only            with --pprof-every, keep only the profiles:\n"
 		"                             the space of the events is given back as\n"
-		"                             the profiles are made from them, and the\n"
-		"                             streams are removed at the end (to leave\n"
-		"                             sampling on for days)\n"
+		"                             the profiles are made from them, the\n"
+		"                             streams are removed at the end, and no\n"
+		"                             comms are kept (to leave sampling on for\n"
+		"                             days)\n"
 		"     -s/--sample BYTES       sample: record one allocation per BYTES\n"
 		"                             allocated on average (1 to 1073741824;\n"
 		"                             524288 is Go's default), with its stack,\n"
@@ -609,7 +610,7 @@ static int start_drains(struct recorder *r)
 			continue;
 		snprintf(name, sizeof(name), "%s/cpu%d", r->p->debugfs, cs->cpu);
 		cs->drain = kmt_drain_start(cs->in, cs->out, cs->cpu, name,
-					    r->pidfd, !r->p->read);
+					    r->comms ? r->pidfd : -1, !r->p->read);
 		if (!cs->drain)
 			return -1;
 	}
@@ -623,6 +624,8 @@ static void take_pids(struct recorder *r)
 	uint64_t count;
 	size_t i, j, n;
 
+	if (!r->comms)
+		return;
 	if (read(r->pidfd, &count, sizeof(count)) < 0 && errno != EAGAIN)
 		kmt_err("eventfd: %s", strerror(errno));
 	for (i = 0; i < r->nr; i++) {
@@ -1131,7 +1134,7 @@ static int record_loop(struct recorder *r)
 				return -1;
 			}
 		}
-		if (now_ms() - comms_scanned >= KMT_COMMS_MS) {
+		if (r->comms && now_ms() - comms_scanned >= KMT_COMMS_MS) {
 			kmt_comm_rec_scan(r->comms);
 			comms_scanned = now_ms();
 		}
@@ -1317,8 +1320,11 @@ static void copy_gfp_format(struct recorder *r)
 /* Task names are a help: failing to write them only gets a warning. */
 static void write_comms(struct recorder *r)
 {
-	char *path = path_join(r->p->outdir, "comms");
+	char *path;
 
+	if (!r->comms)
+		return;
+	path = path_join(r->p->outdir, "comms");
 	kmt_comm_rec_scan(r->comms);
 	if (kmt_comm_rec_write(r->comms, path))
 		kmt_err("warning: no comms in %s, tasks will have no names",
@@ -1472,8 +1478,15 @@ int record_main(int argc, char **argv)
 		return 1;
 	r = xcalloc(1, sizeof(*r));
 	r->p = &p;
-	r->comms = kmt_comm_rec_new(KMT_PROC);
-	kmt_comm_rec_scan(r->comms);
+	/*
+	 * The names of the tasks are for report: the profiles do not use
+	 * them, and a recording left on for days would scan /proc every
+	 * second and keep every pid it saw.
+	 */
+	if (!p.pprof_only) {
+		r->comms = kmt_comm_rec_new(KMT_PROC);
+		kmt_comm_rec_scan(r->comms);
+	}
 	r->pidfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (r->pidfd < 0) {
 		kmt_err("eventfd: %s", strerror(errno));

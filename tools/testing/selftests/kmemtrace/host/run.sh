@@ -4219,9 +4219,10 @@ t_record_pprof_every_bad_args() {
 
 # record --pprof-only keeps the profiles and not the streams: the disk
 # space of each stream is given back as the profiles are made from it
-# (the file keeps its size, not its blocks), and the streams are removed
-# when recording stops.  The profiles are those --pprof-every alone writes
-# of the same events, as go tool pprof reads them.
+# (the file keeps its size, not its blocks), the streams are removed
+# when recording stops, and no comms are kept.  The profiles are those
+# --pprof-every alone writes of the same events, as go tool pprof reads
+# them.
 t_record_pprof_only() {
 	command -v go > /dev/null || { echo "go (golang-go) not installed"; return 4; }
 	export PPROF_TMPDIR=$PWD HOME=$PWD GOFLAGS=-mod=mod
@@ -4256,11 +4257,11 @@ t_record_pprof_only() {
 		fail "rec2's streams: $(cat rec2.usage)" || return 1
 	awk '$1 < 100000 || $2 * $3 > 16384 { exit 1 }' rec.usage ||
 		fail "rec's streams kept their space: $(cat rec.usage)" || return 1
-	for f in cpu0 cpu1 ctf; do
+	for f in cpu0 cpu1 ctf comms; do
 		[ ! -e rec/$f ] || fail "rec/$f was kept" || return 1
 	done
-	[ -s rec/header ] && [ -s rec2/cpu0 ] || fail "rec/header or rec2/cpu0 missing" ||
-		return 1
+	[ -s rec/header ] && [ -s rec2/cpu0 ] && [ -s rec2/comms ] ||
+		fail "rec/header, rec2/cpu0 or rec2/comms missing" || return 1
 	# The same profiles, as go tool pprof reads them.
 	for d in rec rec2; do
 		[ "$(ls $d/pprof | wc -l)" = 2 ] || fail "$d/pprof: $(ls $d/pprof)" || return 1
