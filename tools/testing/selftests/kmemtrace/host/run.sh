@@ -1154,8 +1154,9 @@ t_jobs_shard_by_pointer() {
 # ($KMT_TSAN: the tool built with -fsanitize=thread; make check builds
 # it): no data race and no lock-order problem while they hand blocks of
 # 200000 events over, spin and sleep, keep chunks past KEPT_MAX, read
-# the side files, filter (the merging thread's part) and mark (plot's
-# time axis); and the output of -j 1 of the plain build.
+# the side files, filter (the merging thread's part; --time ends the
+# merge halfway, with blocks and chunks in flight) and mark (plot's time
+# axis); and the output of -j 1 of the plain build.
 t_jobs_thread_sanitizer() {
 	if [ -z "${KMT_TSAN:-}" ] || [ ! -x "$KMT_TSAN" ]; then
 		echo "# SKIP no ThreadSanitizer build (KMT_TSAN)"
@@ -1163,6 +1164,7 @@ t_jobs_thread_sanitizer() {
 	fi
 	mktrace t && "$MKSTREAM" -w 200000 t || return 1
 	for args in "report -v all" "report -v sites --type kmalloc,cache" \
+		    "report -v sites --time 0,10ms" \
 		    "plot -c live" "plot -c sizes --cpu 1"; do
 		# shellcheck disable=SC2086
 		"$KMT" $args -j 1 t > want 2> want.err || fail "$args -j 1 failed" ||
