@@ -229,12 +229,40 @@ static size_t merge_end(struct kmt_merge *m, bool print)
 	return errors;
 }
 
+void kmt_merge_ahead_start(struct kmt_merge *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->t->nr; i++)
+		kmt_stream_ahead_start(&m->t->streams[i]);
+}
+
+bool kmt_merge_read_ahead(struct kmt_merge *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->t->nr; i++)
+		if (kmt_stream_read_ahead(&m->t->streams[i]))
+			return true;
+	return false;
+}
+
+void kmt_merge_ahead_stop(struct kmt_merge *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->t->nr; i++)
+		kmt_stream_ahead_stop(&m->t->streams[i]);
+}
+
 size_t kmt_merge_end(struct kmt_merge *m)
 {
+	kmt_merge_ahead_stop(m);
 	return merge_end(m, true);
 }
 
 void kmt_merge_drop(struct kmt_merge *m)
 {
+	kmt_merge_ahead_stop(m);
 	merge_end(m, false);
 }

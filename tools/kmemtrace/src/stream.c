@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -359,6 +360,8 @@ static void stream_end(struct kmt_stream *s, struct kmt_stats *st, size_t tail)
 	s->fd = -1;
 	free(s->buf);
 	s->buf = NULL;
+	free(s->ahead);
+	s->ahead = NULL;
 	s->len = 0;
 	s->whole = 0;
 	free(s->raw);
@@ -387,6 +390,157 @@ static bool stream_read(struct kmt_stream *s, struct kmt_stats *st,
 		*len += n;
 	}
 	return true;
+}
+
+/* Read up to @len bytes of @fd at @off into @buf: how many; @*err on an error. */
+static size_t stream_pread(int fd, unsigned char *buf, size_t len, uint64_t off,
+			   int *err)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	*err = 0;
+	while (done < len) {
+		n = pread(fd, buf + done, len - done, off + done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			*err = errno;
+			break;
+		}
+		if (!n)
+			break;
+		done += n;
+	}
+	return done;
+}
+
+/*
+ * The read-ahead's state machine.  Another thread only reads ahead from
+ * KMT_AHEAD_EMPTY, which it moves to busy; the stream's own thread
+ * takes a chunk from KMT_AHEAD_READY, or reads it itself from empty,
+ * moving either to busy too: whoever holds busy alone reads @s->off and
+ * @s->fd and writes the @ahead fields.  Off and done, the stream reads
+ * alone.
+ */
+static inline int ahead_state(struct kmt_stream *s)
+{
+	return __atomic_load_n(&s->ahead_state, __ATOMIC_ACQUIRE);
+}
+
+static inline void ahead_set(struct kmt_stream *s, int state)
+{
+	__atomic_store_n(&s->ahead_state, state, __ATOMIC_RELEASE);
+}
+
+static inline bool ahead_claim(struct kmt_stream *s, int from)
+{
+	return __atomic_compare_exchange_n(&s->ahead_state, &from, KMT_AHEAD_BUSY,
+					   false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+/*
+ * Wait, the @i-th time, for the thread reading a chunk ahead: a chunk is
+ * some 50 us of copying, so spin; but give the CPU up after a while, for
+ * a reader the kernel runs on the same CPU or does not run at all.
+ */
+static inline void ahead_relax(unsigned int i)
+{
+	if (i >= 4096)
+		sched_yield();
+	else
+		kmt_cpu_relax();
+}
+
+/*
+ * Read the chunk of a current ABI stream after the @s->len bytes of a
+ * partial event in @s->buf, up to @cap bytes in all: take it from
+ * @s->ahead if another thread read it ahead (waiting for one reading it),
+ * else read it here.  A read short of @cap ends the read-ahead: the file
+ * is at its end.  Return false on a read error (said).
+ */
+static bool stream_read_next(struct kmt_stream *s, struct kmt_stats *st,
+			     size_t cap)
+{
+	bool owned = false;
+	int state, err = 0;
+	unsigned char *t;
+	unsigned int i;
+	size_t n;
+
+	for (i = 0;; i++) {
+		state = ahead_state(s);
+		if (state == KMT_AHEAD_READY && ahead_claim(s, KMT_AHEAD_READY)) {
+			owned = true;
+			err = s->ahead_err;
+			if (!s->len) {
+				t = s->buf;
+				s->buf = s->ahead;
+				s->ahead = t;
+				n = s->ahead_len;
+			} else {
+				n = s->ahead_len < cap - s->len ? s->ahead_len : cap - s->len;
+				memcpy(s->buf + s->len, s->ahead, n);
+				/* What did not fit is read again. */
+				if (n < s->ahead_len)
+					err = 0;
+			}
+			break;
+		}
+		if (state == KMT_AHEAD_EMPTY && ahead_claim(s, KMT_AHEAD_EMPTY))
+			owned = true;
+		if (owned || state == KMT_AHEAD_OFF || state == KMT_AHEAD_DONE) {
+			n = stream_pread(s->fd, s->buf + s->len, cap - s->len, s->off, &err);
+			break;
+		}
+		ahead_relax(i);
+	}
+	s->len += n;
+	s->off += n;
+	if (owned)
+		ahead_set(s, s->len < cap || err ? KMT_AHEAD_DONE : KMT_AHEAD_EMPTY);
+	if (err) {
+		st->errors++;
+		stream_msg(s, "%s: %s", s->path, strerror(err));
+		return false;
+	}
+	return true;
+}
+
+void kmt_stream_ahead_start(struct kmt_stream *s)
+{
+	if (s->abi == KMT_ABI_V1 || s->abi == KMT_ABI_V2 || s->fd < 0 ||
+	    s->ahead_state != KMT_AHEAD_OFF)
+		return;
+	s->ahead = xmalloc(KMT_READ_EVENTS * KMEMTRACE_EVENT_SIZE);
+	ahead_set(s, KMT_AHEAD_EMPTY);
+}
+
+bool kmt_stream_read_ahead(struct kmt_stream *s)
+{
+	if (ahead_state(s) != KMT_AHEAD_EMPTY || !ahead_claim(s, KMT_AHEAD_EMPTY))
+		return false;
+	s->ahead_len = stream_pread(s->fd, s->ahead, KMT_READ_EVENTS * KMEMTRACE_EVENT_SIZE,
+				    s->off, &s->ahead_err);
+	ahead_set(s, KMT_AHEAD_READY);
+	return true;
+}
+
+void kmt_stream_ahead_stop(struct kmt_stream *s)
+{
+	unsigned int i;
+	int state;
+
+	for (i = 0;; i++) {
+		state = ahead_state(s);
+		if (state == KMT_AHEAD_OFF || state == KMT_AHEAD_DONE)
+			return;
+		if (state != KMT_AHEAD_BUSY && ahead_claim(s, state)) {
+			ahead_set(s, KMT_AHEAD_DONE);
+			return;
+		}
+		ahead_relax(i);
+	}
 }
 
 /*
@@ -447,7 +601,7 @@ bool kmt_stream_fill(struct kmt_stream *s, struct kmt_stats *st)
 	memmove(s->buf, s->buf + s->whole, keep);
 	s->len = keep;
 	s->whole = 0;
-	stream_read(s, st, s->buf, &s->len, cap);
+	stream_read_next(s, st, cap);
 	s->whole = s->len - s->len % KMEMTRACE_EVENT_SIZE;
 	if (!s->whole) {
 		stream_end(s, st, s->len);
@@ -510,6 +664,7 @@ void kmt_stream_free(struct kmt_stream *s)
 		close(s->fd);
 	free(s->path);
 	free(s->buf);
+	free(s->ahead);
 	free(s->raw);
 	free(s->msgs);
 	memset(s, 0, sizeof(*s));

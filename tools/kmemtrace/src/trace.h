@@ -56,6 +56,14 @@
  * @raw_len: number of bytes in @raw
  * @raw_whole: number of bytes of the whole events in @raw
  * @fd: the open file, -1 once it is read to its end
+ * @off: offset in the file of the next byte to read, for a stream of the
+ *	current ABI (read with pread())
+ * @ahead: the chunk after @buf's, read by another thread meanwhile
+ *	(kmt_stream_read_ahead()), or NULL
+ * @ahead_len: bytes read into @ahead
+ * @ahead_err: errno of that read, or 0
+ * @ahead_state: KMT_AHEAD_*, read and written atomically: who may touch
+ *	@off and the @ahead fields
  * @nr: number of whole events read so far: all of them at the end
  * @tail: bytes after the last whole event (a truncated event), known at
  *	the end
@@ -81,6 +89,11 @@ struct kmt_stream {
 	size_t raw_len;
 	size_t raw_whole;
 	int fd;
+	uint64_t off;
+	unsigned char *ahead;
+	size_t ahead_len;
+	int ahead_err;
+	int ahead_state;
 	size_t nr;
 	size_t tail;
 	size_t swapped;
@@ -295,6 +308,49 @@ int kmt_stream_open(struct kmt_stream *s, const char *path);
  * Return: false at the end of the stream.
  */
 bool kmt_stream_fill(struct kmt_stream *s, struct kmt_stats *st);
+
+/*
+ * The read-ahead of a stream (@ahead_state): none (the stream reads its
+ * own chunks), nothing read ahead, a thread reading (the next chunk, or
+ * the stream itself), a chunk read ahead, or done (the stream ended or
+ * was stopped, the others keep off).
+ */
+#define KMT_AHEAD_OFF		0
+#define KMT_AHEAD_EMPTY		1
+#define KMT_AHEAD_BUSY		2
+#define KMT_AHEAD_READY		3
+#define KMT_AHEAD_DONE		4
+
+/**
+ * kmt_stream_ahead_start() - let another thread read a stream's chunks ahead
+ * @s: the stream, of the current ABI (others are left as they are)
+ *
+ * Called by the thread that reads @s, before another thread calls
+ * kmt_stream_read_ahead().  Costs a chunk's buffer.
+ */
+void kmt_stream_ahead_start(struct kmt_stream *s);
+
+/**
+ * kmt_stream_read_ahead() - read a stream's next chunk, for its reader
+ * @s: the stream, kmt_stream_ahead_start() called
+ *
+ * From another thread than the one that reads @s: if no chunk is read
+ * ahead yet and none is being read, read the next one into @s->ahead,
+ * where kmt_stream_fill() takes it instead of reading it itself.
+ *
+ * Return: true if it read a chunk.
+ */
+bool kmt_stream_read_ahead(struct kmt_stream *s);
+
+/**
+ * kmt_stream_ahead_stop() - keep other threads from reading ahead
+ * @s: the stream
+ *
+ * Called by the thread that reads @s before it stops reading early or
+ * frees it; waits for a read ahead in flight.  A chunk read ahead and
+ * not taken is read again if the stream is.
+ */
+void kmt_stream_ahead_stop(struct kmt_stream *s);
 
 /**
  * kmt_stream_head() - the next valid event of a stream, left unread
@@ -530,6 +586,35 @@ void kmt_merge_start(struct kmt_merge *m, struct kmt_trace *t,
  */
 size_t kmt_merge_batch(struct kmt_merge *m,
 		       const struct kmemtrace_event **ev, size_t max);
+
+/**
+ * kmt_merge_ahead_start() - let other threads read the streams ahead
+ * @m: the merge
+ *
+ * For a caller whose other threads sometimes have nothing to do: they
+ * call kmt_merge_read_ahead() then, and take copying the streams off
+ * the merging thread.  kmt_merge_end() and kmt_merge_drop() end it, or
+ * kmt_merge_ahead_stop() before.
+ */
+void kmt_merge_ahead_start(struct kmt_merge *m);
+
+/**
+ * kmt_merge_read_ahead() - read the next chunk of a stream of a merge
+ * @m: the merge, kmt_merge_ahead_start() called
+ *
+ * From another thread than the merging one (kmt_stream_read_ahead()).
+ *
+ * Return: true if it read a chunk.
+ */
+bool kmt_merge_read_ahead(struct kmt_merge *m);
+
+/**
+ * kmt_merge_ahead_stop() - end the read-ahead of a merge
+ * @m: the merge
+ *
+ * Waits for a read ahead in flight; other threads read no more.
+ */
+void kmt_merge_ahead_stop(struct kmt_merge *m);
 
 /**
  * kmt_merge_end() - finish a merge and print the problems found

@@ -77,6 +77,20 @@ void *xmalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);
 
 /**
+ * kmt_cpu_relax() - tell the CPU a thread spins, waiting for another
+ */
+static inline void kmt_cpu_relax(void)
+{
+#if defined(__x86_64__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+/**
  * kmt_now_ns() - the time now, in ns of CLOCK_MONOTONIC
  *
  * Return: the time.
