@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kmemtrace.h"
 #include "replay.h"
@@ -734,6 +735,12 @@ struct replay_pass {
 	 */
 	bool (*idle)(void *arg);
 	void *idle_arg;
+	/*
+	 * For the host tests only: how long a thread sleeps after idle work
+	 * that found nothing to do, with @lock dropped
+	 * (KMEMTRACE_TEST_IDLE_DELAY_US), so that the pass may end meanwhile.
+	 */
+	unsigned int test_idle_delay_us;
 	enum { LATE_NONE, LATE_PENDING, LATE_RUNNING, LATE_DONE } late_state;
 	int late_err;
 	pthread_cond_t late_done;
@@ -886,6 +893,8 @@ static bool pass_idle(struct replay_pass *ps)
 		return false;
 	pthread_mutex_unlock(&ps->lock);
 	did = idle(arg);
+	if (!did && ps->test_idle_delay_us)
+		usleep(ps->test_idle_delay_us);
 	pthread_mutex_lock(&ps->lock);
 	return did;
 }
@@ -916,6 +925,7 @@ static void *pass_thread(void *arg)
 {
 	struct replay_pass *ps = arg;
 	struct replay_shard *sh = NULL;
+	unsigned long seen;
 
 	pthread_mutex_lock(&ps->lock);
 	pass_take_late(ps);
@@ -927,9 +937,15 @@ static void *pass_thread(void *arg)
 		}
 		if (ps->done)
 			break;
-		if (pass_idle(ps))
+		/*
+		 * The idle work drops the lock: a block, or the end, that
+		 * came meanwhile was signalled to no one waiting.  Wait only
+		 * for what comes after the look above.
+		 */
+		seen = ps->work_gen;
+		if (pass_idle(ps) || ps->work_gen != seen)
 			continue;
-		if (!pass_spin(ps, &ps->work_gen, ps->work_gen))
+		if (!pass_spin(ps, &ps->work_gen, seen))
 			pthread_cond_wait(&ps->work, &ps->lock);
 	}
 	pthread_mutex_unlock(&ps->lock);
@@ -1304,6 +1320,7 @@ static int pass_start(struct replay_pass *ps, struct report *r,
 		      unsigned int jobs, int (*late)(void *arg), void *late_arg)
 {
 	struct replay_shard *sh;
+	const char *delay;
 	unsigned int k;
 	int err;
 
@@ -1319,6 +1336,9 @@ static int pass_start(struct replay_pass *ps, struct report *r,
 	ps->late = late;
 	ps->late_arg = late_arg;
 	ps->late_state = late ? LATE_PENDING : LATE_NONE;
+	delay = getenv("KMEMTRACE_TEST_IDLE_DELAY_US");
+	if (delay)
+		ps->test_idle_delay_us = strtoul(delay, NULL, 10);
 	/* Aligned, for the cache lines of struct replay_shard. */
 	ps->shards = aligned_alloc(64, ps->nr * sizeof(*ps->shards));
 	if (!ps->shards) {

@@ -1184,6 +1184,27 @@ t_jobs_thread_sanitizer() {
 	done
 }
 
+# report -j 2 ends while its other thread does idle work.  That work
+# (reading the streams ahead) drops the pass's lock; an end signalled
+# meanwhile reached no thread waiting, and the thread then waited for
+# good, report hanging in pthread_join().  KMEMTRACE_TEST_IDLE_DELAY_US
+# holds the thread there after idle work that found nothing to do, so
+# that the end comes then, every time.  No side files: their reading,
+# the other thread's first work, would take the time of the pass.
+t_jobs_end_while_idle() {
+	mktrace t && "$MKSTREAM" -w 20000 t > /dev/null && rm t/kallsyms ||
+		fail "mkstream -w" || return 1
+	"$KMT" report -j 1 t > want 2>&1 || fail "report -j 1 failed" || return 1
+	for i in 1 2 3; do
+		KMEMTRACE_TEST_IDLE_DELAY_US=200000 timeout 20 "$KMT" report -j 2 t \
+			> got 2>&1
+		rc=$?
+		[ $rc != 124 ] || fail "report -j 2 hung (run $i)" || return 1
+		expect_rc 0 && cmp -s want got ||
+			fail "report -j 2 is not report -j 1 (run $i)" || return 1
+	done
+}
+
 # A corrupt trace: 2^64 - 1 bytes live, events 584 years apart.  The axes
 # must end, and their labels fit in 64 bits.
 t_plot_huge_values() {
@@ -4354,6 +4375,7 @@ plot_live
 shard_hash_independent
 jobs_shard_by_pointer
 jobs_thread_sanitizer
+jobs_end_while_idle
 plot_sizes_lifetimes
 plot_huge_values
 cli_help_documented
