@@ -83,13 +83,16 @@ struct record_params {
 };
 
 /*
- * A debugfs cpuN stream, the file it is copied to, and the drain that
- * copies it (drain.h).  @bytes is the drain's count, as last taken.
+ * A debugfs cpuN stream (@in, opened from @in_path), the file it is
+ * copied to (@out, @out_path), and the drain that copies it (drain.h).
+ * @bytes is the drain's count, as last taken.
  */
 struct cpu_stream {
 	int cpu;
 	int in;
 	int out;
+	char *in_path;
+	char *out_path;
 	struct kmt_drain *drain;
 	uint64_t bytes;
 	uint64_t shown;
@@ -464,32 +467,29 @@ static int clean_outdir(const struct record_params *p)
 static int open_stream(struct recorder *r, int cpu, const char *name)
 {
 	struct cpu_stream *cs;
-	char *in, *out;
 	int ret = 0;
 
 	r->cpus = xrealloc(r->cpus, (r->nr + 1) * sizeof(*r->cpus));
 	cs = &r->cpus[r->nr];
-	in = path_join(r->p->debugfs, name);
-	out = path_join(r->p->outdir, name);
+	cs->in_path = path_join(r->p->debugfs, name);
+	cs->out_path = path_join(r->p->outdir, name);
 	cs->cpu = cpu;
 	cs->drain = NULL;
 	cs->bytes = 0;
 	cs->shown = 0;
-	cs->in = open(in, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	cs->in = open(cs->in_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	cs->out = -1;
 	if (cs->in < 0) {
-		kmt_err("%s: %s", in, strerror(errno));
+		kmt_err("%s: %s", cs->in_path, strerror(errno));
 		ret = -1;
 	} else {
-		cs->out = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		cs->out = open(cs->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (cs->out < 0) {
-			kmt_err("%s: %s", out, strerror(errno));
+			kmt_err("%s: %s", cs->out_path, strerror(errno));
 			ret = -1;
 		}
 	}
 	r->nr++;
-	free(in);
-	free(out);
 	return ret;
 }
 
@@ -581,7 +581,7 @@ static int discard_stream(struct recorder *r, struct cpu_stream *cs)
 		if (!n || (n < 0 && errno == EAGAIN))
 			return 0;
 		if (n < 0) {
-			kmt_err("%s/cpu%d: %s", r->p->debugfs, cs->cpu, strerror(errno));
+			kmt_err("%s: %s", cs->in_path, strerror(errno));
 			return -1;
 		}
 	}
@@ -601,15 +601,13 @@ static int discard_streams(struct recorder *r)
 static int start_drains(struct recorder *r)
 {
 	struct cpu_stream *cs;
-	char name[PATH_MAX];
 	size_t i;
 
 	for (i = 0; i < r->nr; i++) {
 		cs = &r->cpus[i];
 		if (cs->drain)
 			continue;
-		snprintf(name, sizeof(name), "%s/cpu%d", r->p->debugfs, cs->cpu);
-		cs->drain = kmt_drain_start(cs->in, cs->out, cs->cpu, name,
+		cs->drain = kmt_drain_start(cs->in, cs->out, cs->cpu, cs->in_path,
 					    r->comms ? r->pidfd : -1, !r->p->read);
 		if (!cs->drain)
 			return -1;
@@ -1440,23 +1438,21 @@ static int record_finish(struct recorder *r)
  */
 static void record_close(struct recorder *r)
 {
-	char name[32], *path;
+	struct cpu_stream *cs;
 	size_t i;
 
 	for (i = 0; i < r->nr; i++) {
-		kmt_drain_free(r->cpus[i].drain);
-		if (r->cpus[i].in >= 0)
-			close(r->cpus[i].in);
-		if (r->cpus[i].out >= 0 && close(r->cpus[i].out))
-			kmt_err("%s/cpu%d: %s", r->p->outdir, r->cpus[i].cpu,
-				strerror(errno));
-		if (!r->p->pprof_only || r->cpus[i].out < 0)
-			continue;
-		snprintf(name, sizeof(name), "cpu%d", r->cpus[i].cpu);
-		path = path_join(r->p->outdir, name);
-		if (unlink(path) && errno != ENOENT)
-			kmt_err("%s: %s", path, strerror(errno));
-		free(path);
+		cs = &r->cpus[i];
+		kmt_drain_free(cs->drain);
+		if (cs->in >= 0)
+			close(cs->in);
+		if (cs->out >= 0 && close(cs->out))
+			kmt_err("%s: %s", cs->out_path, strerror(errno));
+		if (r->p->pprof_only && cs->out >= 0 &&
+		    unlink(cs->out_path) && errno != ENOENT)
+			kmt_err("%s: %s", cs->out_path, strerror(errno));
+		free(cs->in_path);
+		free(cs->out_path);
 	}
 	free(r->cpus);
 }

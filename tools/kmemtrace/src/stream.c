@@ -370,28 +370,6 @@ static void stream_end(struct kmt_stream *s, struct kmt_stats *st, size_t tail)
 	s->raw_whole = 0;
 }
 
-/* Read into @buf, after @*len bytes, until @cap; false on a read error. */
-static bool stream_read(struct kmt_stream *s, struct kmt_stats *st,
-			unsigned char *buf, size_t *len, size_t cap)
-{
-	ssize_t n;
-
-	while (*len < cap) {
-		n = read(s->fd, buf + *len, cap - *len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			st->errors++;
-			stream_msg(s, "%s: %s", s->path, strerror(errno));
-			return false;
-		}
-		if (!n)
-			break;
-		*len += n;
-	}
-	return true;
-}
-
 /* Read up to @len bytes of @fd at @off into @buf: how many; @*err on an error. */
 static size_t stream_pread(int fd, unsigned char *buf, size_t len, uint64_t off,
 			   int *err)
@@ -413,6 +391,16 @@ static size_t stream_pread(int fd, unsigned char *buf, size_t len, uint64_t off,
 		done += n;
 	}
 	return done;
+}
+
+/* Count and say read error @err of @s, if any; return whether there was none. */
+static bool stream_read_ok(struct kmt_stream *s, struct kmt_stats *st, int err)
+{
+	if (!err)
+		return true;
+	st->errors++;
+	stream_msg(s, "%s: %s", s->path, strerror(err));
+	return false;
 }
 
 /*
@@ -499,12 +487,7 @@ static bool stream_read_next(struct kmt_stream *s, struct kmt_stats *st,
 	s->off += n;
 	if (owned)
 		ahead_set(s, s->len < cap || err ? KMT_AHEAD_DONE : KMT_AHEAD_EMPTY);
-	if (err) {
-		st->errors++;
-		stream_msg(s, "%s: %s", s->path, strerror(err));
-		return false;
-	}
-	return true;
+	return stream_read_ok(s, st, err);
 }
 
 void kmt_stream_ahead_start(struct kmt_stream *s)
@@ -552,6 +535,7 @@ static bool stream_fill_old(struct kmt_stream *s, struct kmt_stats *st)
 	size_t cap = KMT_READ_EVENTS * s->esize;
 	size_t keep = s->raw_len - s->raw_whole, i, n;
 	struct kmemtrace_event *ev;
+	int err;
 
 	if (!s->raw) {
 		s->raw = xmalloc(cap);
@@ -559,7 +543,10 @@ static bool stream_fill_old(struct kmt_stream *s, struct kmt_stats *st)
 	}
 	memmove(s->raw, s->raw + s->raw_whole, keep);
 	s->raw_len = keep;
-	stream_read(s, st, s->raw, &s->raw_len, cap);
+	n = stream_pread(s->fd, s->raw + keep, cap - keep, s->off, &err);
+	s->raw_len += n;
+	s->off += n;
+	stream_read_ok(s, st, err);
 	s->raw_whole = s->raw_len - s->raw_len % s->esize;
 	if (!s->raw_whole) {
 		stream_end(s, st, s->raw_len);

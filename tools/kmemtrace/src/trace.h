@@ -56,8 +56,7 @@
  * @raw_len: number of bytes in @raw
  * @raw_whole: number of bytes of the whole events in @raw
  * @fd: the open file, -1 once it is read to its end
- * @off: offset in the file of the next byte to read, for a stream of the
- *	current ABI (read with pread())
+ * @off: offset in the file of the next byte to read (with pread())
  * @ahead: the chunk after @buf's, read by another thread meanwhile
  *	(kmt_stream_read_ahead()), or NULL
  * @ahead_len: bytes read into @ahead
