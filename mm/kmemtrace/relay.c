@@ -173,10 +173,15 @@ static long cpu_file_ioctl(struct file *file, unsigned int cmd,
 
 /*
  * The buffer whole, read-only: a reader must not write what the writer
- * owns.  relay's mmap() maps its pages and checks the length.
+ * owns.  relay's mmap() maps its pages and checks the length, not the
+ * offset, and its fault handler maps whatever vmalloc_to_page() finds
+ * past the buffer: a mapping at an offset would reach kernel memory
+ * beyond it.
  */
 static int cpu_file_mmap(struct file *file, struct vm_area_struct *vma)
 {
+	if (vma->vm_pgoff)
+		return -EINVAL;
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
 	vm_flags_clear(vma, VM_MAYWRITE);

@@ -190,11 +190,11 @@ struct kmemtrace_event {
  *	offset X is at offset X % @size of the mapping
  * @map_size: bytes of the buffer, the length to give mmap()
  *
- * An mmap() reader maps a cpuN file whole (read-only), then in a loop asks
- * for the positions with KMEMTRACE_IOC_POS, uses the events between @tail
- * and @head (whole events; they stay in place until handed back) and hands
- * them back with KMEMTRACE_IOC_CONSUME, giving the number of bytes.  read()
- * and the ioctls share @tail: one reader at a time.
+ * An mmap() reader maps a cpuN file whole (read-only, from offset 0), then
+ * in a loop asks for the positions with KMEMTRACE_IOC_POS, uses the events
+ * between @tail and @head (whole events; they stay in place until handed
+ * back) and hands them back with KMEMTRACE_IOC_CONSUME, giving the number
+ * of bytes.  read() and the ioctls share @tail: one reader at a time.
  */
 struct kmemtrace_ring_pos {
 	__u64	head;

@@ -3,7 +3,7 @@
  * ringmap CPUFILE - read a kmemtrace cpuN buffer through mmap(), as
  * kmemtrace record does, and check the interface on the way: the positions
  * KMEMTRACE_IOC_POS gives, the mappings the file refuses (writable, of the
- * wrong length), the hand-backs KMEMTRACE_IOC_CONSUME refuses (not whole
+ * wrong length, at an offset), the hand-backs KMEMTRACE_IOC_CONSUME refuses (not whole
  * events, more than written), and unknown ioctls.  Every event between
  * tail and head must be whole (magic, ABI) with consecutive sequence
  * numbers.  Prints "events N first_seq S last_seq L", then hands the
@@ -80,6 +80,11 @@ int main(int argc, char **argv)
 	close(rw);
 	expect_errno((long)mmap(NULL, pos.map_size - page, PROT_READ,
 				MAP_SHARED, fd, 0), EINVAL, "short mmap");
+	/* Past the buffer is kernel memory: only the buffer, from its start. */
+	expect_errno((long)mmap(NULL, pos.map_size, PROT_READ, MAP_SHARED,
+				fd, page), EINVAL, "mmap at an offset");
+	expect_errno((long)mmap(NULL, pos.map_size, PROT_READ, MAP_SHARED,
+				fd, pos.map_size), EINVAL, "mmap past the buffer");
 	map = mmap(NULL, pos.map_size, PROT_READ, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		fail("mmap");
