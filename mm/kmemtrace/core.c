@@ -417,11 +417,20 @@ int kmemtrace_release(void)
 /**
  * kmemtrace_buffer_bytes() - memory the relay buffers take
  *
+ * Under kmemtrace_mutex: kmemtrace_release() frees the channel the answer
+ * is read from.
+ *
+ * Context: Process context, may sleep.
  * Return: bytes of buffer allocated on all CPUs, 0 while released.
  */
 u64 kmemtrace_buffer_bytes(void)
 {
-	return kmemtrace_relay_bytes();
+	u64 bytes;
+
+	mutex_lock(&kmemtrace_mutex);
+	bytes = kmemtrace_relay_bytes();
+	mutex_unlock(&kmemtrace_mutex);
+	return bytes;
 }
 
 int kmemtrace_enable(void)

@@ -310,13 +310,13 @@ void kmemtrace_relay_close(void)
 /**
  * kmemtrace_relay_bytes() - bytes of buffer allocated
  *
- * Context: Process context; kmemtrace_mutex held or the answer may be
- * out of date.
+ * Context: Process context; kmemtrace_mutex held, which keeps the channel
+ * from being closed (and freed) meanwhile.
  * Return: the size of the buffers of every CPU that has one.
  */
 u64 kmemtrace_relay_bytes(void)
 {
-	struct rchan *chan = READ_ONCE(kmemtrace_chan);
+	struct rchan *chan = kmemtrace_chan;
 	unsigned int cpus = 0;
 	int cpu;
 
