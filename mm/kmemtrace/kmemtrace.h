@@ -273,7 +273,11 @@ int kmemtrace_probes_on(void);
  * struct kmemtrace_ring - the positions in one CPU's buffer
  * @head:	bytes written since allocation; the writer's, published
  * @head_pos:	@head within the buffer (the writer's)
- * @wake_at:	@head at which to wake readers next (the writer's)
+ * @wake_at:	@head at which to wake readers next: set by the writer as
+ *		it wakes them, and by a reader that polls, to when it will
+ *		be readable (relay.c)
+ * @full_at:	@head when the writer last found the ring full (the
+ *		writer's): it woke a reader then, once
  * @tail:	bytes read since allocation; the reader's, published
  * @tail_pos:	@tail within the buffer (the reader's)
  */
@@ -281,6 +285,7 @@ struct kmemtrace_ring {
 	u64	head;
 	size_t	head_pos;
 	u64	wake_at;
+	u64	full_at;
 	u64	tail ____cacheline_aligned;
 	size_t	tail_pos;
 };
@@ -289,6 +294,7 @@ DECLARE_PER_CPU(struct kmemtrace_ring, kmemtrace_ring);
 extern struct rchan *kmemtrace_chan;
 extern size_t kmemtrace_ring_size;
 void kmemtrace_relay_wake(struct kmemtrace_ring *ring);
+void kmemtrace_relay_full(void);
 
 /**
  * kmemtrace_relay_reserve() - the slot for this CPU's next event
@@ -330,7 +336,7 @@ static __always_inline void kmemtrace_relay_commit(struct kmemtrace_ring *ring)
 	ring->head_pos = pos == kmemtrace_ring_size ? 0 : pos;
 	/* Publish the event; pairs with the reader's load-acquire. */
 	smp_store_release(&ring->head, head);
-	if (unlikely(head >= ring->wake_at))
+	if (unlikely(head >= READ_ONCE(ring->wake_at)))
 		kmemtrace_relay_wake(ring);
 }
 
@@ -534,6 +540,7 @@ static __always_inline void kmemtrace_commit(struct kmemtrace_slot *slot)
 			this_cpu_inc(kmemtrace_cpu.events);
 		} else {
 			this_cpu_inc(kmemtrace_cpu.dropped);
+			kmemtrace_relay_full();
 		}
 	} else {
 		ev->seq = 0;

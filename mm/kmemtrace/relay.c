@@ -188,19 +188,41 @@ static int cpu_file_mmap(struct file *file, struct vm_area_struct *vma)
 	return relay_file_operations.mmap(file, vma);
 }
 
-/* Readable once a sub-buffer's worth is there, as relay's files are. */
+/*
+ * Readable once a sub-buffer's worth is there, as relay's files are.
+ *
+ * A reader that is not has the writer wake it when it is: the writer's
+ * own next wake-up may be later, as it wakes every sub-buffer's worth
+ * from the last one, reader or not, and the ring may fill before (with
+ * two sub-buffers of a size not a whole number of events, it does).  The
+ * writer also wakes it when the ring is full (kmemtrace_relay_full()).
+ */
 static __poll_t cpu_file_poll(struct file *file, poll_table *wait)
 {
 	struct rchan_buf *buf = file->private_data;
 	struct kmemtrace_ring *ring = buf_ring(buf);
+	size_t ready = min_t(size_t, kmemtrace_subbuf_size, kmemtrace_ring_size);
+	u64 tail;
 
 	if (READ_ONCE(buf->finalized))
 		return EPOLLERR;
 	poll_wait(file, &buf->read_wait, wait);
+	/*
+	 * Waiting, before looking: pairs with the barrier of the writer's
+	 * wq_has_sleeper(), after its head store (as sock_poll_wait()).
+	 */
+	smp_mb();
+	inode_lock(file_inode(file));
+	tail = ring->tail;
 	/* Pairs with the writer's store-release, as in read(). */
-	if (smp_load_acquire(&ring->head) - READ_ONCE(ring->tail) >=
-	    min_t(size_t, kmemtrace_subbuf_size, kmemtrace_ring_size))
+	if (smp_load_acquire(&ring->head) - tail >= ready) {
+		inode_unlock(file_inode(file));
 		return EPOLLIN | EPOLLRDNORM;
+	}
+	/* A released buffer's ring may be a new buffer's already. */
+	if (!READ_ONCE(buf->finalized))
+		WRITE_ONCE(ring->wake_at, tail + ready);
+	inode_unlock(file_inode(file));
 	return 0;
 }
 
@@ -329,8 +351,9 @@ u64 kmemtrace_relay_bytes(void)
 
 /**
  * kmemtrace_relay_wake() - wake a reader waiting in poll
- * @ring: this CPU's ring, a sub-buffer's worth more written since the last
- *	wake-up (kmemtrace_relay_commit())
+ * @ring: this CPU's ring, written up to where a reader asked to be woken
+ *	or a sub-buffer's worth more since the last wake-up
+ *	(kmemtrace_relay_commit())
  *
  * Context: As kmemtrace_relay_commit().
  */
@@ -338,8 +361,32 @@ void kmemtrace_relay_wake(struct kmemtrace_ring *ring)
 {
 	struct rchan_buf *buf = *this_cpu_ptr(kmemtrace_chan->buf);
 
-	ring->wake_at = ring->head + kmemtrace_subbuf_size;
+	WRITE_ONCE(ring->wake_at, ring->head + kmemtrace_subbuf_size);
 	/* Orders the head store before the waiter check; pairs with poll. */
+	if (wq_has_sleeper(&buf->read_wait))
+		irq_work_queue(&buf->wakeup_work);
+}
+
+/**
+ * kmemtrace_relay_full() - wake a reader waiting in poll: the ring is full
+ *
+ * Called for each event dropped; wakes once for each time the ring
+ * fills.  A reader that looked at the ring just before it filled may
+ * have asked to be woken at a point the writer did not see yet (poll);
+ * without it, nothing would be written that could wake it.
+ *
+ * Context: As kmemtrace_relay_commit(), the event dropped.
+ */
+void kmemtrace_relay_full(void)
+{
+	struct kmemtrace_ring *ring = this_cpu_ptr(&kmemtrace_ring);
+	struct rchan_buf *buf = *this_cpu_ptr(kmemtrace_chan->buf);
+
+	/* No buffer for this CPU, or woken already at this head. */
+	if (!buf || ring->full_at == ring->head)
+		return;
+	ring->full_at = ring->head;
+	/* Pairs with poll's barrier, as kmemtrace_relay_wake()'s. */
 	if (wq_has_sleeper(&buf->read_wait))
 		irq_work_queue(&buf->wakeup_work);
 }

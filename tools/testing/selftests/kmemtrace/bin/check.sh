@@ -16,6 +16,8 @@
 #                    and /proc/allocinfo, unload with live allocations,
 #                    a second probe on the same tracepoints
 #           overrun  recording from boot into tiny buffers: exact loss
+#           pollwake a reader in poll() woken before a buffer of two odd
+#                    sub-buffers is full
 #           ftrace   the tracers' startup selftests, test.d/kmemtrace,
 #                    trace-cmd and libtraceevent reading the tracer's
 #                    entries, a smoke of upstream's ftracetest (make
@@ -102,6 +104,10 @@ boot modules "$KERNEL" "$K0" 'kmemtrace_modules\.' '' \
 boot overrun "$KERNEL" \
 	"$K0 kmemtrace.enable=1 kmemtrace.subbufs=4 kmemtrace.subbuf_size=4096" \
 	'kmemtrace_overrun\.'
+# Two sub-buffers not a whole number of events: a reader in poll() is
+# woken before the buffer is full (guest/pollwake).
+boot pollwake "$KERNEL" "$K0 kmemtrace.subbufs=2 kmemtrace.subbuf_size=200" \
+	'kmemtrace_pollwake\.'
 
 # The CONFIG_KMEMTRACE=n kernel and the debug kernel are built first, so
 # that the two long single-threaded boots, ftrace and stress, can run

@@ -3,8 +3,8 @@
 #
 # Assemble the guest initramfs: static busybox, the guest init, the guest
 # tests, ftracetest with kmemtrace's tests, static chrt (busybox has
-# none), ringmap, macro and failnth (guest/*.c), the static kmemtrace tool and
-# Debian's trace-cmd with its shared libraries, as
+# none), ringmap, ringpoll, macro and failnth (guest/*.c), the static
+# kmemtrace tool and Debian's trace-cmd with its shared libraries, as
 # $KMT_CACHE/out/initramfs.cpio.
 
 set -eu
@@ -39,6 +39,9 @@ ${CC:-cc} -static -O2 -o "$ROOT/bin/macro" "$GUEST/macro.c"
 # ringmap reads a cpuN buffer through mmap(), with this tree's uapi header.
 ${CC:-cc} -static -O2 -I"$KMT_REPO/include/uapi" -o "$ROOT/bin/ringmap" \
 	"$GUEST/ringmap.c"
+# ringpoll waits in poll() on a cpuN buffer a child fills.
+${CC:-cc} -static -O2 -I"$KMT_REPO/include/uapi" -o "$ROOT/bin/ringpoll" \
+	"$GUEST/ringpoll.c"
 for d in "$GUEST"/*/; do
 	mode=$(basename "$d")
 	mkdir -p "$ROOT/kmt/$mode"
