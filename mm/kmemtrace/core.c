@@ -394,7 +394,9 @@ int kmemtrace_allocate(void)
  * kmemtrace_release() - free the relay buffers
  *
  * Removes the cpuN files; events not read yet are gone.  A reader that
- * still has a cpuN file open reads what is left, then end of file.
+ * still has a cpuN file open reads end of file (relay.c); one in the
+ * middle of a read() holds the file's inode lock, which removing the
+ * file waits for.
  *
  * Context: Process context, may sleep.
  * Return: 0, or -EBUSY while recording into the buffers.

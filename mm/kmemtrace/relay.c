@@ -67,10 +67,6 @@ static int cpu_file_release(struct inode *inode, struct file *file)
 	return relay_file_operations.release(inode, file);
 }
 
-/*
- * Read whole events.  A buffer released (core.c) while its file was open
- * reads as empty: its ring positions may belong to a new buffer already.
- */
 /* Hand @n bytes read out back to the writer. */
 static void ring_consume(struct kmemtrace_ring *ring, size_t n)
 {
@@ -81,6 +77,14 @@ static void ring_consume(struct kmemtrace_ring *ring, size_t n)
 	smp_store_release(&ring->tail, ring->tail + n);
 }
 
+/*
+ * Read whole events.  A buffer released (core.c) while its file was open
+ * reads as empty: its ring positions may belong to a new buffer already.
+ * The file's inode lock, held here and in the ioctls, keeps the release
+ * from finishing (and so a new buffer from taking the positions) while
+ * a read is under way: relay_close() sets @finalized, then removing the
+ * file takes that lock.
+ */
 static ssize_t cpu_file_read(struct file *file, char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
