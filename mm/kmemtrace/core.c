@@ -274,13 +274,9 @@ static int kmemtrace_start_locked(unsigned int user,
 	if (user == KMEMTRACE_USER_TRACER && kmemtrace_sampling())
 		return -EBUSY;
 	if (user == KMEMTRACE_USER_RELAY) {
-		ret = kmemtrace_sample_start();
+		ret = kmemtrace_sample_start(kmemtrace_users);
 		if (ret)
 			return ret;
-		if (kmemtrace_sampling() && kmemtrace_users) {
-			kmemtrace_sample_stop();
-			return -EBUSY;
-		}
 	}
 	/* The sink first, then scopes, then probes: no event misses either. */
 	static_branch_enable(key);

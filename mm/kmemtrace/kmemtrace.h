@@ -223,7 +223,7 @@ void kmemtrace_sample_redraw(void);
 u64 kmemtrace_sample_draw(struct rnd_state *rnd, unsigned int period);
 int __kmemtrace_sample_alloc(unsigned long ptr);
 bool kmemtrace_sample_other(unsigned long ptr, bool free);
-int kmemtrace_sample_start(void);
+int kmemtrace_sample_start(bool shared);
 void kmemtrace_sample_stop(void);
 void kmemtrace_sample_arm(bool on);
 bool kmemtrace_sampling(void);

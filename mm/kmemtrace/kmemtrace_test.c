@@ -2562,8 +2562,48 @@ static void test_sample_excludes_tracer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kmemtrace_sample_configure(8192, 1, false),
 			-EBUSY);
 }
+
+static void tracer_stop_action(void *unused)
+{
+	kmemtrace_tracer_stop();
+}
+
+/*
+ * The other way round: with the tracer on, a sampling recording does not
+ * start, and sampling is not switched on meanwhile either, which had the
+ * tracer's events sampled (all but lost) until it was switched off
+ * again, and the last recording's counts of sample_stats zeroed.
+ */
+static void test_sample_excludes_tracer_first(struct kunit *test)
+{
+	struct kmemtrace_test_ctx *ctx = test->priv;
+	struct kmemtrace_sample_cpu *sc = per_cpu_ptr(&kmemtrace_sample_cpu, 0);
+	unsigned long sampled = sc->sampled;
+
+	if (ctx->was_enabled)
+		kunit_skip(test, "kmemtrace was recording already");
+	kmemtrace_disable();
+	KUNIT_ASSERT_EQ(test, kmemtrace_tracer_start(), 0);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, tracer_stop_action, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kmemtrace_sample_configure(4096, 1, true), 0);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, sample_restore, NULL), 0);
+	/* The last recording's count, as sample_stats shows it. */
+	sc->sampled = 12345;
+	KUNIT_EXPECT_EQ(test, kmemtrace_enable(), -EBUSY);
+	KUNIT_EXPECT_FALSE(test, kmemtrace_enabled());
+	KUNIT_EXPECT_FALSE(test, kmemtrace_sampling());
+	KUNIT_EXPECT_EQ(test, sc->sampled, 12345);
+	sc->sampled = sampled;
+}
 #else
 static void test_sample_excludes_tracer(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_KMEMTRACE_TRACER");
+}
+
+static void test_sample_excludes_tracer_first(struct kunit *test)
 {
 	kunit_skip(test, "needs CONFIG_KMEMTRACE_TRACER");
 }
@@ -2659,6 +2699,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE_PARAM(test_sample_stack_from_allocator, sample_path_gen_params),
 	KUNIT_CASE(test_sample_stack_from_interrupt),
 	KUNIT_CASE(test_sample_excludes_tracer),
+	KUNIT_CASE(test_sample_excludes_tracer_first),
 	{}
 };
 

@@ -197,16 +197,20 @@ bool kmemtrace_sample_other(unsigned long ptr, bool free)
 
 /**
  * kmemtrace_sample_start() - set up sampling for a recording, if asked for
+ * @shared: another user of the probes (the tracer) is on
  *
  * With a sample period set, empties the table of sampled objects (it is
  * allocated the first time), seeds every CPU and draws its first count,
  * and switches kmemtrace_sample_key on.  The caller starts the relay
- * streams after, and stops them before kmemtrace_sample_stop().
+ * streams after, and stops them before kmemtrace_sample_stop().  With
+ * @shared, does none of it: the key would sample the other user's events
+ * too, and the counts of sample_stats are the last recording's.
  *
  * Context: Process context, kmemtrace_mutex held, the relay streams off.
- * Return: 0, or -ENOMEM (the recording does not start).
+ * Return: 0, -EBUSY with a period set and @shared, or -ENOMEM (the
+ * recording does not start).
  */
-int kmemtrace_sample_start(void)
+int kmemtrace_sample_start(bool shared)
 {
 	struct kmemtrace_sample_bucket *table;
 	unsigned int period;
@@ -219,6 +223,8 @@ int kmemtrace_sample_start(void)
 	mutex_unlock(&kmemtrace_sample_mutex);
 	if (!period)
 		return 0;
+	if (shared)
+		return -EBUSY;
 
 	ret = kmemtrace_stacks_prepare();
 	if (ret)
