@@ -123,7 +123,11 @@ static bool sample_find(unsigned long ptr, bool forget)
 		return false;
 	if (forget) {
 		WRITE_ONCE(b->ptr[slot], 0);
-		clear_bit(slot, &b->mask);
+		/*
+		 * Release: the slot's next owner (sample_track(), another CPU)
+		 * writes its pointer after ours is cleared, not before.
+		 */
+		clear_bit_unlock(slot, &b->mask);
 	}
 	return true;
 }
