@@ -92,6 +92,7 @@ int kmemtrace_stacks_prepare(void);
 void kmemtrace_stacks_debugfs(struct dentry *dir);
 #if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
 int kmemtrace_stack_configure(unsigned int sample, bool frees);
+u32 *kmemtrace_stack_table_swap(u32 *table);
 bool kmemtrace_api_function(unsigned long addr);
 #endif
 #else

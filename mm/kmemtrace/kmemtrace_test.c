@@ -2609,6 +2609,46 @@ static void test_sample_excludes_tracer_first(struct kunit *test)
 }
 #endif
 
+#ifdef CONFIG_KMEMTRACE_STACKS
+static void stack_table_restore(void *table)
+{
+	kmemtrace_stack_table_swap(table);
+}
+
+/*
+ * The stack depot may work while the table of stacks the stacks file
+ * lists could not be allocated (sampling starts without stacks then):
+ * a sample keeps its stack, unlisted, where it had dereferenced the
+ * missing table.
+ */
+static void test_sample_stack_without_table(struct kunit *test)
+{
+	struct kmemtrace_test_ctx *ctx = test->priv;
+	u32 *table;
+	void *p;
+
+	sample_switch(test, 1);
+	table = kmemtrace_stack_table_swap(NULL);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, stack_table_restore, table), 0);
+	capture_begin(test, false);
+	p = kmalloc(64, GFP_KERNEL);
+	kfree(p);
+	capture_end(test);
+	kunit_release_action(test, stack_table_restore, table);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, ctx->count, 2);
+	expect_sampled(test, find_one(test, p, KMEMTRACE_KIND_ALLOC,
+				      KMEMTRACE_TYPE_KMALLOC), 1);
+}
+#else
+static void test_sample_stack_without_table(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_KMEMTRACE_STACKS");
+}
+#endif
+
 static int kmemtrace_test_init(struct kunit *test)
 {
 	struct kmemtrace_test_ctx *ctx;
@@ -2700,6 +2740,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_sample_stack_from_interrupt),
 	KUNIT_CASE(test_sample_excludes_tracer),
 	KUNIT_CASE(test_sample_excludes_tracer_first),
+	KUNIT_CASE_PARAM(test_sample_stack_without_table, sample_path_gen_params),
 	{}
 };
 

@@ -95,11 +95,18 @@ static void kmemtrace_stack_refill(struct work_struct *work)
 				       STACK_DEPOT_FLAG_CAN_ALLOC);
 }
 
-/* Enter @handle into the table; false if no slot was left for it. */
+/*
+ * Enter @handle into the table; false if no slot was left for it, or no
+ * table: the depot may work while the table could not be allocated
+ * (sampling then goes on without stacks, kmemtrace_sample_start()).
+ */
 static bool kmemtrace_stack_list(u32 handle)
 {
 	u32 *table = READ_ONCE(kmemtrace_stack_table);
 	unsigned int i, slot = hash_32(handle, ilog2(KMEMTRACE_STACK_TABLE));
+
+	if (unlikely(!table))
+		return false;
 
 	for (i = 0; i < KMEMTRACE_STACK_PROBES; i++) {
 		u32 old = READ_ONCE(table[slot]);
@@ -493,6 +500,25 @@ int kmemtrace_stack_configure(unsigned int sample, bool frees)
 {
 	WRITE_ONCE(kmemtrace_stack_frees, frees);
 	return kmemtrace_stack_set(sample);
+}
+
+/**
+ * kmemtrace_stack_table_swap() - replace the table of listed stacks
+ * @table: the new table, or NULL: as if it could not be allocated
+ *
+ * For the KUnit test, while no stack is captured.
+ *
+ * Return: the table it replaced.
+ */
+u32 *kmemtrace_stack_table_swap(u32 *table)
+{
+	u32 *old;
+
+	mutex_lock(&kmemtrace_stack_mutex);
+	old = kmemtrace_stack_table;
+	WRITE_ONCE(kmemtrace_stack_table, table);
+	mutex_unlock(&kmemtrace_stack_mutex);
+	return old;
 }
 #endif
 

@@ -24,7 +24,7 @@ events() {
 
 set -- $(counters)
 [ $# = 3 ] || fail "stacks counters line: '$(sed -n 2p $D/stacks)'"
-c0=$1 l0=$2
+c0=$1 l0=$2 u0=$3
 echo 1 >$D/stack_sample || fail "cannot set stack_sample"
 echo 1 >$D/stack_frees || fail "cannot set stack_frees"
 e0=$(events)
@@ -36,7 +36,7 @@ e1=$(events)
 echo 0 >$D/stack_sample
 echo 0 >$D/stack_frees
 set -- $(counters)
-c1=$1 l1=$2 unlisted=$3
+c1=$1 l1=$2 unlisted=$(($3 - u0))
 [ $((c1 + l1 - c0 - l0)) = $((e1 - e0)) ] ||
 	fail "stacks captured $((c1 - c0)) + lost $((l1 - l0)), events $((e1 - e0))"
 [ $((e1 - e0)) -ge 500 ] || fail "only $((e1 - e0)) events for 250 pairs"
