@@ -293,6 +293,7 @@ struct kmemtrace_sample_bucket {
 
 DECLARE_PER_CPU(long, kmemtrace_sample_left);
 extern struct kmemtrace_sample_bucket *kmemtrace_sample_table;
+void kmemtrace_sample_redraw(void);
 
 /**
  * kmemtrace_sample_alloc_hit() - count an allocation down, the fast path
@@ -300,10 +301,13 @@ extern struct kmemtrace_sample_bucket *kmemtrace_sample_table;
  *
  * While a recording samples, before anything else: one interrupt-safe
  * this_cpu operation.  The allocation that takes this CPU's count from
- * above zero to zero or below is the sampled one; one that finds it at
- * zero or below already (an interrupt between the crossing and the new
- * draw) is not.  The caller of a hit calls kmemtrace_sample_redraw() at
- * once, whatever it records.
+ * above zero to zero or below is the sampled one; the caller of a hit
+ * calls kmemtrace_sample_redraw() at once, whatever it records.  One
+ * that finds the count at zero or below already is not sampled, and
+ * draws this CPU's count anew: the crossing one has not yet, as an
+ * interrupt came between, or never will on this CPU, as its task was
+ * preempted and moved to another before it drew (the allocators' hooks
+ * run with preemption on), which would leave this CPU unsampled.
  *
  * Context: Any context.
  * Return: true if this allocation crossed the count.
@@ -312,7 +316,12 @@ static __always_inline bool kmemtrace_sample_alloc_hit(size_t bytes)
 {
 	long left = this_cpu_sub_return(kmemtrace_sample_left, bytes);
 
-	return unlikely(left <= 0) && left + (long)bytes > 0;
+	if (likely(left > 0))
+		return false;
+	if (left + (long)bytes > 0)
+		return true;
+	kmemtrace_sample_redraw();
+	return false;
 }
 
 /**

@@ -220,7 +220,6 @@ struct kmemtrace_sample_cpu {
 DECLARE_STATIC_KEY_FALSE(kmemtrace_sample_key);
 DECLARE_PER_CPU(struct kmemtrace_sample_cpu, kmemtrace_sample_cpu);
 extern unsigned int kmemtrace_sample_period;
-void kmemtrace_sample_redraw(void);
 u64 kmemtrace_sample_draw(struct rnd_state *rnd, unsigned int period);
 int __kmemtrace_sample_alloc(unsigned long ptr);
 bool kmemtrace_sample_other(unsigned long ptr, bool free);

@@ -2552,6 +2552,48 @@ static void test_sample_stack_from_interrupt(struct kunit *test)
 }
 #endif
 
+static void cpus_allowed_restore(void *mask)
+{
+	set_cpus_allowed_ptr(current, mask);
+}
+
+/*
+ * An allocation's task can be preempted and moved to another CPU between
+ * crossing its CPU's count and drawing it anew (the hooks run with
+ * preemption on): it then draws the other CPU's count, and the first
+ * CPU's stayed crossed, so that none of its allocations were sampled
+ * again.  The next allocation there draws it.
+ */
+static void test_sample_crossed_then_moved(struct kunit *test)
+{
+	static cpumask_t allowed;
+	unsigned long flags;
+	bool hit;
+	long left;
+	void *p;
+
+	if (num_online_cpus() < 2 || !cpu_online(0) || !cpu_online(1))
+		kunit_skip(test, "needs CPUs 0 and 1");
+	sample_switch(test, SZ_1G);
+	cpumask_copy(&allowed, current->cpus_ptr);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, cpus_allowed_restore, &allowed), 0);
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(0)), 0);
+	local_irq_save(flags);
+	this_cpu_write(kmemtrace_sample_left, 1);
+	hit = kmemtrace_sample_alloc_hit(64);
+	local_irq_restore(flags);
+	KUNIT_ASSERT_TRUE(test, hit);
+	/* Moved before the draw. */
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(1)), 0);
+	kmemtrace_sample_redraw();
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(0)), 0);
+	p = kmalloc(64, GFP_KERNEL);
+	kfree(p);
+	left = per_cpu(kmemtrace_sample_left, 0);
+	KUNIT_EXPECT_GT(test, left, 0);
+}
+
 #ifdef CONFIG_KMEMTRACE_TRACER
 /* The tracer takes every event: it cannot run beside a sampling recording. */
 static void test_sample_excludes_tracer(struct kunit *test)
@@ -2738,6 +2780,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE_PARAM(test_sample_interrupts, sample_path_gen_params),
 	KUNIT_CASE_PARAM(test_sample_stack_from_allocator, sample_path_gen_params),
 	KUNIT_CASE(test_sample_stack_from_interrupt),
+	KUNIT_CASE_PARAM(test_sample_crossed_then_moved, sample_path_gen_params),
 	KUNIT_CASE(test_sample_excludes_tracer),
 	KUNIT_CASE(test_sample_excludes_tracer_first),
 	KUNIT_CASE_PARAM(test_sample_stack_without_table, sample_path_gen_params),

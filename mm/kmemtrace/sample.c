@@ -139,8 +139,10 @@ static bool sample_find(unsigned long ptr, bool forget)
  *
  * Right after an allocation crossed the count (kmemtrace_sample_alloc_hit()),
  * whether or not it is recorded then: the count runs again from here.
- * Allocations meanwhile (an interrupt) found it crossed and were not
- * sampled; the draw overwrites what they counted.
+ * Allocations meanwhile (an interrupt) found it crossed, were not
+ * sampled and drew already; this draw overwrites theirs.  If the task of
+ * the crossing allocation moved to another CPU first, this draws that
+ * CPU's count, and the next allocation on the first draws its own.
  *
  * Context: Any context; an NMI that lands in another draw on this CPU
  * only makes the generator's next numbers different.
