@@ -46,6 +46,7 @@ static void check_usage(int status)
 		"  the recording), exactly within the recording's seq window: leading +\n"
 		"  gaps + trailing must equal the CPU's drops while recording, and DIR/dropped\n"
 		"  their sum; without it, DIR/dropped counts since boot and is only a bound.\n"
+		"  Events DIR/unwritten counts (read by record but not written) are lost.\n"
 		"  DIR/header, DIR/comms and DIR/kmalloc_format (its table of gfp flags)\n"
 		"  must be well formed, and the header (and DIR/abi_version) must give a\n"
 		"  supported ABI version (1, 2 or 3), that of the streams, and the\n"
@@ -649,6 +650,29 @@ static bool has_stream(const struct kmt_trace *t, uint64_t cpu)
 }
 
 /*
+ * The events record read from a CPU but could not write to its stream,
+ * its output having failed (DIR/unwritten), are lost, and no counter of
+ * the kernel counts them: each CPU with some is a problem when the whole
+ * directory is checked (@whole) or its stream is.
+ */
+static size_t check_unwritten(const struct kmt_trace *t, bool whole)
+{
+	const struct kmt_cpu_unwritten *u;
+	size_t i, errors = 0;
+
+	for (i = 0; i < t->nr_unwritten; i++) {
+		u = &t->unwritten[i];
+		if (!u->events || (!whole && !has_stream(t, u->cpu)))
+			continue;
+		kmt_err("cpu%llu: %llu events read but not written to the stream (%s/unwritten)",
+			(unsigned long long)u->cpu, (unsigned long long)u->events,
+			t->dir);
+		errors++;
+	}
+	return errors;
+}
+
+/*
  * The drops of the recording, CPU by CPU, must add up to DIR/dropped; a
  * CPU that dropped events while recording must have a stream when the
  * whole directory is checked (@whole).
@@ -736,6 +760,7 @@ int check_main(int argc, char **argv)
 		errors += check_header(&t);
 		errors += check_abi_file(&t);
 		errors += kmt_trace_read_stats(&t);
+		errors += kmt_trace_read_unwritten(&t);
 		errors += check_start_files(&t);
 		errors += kmt_comms_load(&comms, t.dir, false);
 		kmt_comms_free(&comms);
@@ -754,6 +779,7 @@ int check_main(int argc, char **argv)
 		errors++;
 	}
 	errors += check_stats_total(&t, !p.nr_files);
+	errors += check_unwritten(&t, !p.nr_files);
 	if (errors)
 		printf("result: %zu problems\n", errors);
 	else

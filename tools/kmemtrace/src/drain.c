@@ -39,11 +39,15 @@ struct kmt_drain {
 	int stop_fd;
 	int cpu;
 	char *name;
+	char *out_name;
 	pthread_t thread;
 	bool started;
 	atomic_bool stopping;
 	atomic_uint_least64_t bytes;
-	bool failed;
+	atomic_bool failed;
+	/* The thread's own: the output failed, events are only counted. */
+	bool out_failed;
+	atomic_uint_least64_t unwritten;
 	/* The thread's own: the pids seen, and the last one. */
 	struct kmt_map seen;
 	uint32_t last_pid;
@@ -113,12 +117,55 @@ static void note_pids(struct kmt_drain *d, const unsigned char *p,
 	}
 }
 
-/* Copy what the stream has; return bytes copied, 0 if empty, -1 on error. */
+/*
+ * Write the @n bytes of events at @p to the output and note their pids,
+ * the output having @done bytes before; return the bytes it has after.
+ * Once the output failed, the events are only counted as unwritten: they
+ * are read and lost, as a drop is, and record says how many.  When a
+ * write fails, the part of an event written is cut off the file, which
+ * then holds whole events only, for check to read to the end.
+ */
+static uint64_t output(struct kmt_drain *d, const unsigned char *p, size_t n,
+		       uint64_t done)
+{
+	size_t w = 0, keep, cut;
+	ssize_t ret;
+	int err = 0;
+
+	while (!d->out_failed && w < n) {
+		ret = write(d->out, p + w, n - w);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret < 0) {
+			err = errno;
+			break;
+		}
+		w += ret;
+	}
+	if (err) {
+		kmt_err("%s: %s: recording stops; the events read from %s from now on are lost",
+			d->out_name, strerror(err), d->name);
+		cut = (done + w) % KMEMTRACE_EVENT_SIZE;
+		keep = cut < w ? w - cut : 0;
+		if (keep < w && ftruncate(d->out, done + keep))
+			kmt_err("%s: %s", d->out_name, strerror(errno));
+		else
+			w = keep;
+		d->out_failed = true;
+		atomic_store(&d->failed, true);
+	}
+	note_pids(d, p, done, w);
+	if (w < n)
+		atomic_fetch_add_explicit(&d->unwritten, (n - w) / KMEMTRACE_EVENT_SIZE,
+					  memory_order_relaxed);
+	return done + w;
+}
+
+/* Copy what the stream has; return bytes read, 0 if empty, -1 on error. */
 static ssize_t drain_once(struct kmt_drain *d)
 {
 	uint64_t done = atomic_load_explicit(&d->bytes, memory_order_relaxed);
 	ssize_t n;
-	int ret;
 
 	do {
 		n = read(d->in, d->buf, DRAIN_READ_SIZE);
@@ -131,28 +178,9 @@ static ssize_t drain_once(struct kmt_drain *d)
 	}
 	if (!n)
 		return 0;
-	ret = write_all(d->out, d->buf, n);
-	if (ret) {
-		kmt_err("%s: output: %s", d->name, strerror(-ret));
-		return -1;
-	}
-	note_pids(d, d->buf, done, n);
-	atomic_store_explicit(&d->bytes, done + n, memory_order_relaxed);
+	atomic_store_explicit(&d->bytes, output(d, d->buf, n, done),
+			      memory_order_relaxed);
 	return n;
-}
-
-/* Write @n bytes of the mapping from ring offset @off, and note their pids. */
-static int write_mapped(struct kmt_drain *d, uint64_t off, size_t n,
-			uint64_t done)
-{
-	int ret = write_all(d->out, d->map + off, n);
-
-	if (ret) {
-		kmt_err("%s: output: %s", d->name, strerror(-ret));
-		return -1;
-	}
-	note_pids(d, d->map + off, done, n);
-	return 0;
 }
 
 /*
@@ -180,14 +208,14 @@ static ssize_t drain_once_mapped(struct kmt_drain *d)
 	}
 	off = pos.tail % d->ring_size;
 	first = n < d->ring_size - off ? n : d->ring_size - off;
-	if (write_mapped(d, off, first, done) ||
-	    (n > first && write_mapped(d, 0, n - first, done + first)))
-		return -1;
+	done = output(d, d->map + off, first, done);
+	if (n > first)
+		done = output(d, d->map, n - first, done);
 	if (ioctl(d->in, KMEMTRACE_IOC_CONSUME, &n)) {
 		kmt_err("%s: %s", d->name, strerror(errno));
 		return -1;
 	}
-	atomic_store_explicit(&d->bytes, done + n, memory_order_relaxed);
+	atomic_store_explicit(&d->bytes, done, memory_order_relaxed);
 	return n;
 }
 
@@ -240,7 +268,7 @@ static void *drain_thread(void *arg)
 		stop = atomic_load(&d->stopping);
 		n = d->map ? drain_once_mapped(d) : drain_once(d);
 		if (n < 0) {
-			d->failed = true;
+			atomic_store(&d->failed, true);
 			break;
 		}
 		if (n > 0) {
@@ -265,7 +293,7 @@ static void *drain_thread(void *arg)
 }
 
 struct kmt_drain *kmt_drain_start(int in, int out, int cpu, const char *name,
-				  int notify, bool map)
+				  const char *out_name, int notify, bool map)
 {
 	struct kmt_drain *d = xcalloc(1, sizeof(*d));
 	sigset_t all, old;
@@ -276,9 +304,12 @@ struct kmt_drain *kmt_drain_start(int in, int out, int cpu, const char *name,
 	d->cpu = cpu;
 	d->notify = notify;
 	d->name = xstrdup(name);
+	d->out_name = xstrdup(out_name);
 	d->buf = xmalloc(DRAIN_READ_SIZE);
 	atomic_init(&d->stopping, false);
 	atomic_init(&d->bytes, 0);
+	atomic_init(&d->failed, false);
+	atomic_init(&d->unwritten, 0);
 	pthread_mutex_init(&d->lock, NULL);
 	if (map)
 		try_map(d);
@@ -307,6 +338,16 @@ uint64_t kmt_drain_bytes(const struct kmt_drain *d)
 	return atomic_load_explicit(&d->bytes, memory_order_relaxed);
 }
 
+bool kmt_drain_failed(const struct kmt_drain *d)
+{
+	return atomic_load(&d->failed);
+}
+
+uint64_t kmt_drain_unwritten(const struct kmt_drain *d)
+{
+	return atomic_load_explicit(&d->unwritten, memory_order_relaxed);
+}
+
 size_t kmt_drain_pids(struct kmt_drain *d, uint32_t *pids, size_t max)
 {
 	size_t n;
@@ -325,13 +366,13 @@ int kmt_drain_finish(struct kmt_drain *d)
 	uint64_t one = 1;
 
 	if (!d->started)
-		return d->failed ? -1 : 0;
+		return atomic_load(&d->failed) ? -1 : 0;
 	atomic_store(&d->stopping, true);
 	if (write(d->stop_fd, &one, sizeof(one)) < 0)
 		kmt_err("eventfd: %s", strerror(errno));
 	pthread_join(d->thread, NULL);
 	d->started = false;
-	return d->failed ? -1 : 0;
+	return atomic_load(&d->failed) ? -1 : 0;
 }
 
 void kmt_drain_free(struct kmt_drain *d)
@@ -349,5 +390,6 @@ void kmt_drain_free(struct kmt_drain *d)
 	free(d->queue);
 	free(d->buf);
 	free(d->name);
+	free(d->out_name);
 	free(d);
 }

@@ -153,6 +153,8 @@ struct recorder {
 	struct cpu_stream *cpus;
 	size_t nr;
 	bool enabled;
+	bool started;		/* kmemtrace was enabled: there is a recording */
+	bool drain_failed;
 	bool stop;
 	pid_t child;
 	int sigfd;
@@ -187,7 +189,9 @@ static void record_usage(int status)
 		"  the streams: babeltrace2 DIR/ctf reads them, see kmemtrace ctf).\n"
 		"  Needs root.  dropped counts the events dropped while recording; the\n"
 		"  kernel's counters at the start are kept as dropped.start and\n"
-		"  stats.start, for check to hold each CPU to its drops.\n"
+		"  stats.start, for check to hold each CPU to its drops.  A stream that\n"
+		"  cannot be written stops the recording; the events read but not\n"
+		"  written are counted in DIR/unwritten, and record exits 1.\n"
 		"\n"
 		"     -o/--output DIR         directory to write, created if needed; the\n"
 		"                             files of an earlier recording there are\n"
@@ -391,7 +395,7 @@ static int make_outdir(const char *dir)
 static const char * const record_files[] = {
 	"header", "abi_version", "dropped", "dropped.start", "stats",
 	"stats.start", "caches", "kallsyms", "comms", "tags", "stacks",
-	"sample_stats", KMT_GFP_FORMAT_FILE,
+	"sample_stats", "unwritten", KMT_GFP_FORMAT_FILE,
 };
 
 static bool is_record_file(const char *name)
@@ -608,7 +612,8 @@ static int start_drains(struct recorder *r)
 		if (cs->drain)
 			continue;
 		cs->drain = kmt_drain_start(cs->in, cs->out, cs->cpu, cs->in_path,
-					    r->comms ? r->pidfd : -1, !r->p->read);
+					    cs->out_path, r->comms ? r->pidfd : -1,
+					    !r->p->read);
 		if (!cs->drain)
 			return -1;
 	}
@@ -648,6 +653,20 @@ static void take_bytes(struct recorder *r)
 }
 
 /*
+ * Whether a drain failed (it said why): recording stops, rather than go
+ * on with a CPU whose events are not written.
+ */
+static bool drains_failed(const struct recorder *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr; i++)
+		if (r->cpus[i].drain && kmt_drain_failed(r->cpus[i].drain))
+			return true;
+	return false;
+}
+
+/*
  * With kmemtrace disabled: copy what is left in every stream, and wait
  * for the drains to end.
  */
@@ -661,6 +680,8 @@ static int finish_drains(struct recorder *r)
 			ret = -1;
 	take_pids(r);
 	take_bytes(r);
+	if (ret)
+		r->drain_failed = true;
 	return ret;
 }
 
@@ -674,6 +695,8 @@ static int set_enabled(struct recorder *r, bool on)
 		kmt_err("%s: %s", path, strerror(-ret));
 	else
 		r->enabled = on;
+	if (!ret && on)
+		r->started = true;
 	free(path);
 	return ret;
 }
@@ -781,6 +804,8 @@ static int record_timeout(struct recorder *r, uint64_t deadline)
 	uint64_t now;
 
 	read_signals(r);
+	if (drains_failed(r))
+		return -1;
 	if (r->child)
 		return child_done(r) ? -1 : KMT_POLL_MS;
 	if (r->stop)
@@ -1389,16 +1414,63 @@ static int write_dropped(struct recorder *r, uint64_t *lost)
 	return ret;
 }
 
-/* Called with kmemtrace disabled and the streams drained. */
+/*
+ * Write DIR/unwritten when the output of a stream failed: per CPU, the
+ * events its drain read but could not write, in @unwritten too.  They
+ * are lost, no counter of the kernel has them, and they may be events
+ * left before the recording, outside the window check holds each CPU
+ * to: the file is how check finds them.
+ */
+static int write_unwritten(struct recorder *r, uint64_t *unwritten)
+{
+	static const char head[] = "# kmemtrace unwritten v1\n# cpu events\n";
+	char *buf = NULL, line[64];
+	size_t i, len = 0, n;
+	uint64_t events;
+	int ret = 0;
+
+	*unwritten = 0;
+	for (i = 0; i < r->nr; i++) {
+		events = r->cpus[i].drain ? kmt_drain_unwritten(r->cpus[i].drain) : 0;
+		if (!events)
+			continue;
+		if (!buf) {
+			buf = xstrdup(head);
+			len = strlen(head);
+		}
+		n = snprintf(line, sizeof(line), "%d %llu\n", r->cpus[i].cpu,
+			     (unsigned long long)events);
+		buf = xrealloc(buf, len + n + 1);
+		memcpy(buf + len, line, n + 1);
+		len += n;
+		*unwritten += events;
+	}
+	if (buf) {
+		kmt_err("%s: %llu events read but not written, counted in %s/unwritten",
+			r->p->outdir, (unsigned long long)*unwritten, r->p->outdir);
+		ret = write_meta(r, "unwritten", buf, len);
+	}
+	free(buf);
+	return ret;
+}
+
+/*
+ * Called with kmemtrace disabled and the streams drained, also when a
+ * drain failed: the counters show what the recording lost.
+ */
 static int record_finish(struct recorder *r)
 {
 	char *abi = path_join(r->p->debugfs, "abi_version");
-	uint64_t bytes = 0, lost = 0;
+	uint64_t bytes = 0, lost = 0, unwritten;
+	char not_written[64] = "";
+	const char *only = "";
 	int ret;
 	size_t i;
 
 	ret = copy_meta(r, abi, "abi_version");
 	if (write_dropped(r, &lost))
+		ret = -1;
+	if (write_unwritten(r, &unwritten))
 		ret = -1;
 	copy_optional(r, "stats", "check cannot account for lost events per CPU");
 	copy_optional(r, "caches", "report will show cache ids without names");
@@ -1419,11 +1491,16 @@ static int record_finish(struct recorder *r)
 	take_bytes(r);
 	for (i = 0; i < r->nr; i++)
 		bytes += r->cpus[i].bytes;
-	kmt_err("recorded %llu events (%llu bytes) from %zu CPUs into %s, %llu dropped%s%s",
+	if (unwritten)
+		snprintf(not_written, sizeof(not_written), ", %llu not written",
+			 (unsigned long long)unwritten);
+	if (r->p->pprof_only && !r->drain_failed)
+		only = "; the profiles only, the streams not kept (--pprof-only)";
+	kmt_err("recorded %llu events (%llu bytes) from %zu CPUs into %s, %llu dropped%s%s%s",
 		(unsigned long long)(bytes / KMEMTRACE_EVENT_SIZE),
 		(unsigned long long)bytes, r->nr, r->p->outdir,
 		(unsigned long long)lost, r->start.exact ? "" : " since boot",
-		r->p->pprof_only ? "; the profiles only, the streams not kept (--pprof-only)" : "");
+		not_written, only);
 	if (bytes % KMEMTRACE_EVENT_SIZE)
 		kmt_err("warning: %llu bytes are not a whole number of events",
 			(unsigned long long)bytes);
@@ -1434,10 +1511,12 @@ static int record_finish(struct recorder *r)
 /*
  * Close the streams.  With --pprof-only, remove them too: what the
  * profiles were made of was given back as they were (periodic.c), and
- * what is left of the files is no recording.
+ * what is left of the files is no recording.  Not when a drain failed:
+ * then the streams are what shows where the recording stopped.
  */
 static void record_close(struct recorder *r)
 {
+	bool remove = r->p->pprof_only && !r->drain_failed;
 	struct cpu_stream *cs;
 	size_t i;
 
@@ -1448,8 +1527,8 @@ static void record_close(struct recorder *r)
 			close(cs->in);
 		if (cs->out >= 0 && close(cs->out))
 			kmt_err("%s: %s", cs->out_path, strerror(errno));
-		if (r->p->pprof_only && cs->out >= 0 &&
-		    unlink(cs->out_path) && errno != ENOENT)
+		if (remove && cs->out >= 0 && unlink(cs->out_path) &&
+		    errno != ENOENT)
 			kmt_err("%s: %s", cs->out_path, strerror(errno));
 		free(cs->in_path);
 		free(cs->out_path);
@@ -1512,13 +1591,19 @@ int record_main(int argc, char **argv)
 		ret = -1;
 	if (finish_drains(r))
 		ret = -1;
-	/* The last interval's profile, of every event left. */
-	if (!ret && r->periodic && kmt_periodic_finish(r->periodic, now_ms()))
+	/*
+	 * Once kmemtrace was enabled and disabled again, the last interval's
+	 * profile, of every event left, and the side files are written
+	 * whatever failed (a drain, CMD not found): without the counters,
+	 * what the recording lost would not show.
+	 */
+	if (r->started && !r->enabled && r->periodic &&
+	    kmt_periodic_finish(r->periodic, now_ms()))
 		r->periodic_failed = true;
-	if (!ret)
-		ret = record_finish(r);
+	if (r->started && !r->enabled && record_finish(r))
+		ret = -1;
 	/* A profile not written fails the command, not the recording. */
-	if (!ret && r->periodic_failed)
+	if (r->periodic_failed)
 		ret = -1;
 	record_close(r);
 	if (r->pidfd >= 0)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kmemtrace - the side files of a trace directory: dropped, stats (with
- * dropped.start and stats.start) and caches, and the line parser they share
+ * dropped.start and stats.start), unwritten and caches, and the line
+ * parser they share
  *
  * Part of the stream layer (trace.h); see Documentation/kmemtrace.rst.
  */
@@ -202,6 +203,47 @@ size_t kmt_trace_read_stats(struct kmt_trace *t)
 	t->stats_start = sl.cs;
 	t->nr_stats_start = sl.nr;
 	return errors;
+}
+
+/* "CPU EVENTS" */
+static int unwritten_line(void *arg, const char *path, size_t nr,
+			  const char *line)
+{
+	struct kmt_trace *t = arg;
+	struct kmt_cpu_unwritten u;
+	struct kmt_field f[2];
+
+	if (kmt_split_fields(line, f, ARRAY_SIZE(f)) != ARRAY_SIZE(f) ||
+	    field_u64(&f[0], &u.cpu) || field_u64(&f[1], &u.events) ||
+	    u.cpu > INT_MAX) {
+		kmt_err("%s: line %zu: not \"CPU EVENTS\"", path, nr);
+		return -EINVAL;
+	}
+	t->unwritten = xrealloc(t->unwritten,
+				(t->nr_unwritten + 1) * sizeof(*t->unwritten));
+	t->unwritten[t->nr_unwritten++] = u;
+	return 0;
+}
+
+size_t kmt_trace_read_unwritten(struct kmt_trace *t)
+{
+	struct kmt_line_parser lp = { .what = "unwritten", .max_version = 1,
+				  .fn = unwritten_line, .arg = t };
+	char *path, *buf;
+	size_t len;
+	int ret;
+
+	free(t->unwritten);
+	t->unwritten = NULL;
+	t->nr_unwritten = 0;
+	ret = read_side_file(t->dir, "unwritten", &path, &buf, &len);
+	if (ret)
+		return ret != -ENOENT;
+	lp.path = path;
+	ret = kmt_parse_lines(buf, &lp);
+	free(buf);
+	free(path);
+	return ret ? 1 : 0;
 }
 
 static const struct kmt_cpu_stat *find_cpu_stat(const struct kmt_cpu_stat *cs,

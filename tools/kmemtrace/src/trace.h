@@ -140,6 +140,18 @@ struct kmt_cpu_stat {
 };
 
 /**
+ * struct kmt_cpu_unwritten - one CPU line of the "unwritten" file
+ * @cpu: the CPU
+ * @events: events record read from the CPU's buffer but could not write
+ *	to its cpuN file, its output having failed: lost to the recording,
+ *	and counted by no counter of the kernel
+ */
+struct kmt_cpu_unwritten {
+	uint64_t cpu;
+	uint64_t events;
+};
+
+/**
  * struct kmt_trace - a recorded trace, that is the streams of a directory
  * @dir: the directory, NULL when the streams were named one by one
  * @streams: the streams, sorted by CPU number and then by path
@@ -157,6 +169,8 @@ struct kmt_cpu_stat {
  *	"stats" of the kernel at the start of the recording
  * @stats_start: its CPU lines, sorted by CPU
  * @nr_stats_start: number of CPU lines in @stats_start
+ * @unwritten: the CPU lines of the "unwritten" file, in its order
+ * @nr_unwritten: number of CPU lines in @unwritten
  * @header: @dir/header, as kmt_header_load() read it
  * @header_problems: the problems kmt_header_load() found in it
  */
@@ -174,6 +188,8 @@ struct kmt_trace {
 	bool has_stats_start;
 	struct kmt_cpu_stat *stats_start;
 	size_t nr_stats_start;
+	struct kmt_cpu_unwritten *unwritten;
+	size_t nr_unwritten;
 	struct kmt_header header;
 	size_t header_problems;
 };
@@ -471,6 +487,19 @@ void kmt_trace_read_dropped(struct kmt_trace *t);
  * Return: the number of problems found in the files.
  */
 size_t kmt_trace_read_stats(struct kmt_trace *t);
+
+/**
+ * kmt_trace_read_unwritten() - read the "unwritten" file of the trace directory
+ * @t: the trace; @t->dir must be set
+ *
+ * Sets @t->unwritten and @t->nr_unwritten from "unwritten", which record
+ * writes when the output of a stream failed.  A missing file is not an
+ * error; an unsupported version or a malformed line is reported with
+ * kmt_err().
+ *
+ * Return: the number of problems found in the file.
+ */
+size_t kmt_trace_read_unwritten(struct kmt_trace *t);
 
 /**
  * kmt_trace_cpu_stat() - the "stats" line of a CPU

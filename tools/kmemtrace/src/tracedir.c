@@ -97,6 +97,7 @@ void kmt_trace_free(struct kmt_trace *t)
 	free(t->streams);
 	free(t->stats);
 	free(t->stats_start);
+	free(t->unwritten);
 	free(t->dir);
 	kmt_header_free(&t->header);
 	memset(t, 0, sizeof(*t));
