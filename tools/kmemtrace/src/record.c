@@ -180,18 +180,19 @@ static void record_usage(int status)
 		"                          [-- CMD [ARGS...]]\n"
 		"\n"
 		"  Write DIR/header (the traced kernel and the recording), enable\n"
-		"  kmemtrace, run CMD (or wait for SIGINT/SIGTERM, or SECONDS), disable\n"
-		"  kmemtrace and write the cpuN streams, abi_version, dropped, stats,\n"
-		"  caches, kallsyms, comms (the names of the tasks) and, when the kernel\n"
-		"  has them, tags (the codetags of the events), stacks (their stack\n"
-		"  traces) and kmalloc_format (the kmalloc tracepoint's format, for the\n"
-		"  kernel's gfp flag names) to DIR, and ctf/ (CTF metadata and links to\n"
-		"  the streams: babeltrace2 DIR/ctf reads them, see kmemtrace ctf).\n"
-		"  Needs root.  dropped counts the events dropped while recording; the\n"
-		"  kernel's counters at the start are kept as dropped.start and\n"
-		"  stats.start, for check to hold each CPU to its drops.  A stream that\n"
-		"  cannot be written stops the recording; the events read but not\n"
-		"  written are counted in DIR/unwritten, and record exits 1.\n"
+		"  kmemtrace, run CMD (or wait for SIGINT, SIGTERM, SIGHUP, SIGQUIT or\n"
+		"  SIGPIPE, or SECONDS), disable kmemtrace and write the cpuN streams,\n"
+		"  abi_version, dropped, stats, caches, kallsyms, comms (the names of the\n"
+		"  tasks) and, when the kernel has them, tags (the codetags of the\n"
+		"  events), stacks (their stack traces) and kmalloc_format (the kmalloc\n"
+		"  tracepoint's format, for the kernel's gfp flag names) to DIR, and ctf/\n"
+		"  (CTF metadata and links to the streams: babeltrace2 DIR/ctf reads\n"
+		"  them, see kmemtrace ctf).  Needs root.  dropped counts the events\n"
+		"  dropped while recording; the kernel's counters at the start are kept\n"
+		"  as dropped.start and stats.start, for check to hold each CPU to its\n"
+		"  drops.  A stream that cannot be written stops the recording; the\n"
+		"  events read but not written are counted in DIR/unwritten, and record\n"
+		"  exits 1.\n"
 		"\n"
 		"     -o/--output DIR         directory to write, created if needed; the\n"
 		"                             files of an earlier recording there are\n"
@@ -701,13 +702,40 @@ static int set_enabled(struct recorder *r, bool on)
 	return ret;
 }
 
-/* SIGINT, SIGTERM and SIGCHLD are read from a signalfd polled with the streams. */
+/*
+ * The signals that stop a recording: any that would kill record by
+ * default and that a user or a session sends (Ctrl-C, Ctrl-\, kill, a
+ * closed terminal, a reader of stderr gone).  Killed by one, record
+ * would leave kmemtrace enabled, sample_period set and the recording
+ * without its counters.
+ */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+
+static bool is_stop_signal(int sig)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		if (stop_signals[i] == sig)
+			return true;
+	return false;
+}
+
+/*
+ * The stop signals and SIGCHLD are read from a signalfd polled with the
+ * streams.  SIGXFSZ is blocked too, and never read: past a file size
+ * limit, a write then fails with EFBIG, which record reports, rather
+ * than kill it.
+ */
 static int setup_signals(struct recorder *r)
 {
+	size_t i;
+
 	sigemptyset(&r->sigs);
-	sigaddset(&r->sigs, SIGINT);
-	sigaddset(&r->sigs, SIGTERM);
+	for (i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		sigaddset(&r->sigs, stop_signals[i]);
 	sigaddset(&r->sigs, SIGCHLD);
+	sigaddset(&r->sigs, SIGXFSZ);
 	if (sigprocmask(SIG_BLOCK, &r->sigs, NULL)) {
 		kmt_err("sigprocmask: %s", strerror(errno));
 		return -1;
@@ -721,10 +749,16 @@ static int setup_signals(struct recorder *r)
 	return 0;
 }
 
-static void restore_signals(struct recorder *r)
+/*
+ * Once every file is written.  The signals stay blocked until record
+ * exits: one that came while it finished is dropped, rather than kill it
+ * then.
+ */
+static void close_signals(struct recorder *r)
 {
-	close(r->sigfd);
-	sigprocmask(SIG_UNBLOCK, &r->sigs, NULL);
+	if (r->sigfd >= 0)
+		close(r->sigfd);
+	r->sigfd = -1;
 }
 
 /* A stop signal ends the recording, or is passed on to CMD. */
@@ -733,7 +767,7 @@ static void read_signals(struct recorder *r)
 	struct signalfd_siginfo si;
 
 	while (read(r->sigfd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo != SIGINT && si.ssi_signo != SIGTERM)
+		if (!is_stop_signal(si.ssi_signo))
 			continue;
 		if (r->child)
 			kill(r->child, si.ssi_signo);
@@ -1230,17 +1264,20 @@ static int set_sample(struct recorder *r, uint64_t bytes)
 	return ret;
 }
 
+/*
+ * Record until CMD ends, the duration is over, a stop signal comes or a
+ * drain fails; kmemtrace is disabled and sample_period set back after.
+ * The signals stay handled (close_signals()) until record has written
+ * every file.
+ */
 static int record_run(struct recorder *r)
 {
 	int ret;
 
+	if (setup_signals(r))
+		return -1;
 	if (r->p->has_sample && set_sample(r, r->p->sample))
 		return -1;
-	if (setup_signals(r)) {
-		if (r->p->has_sample)
-			set_sample(r, 0);
-		return -1;
-	}
 	counters_start(r);
 	ret = set_enabled(r, true);
 	if (!ret && r->p->cmd)
@@ -1259,7 +1296,6 @@ static int record_run(struct recorder *r)
 		kill(r->child, SIGTERM);
 		waitpid(r->child, NULL, 0);
 	}
-	restore_signals(r);
 	return ret;
 }
 
@@ -1553,6 +1589,7 @@ int record_main(int argc, char **argv)
 		return 1;
 	r = xcalloc(1, sizeof(*r));
 	r->p = &p;
+	r->sigfd = -1;
 	/*
 	 * The names of the tasks are for report: the profiles do not use
 	 * them, and a recording left on for days would scan /proc every
@@ -1605,6 +1642,7 @@ int record_main(int argc, char **argv)
 	/* A profile not written fails the command, not the recording. */
 	if (r->periodic_failed)
 		ret = -1;
+	close_signals(r);
 	record_close(r);
 	if (r->pidfd >= 0)
 		close(r->pidfd);

@@ -2918,6 +2918,72 @@ t_record_duration_limit() {
 	expect_rc 0 && expect_has err "recorded 3 events (288 bytes) from 2 CPUs into rec"
 }
 
+# record_enabled PID: wait (5 s at most) until record PID has enabled
+# kmemtrace in fake/, and with it set up its signals
+record_enabled() {
+	n=0
+	while [ "$(cat fake/enabled)" != 1 ]; do
+		kill -0 "$1" 2> /dev/null || fail "record exited before enabling" || return 1
+		n=$((n + 1))
+		[ $n -lt 100 ] || fail "record did not enable kmemtrace" || return 1
+		sleep 0.05
+	done
+}
+
+# SIGHUP and SIGPIPE stop record as SIGINT and SIGTERM do: it disables
+# kmemtrace, sets sample_period back and writes every file.  (A shell
+# starts background jobs with SIGINT and SIGQUIT ignored, so that they
+# cannot be tested here.)  Signals stay handled while record finishes: a
+# second one then is ignored, and record writes what is left (here it
+# waits for fake/tags, a FIFO) and exits 0.
+t_record_stop_signals() {
+	fake_debugfs fake && echo 0 > fake/sample_period &&
+		printf '%s\n' '# kmemtrace sample_stats v1' '# period 4096' \
+			'# cpu sampled untracked freed' '0 0 0 0' '1 0 0 0' \
+			'# tracked 0 of 57344' > fake/sample_stats || return 1
+	for sig in HUP PIPE; do
+		"$KMT" record -q -D fake -o rec -K kallsyms -s 4096 -d 30 > out 2> err &
+		pid=$!
+		record_enabled $pid || return 1
+		kill -$sig $pid
+		wait $pid
+		rc=$?
+		expect_rc 0 && expect_err <<-'END' || return 1
+		kmemtrace: recorded 3 events (288 bytes) from 2 CPUs into rec, 0 dropped
+		END
+		[ "$(cat fake/enabled) $(cat fake/sample_period)" = "0 0" ] ||
+			fail "SIG$sig: enabled $(cat fake/enabled), sample_period" \
+				"$(cat fake/sample_period) after recording" || return 1
+		for f in dropped.start dropped stats.start stats kallsyms comms; do
+			[ -f rec/$f ] || fail "SIG$sig: no rec/$f" || return 1
+		done
+		rm -r rec || return 1
+	done
+	mkfifo fake/tags || return 1
+	"$KMT" record -q -D fake -o rec -K kallsyms -d 30 > out 2> err &
+	pid=$!
+	record_enabled $pid || return 1
+	# A writer, for record's read of fake/tags to wait.
+	exec 3<> fake/tags
+	kill -TERM $pid
+	sleep 0.5
+	kill -TERM $pid
+	sleep 0.2
+	echo "$TAGS" >&3
+	exec 3>&-
+	wait $pid
+	rc=$?
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: recorded 3 events (288 bytes) from 2 CPUs into rec, 0 dropped
+	END
+	[ "$(cat fake/enabled)" = 0 ] || fail "kmemtrace left enabled" || return 1
+	echo "$TAGS" > tags.expected
+	cmp tags.expected rec/tags || fail "rec/tags is not fake/tags" || return 1
+	for f in dropped stats kallsyms comms ctf/metadata; do
+		[ -f rec/$f ] || fail "no rec/$f after a second signal" || return 1
+	done
+}
+
 t_record_errors() {
 	run record -D nodir -o rec -- true
 	expect_rc 1 && expect_err <<-'END' || return 1
@@ -4514,6 +4580,7 @@ record_empty_and_duration
 record_duration_limit
 record_errors
 record_output_error
+record_stop_signals
 fuzz_corpus
 layering
 pprof_go_reads_it
