@@ -674,8 +674,10 @@ static size_t check_unwritten(const struct kmt_trace *t, bool whole)
 
 /*
  * The drops of the recording, CPU by CPU, must add up to DIR/dropped; a
- * CPU that dropped events while recording must have a stream when the
- * whole directory is checked (@whole).
+ * CPU whose seq advanced while recording must have a stream when the
+ * whole directory is checked (@whole): every seq number it took is an
+ * event written to its stream or a drop, and without the stream those
+ * written are lost, drops or not.
  */
 static size_t check_window_total(const struct kmt_trace *t, bool whole)
 {
@@ -692,10 +694,13 @@ static size_t check_window_total(const struct kmt_trace *t, bool whole)
 		    cs0->next_seq > cs->next_seq)
 			continue;
 		overflow |= add_u64_sat(&sum, cs->dropped - cs0->dropped);
-		if (whole && cs->dropped > cs0->dropped &&
+		if (whole && cs->next_seq > cs0->next_seq &&
 		    !has_stream(t, cs->cpu)) {
-			kmt_err("cpu%llu: %llu events dropped while recording but no stream",
+			kmt_err("cpu%llu: no stream, but it took seq %llu to %llu while recording (%llu events, %llu dropped)",
 				(unsigned long long)cs->cpu,
+				(unsigned long long)cs0->next_seq,
+				(unsigned long long)cs->next_seq - 1,
+				(unsigned long long)(cs->next_seq - cs0->next_seq),
 				(unsigned long long)(cs->dropped - cs0->dropped));
 			errors++;
 		}

@@ -1496,7 +1496,7 @@ t_check_window_bad_counters() {
 	window_trace t && rm t/cpu1 || return 1
 	run check t
 	expect_rc 1 && expect_err <<-'END' || return 1
-	kmemtrace: cpu1: 3 events dropped while recording but no stream
+	kmemtrace: cpu1: no stream, but it took seq 5 to 7 while recording (3 events, 3 dropped)
 	END
 	run check t cpu0 cpu2
 	expect_rc 0 && expect_err < /dev/null || return 1
@@ -1535,6 +1535,31 @@ t_check_window_bad_counters() {
 	kmemtrace: t: dropped.start but no dropped
 	kmemtrace: t: stats.start but no stats, drops cannot be accounted per CPU
 	END
+}
+
+# A CPU whose seq advanced while recording wrote events or dropped them:
+# without its stream, they are lost, also when none was dropped.
+t_check_window_missing_stream() {
+	mktrace t && echo 0 > t/dropped.start && echo 0 > t/dropped &&
+		stats_start t '0 0 0 0 0' '1 0 0 0 0' &&
+		stats t '0 2 0 2' '1 5000 0 5000' && mk t/cpu0 "" "" || return 1
+	run check t
+	expect_rc 1 && expect_out <<-'END' || return 1
+	cpu0: events 2, first seq 0, last seq 1, gaps 0, start seq 0, end seq 2, leading 0, \
+		trailing 0, dropped 0
+	total: events 2, gaps 0, leading 0, trailing 0, dropped 0
+	result: 1 problems
+	END
+	expect_err <<-'END' || return 1
+	kmemtrace: cpu1: no stream, but it took seq 0 to 4999 while recording (5000 events, 0 \
+		dropped)
+	END
+	# Unless FILES leave it out; a CPU whose seq did not move needs none.
+	run check t cpu0
+	expect_rc 0 && expect_err < /dev/null || return 1
+	stats t '0 2 0 2' '1 0 0 0' || return 1
+	run check t
+	expect_rc 0 && expect_err < /dev/null && expect_has out "result: ok"
 }
 
 # Totals of a corrupt trace can exceed 64 bits: they must not wrap around
@@ -4556,6 +4581,7 @@ check_window_exact
 check_window_uncounted_gap
 check_window_back_to_back
 check_window_bad_counters
+check_window_missing_stream
 check_totals_do_not_wrap
 swapped_endian_reads_same_as_native
 swapped_endian_new_fields
