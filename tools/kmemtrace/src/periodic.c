@@ -18,8 +18,10 @@
  *
  * The weights are those of report and pprof (sample.h): an allocation
  * counts 1 / (1 - exp(-S / N)) times, S the bytes of its alloc event, N
- * the sample_period of the recording, that of the first event read.
- * Events of another period are not used, and counted.
+ * the sample_period of the recording: the one record set or found in
+ * the kernel, not that of the first event read, which may be one an
+ * earlier session left in the buffers.  Events of another period are
+ * not used, and counted.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -656,6 +658,8 @@ struct kmt_periodic *kmt_periodic_start(const struct kmt_periodic_params *p,
 	/* Call site index 0 and origin 0: none. */
 	site_index(&pw->sites, 0);
 	origin_index(pw, 0, 0);
+	pw->has_period = p->has_period;
+	pw->period = p->period;
 	pw->interval = 1;
 	pw->start_ms = now_ms;
 	pw->end_ms = now_ms + p->seconds * 1000;
@@ -692,7 +696,7 @@ int kmt_periodic_finish(struct kmt_periodic *pw, uint64_t now_ms)
 		kmt_err("warning: %s: %llu invalid events left out of the profiles (see kmemtrace check)",
 			pw->p.dir, (unsigned long long)pw->invalid);
 	if (pw->other_period)
-		kmt_err("warning: %s: %llu events of another sample_period than the first (%u) left out of the profiles",
+		kmt_err("warning: %s: %llu events of another sample_period than the recording's (%u) left out of the profiles",
 			pw->p.dir, (unsigned long long)pw->other_period,
 			pw->period);
 	return ret;

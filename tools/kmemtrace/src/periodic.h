@@ -30,6 +30,12 @@ struct kmt_periodic;
  * @kallsyms: the kallsyms file the call sites are named by, read again
  *	      for each profile (modules come and go)
  * @seconds: the interval, 1 or more
+ * @has_period: whether @period is known
+ * @period: the sample_period of the recording's events, 0 for a full
+ *	    recording: that record wrote to the kernel, or found there.
+ *	    Events of another (left in the buffers by an earlier session)
+ *	    are left out and counted.  Unknown, the period is that of the
+ *	    first event read.
  * @release: give back the disk blocks of the events read from each
  *	     stream (fallocate(2) FALLOC_FL_PUNCH_HOLE): the streams keep
  *	     their size but read as zeros there, so that a recording that
@@ -40,6 +46,8 @@ struct kmt_periodic_params {
 	const char *debugfs;
 	const char *kallsyms;
 	uint64_t seconds;
+	bool has_period;
+	uint32_t period;
 	bool release;
 };
 
@@ -74,7 +82,7 @@ int kmt_periodic_poll(struct kmt_periodic *pw, uint64_t now_ms);
  * Called once the streams are drained: the last interval, shorter than
  * the others, has the events left.  Says how many profiles were written,
  * and how many events were not used (invalid, or of another sample
- * period than the first).
+ * period than the recording's).
  *
  * Return: 0, or -1 when the profile could not be written (said why).
  */

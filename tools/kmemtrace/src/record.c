@@ -1270,6 +1270,30 @@ static int set_sample(struct recorder *r, uint64_t bytes)
  * The signals stay handled (close_signals()) until record has written
  * every file.
  */
+/*
+ * Whether the sample_period of the recording's events is known, in
+ * @period: -s's, else the kernel's (kmemtrace.sample=), which cannot
+ * change while kmemtrace records.  A kernel without sample_period
+ * cannot sample: all its events have the same period, the first's.
+ */
+static bool recording_period(const struct recorder *r, uint32_t *period)
+{
+	char *path;
+	uint64_t v;
+	int ret;
+
+	*period = r->p->sample;
+	if (r->p->has_sample)
+		return true;
+	path = path_join(r->p->debugfs, "sample_period");
+	ret = read_u64_file(path, &v);
+	free(path);
+	if (ret || v > KMT_MAX_SAMPLE)
+		return false;
+	*period = v;
+	return true;
+}
+
 static int record_run(struct recorder *r)
 {
 	int ret;
@@ -1617,6 +1641,8 @@ int record_main(int argc, char **argv)
 			.kallsyms = p.kallsyms, .seconds = p.pprof_every,
 			.release = p.pprof_only,
 		};
+		r->periodic_params.has_period =
+			recording_period(r, &r->periodic_params.period);
 		r->periodic = kmt_periodic_start(&r->periodic_params, now_ms());
 		if (!r->periodic)
 			ret = -1;

@@ -4375,6 +4375,45 @@ t_record_pprof_every() {
 	done
 }
 
+# The profiles of record -s N --pprof-every are of period N, the period
+# record set, even when the first event read is one an earlier full
+# recording left in the buffers (period 0): those are left out and
+# counted, not the recording's own.  50 allocations of 4096 bytes, each
+# weighing 1 / (1 - exp(-1)): 79 objects, 323989 bytes.
+t_record_pprof_every_period() {
+	command -v go > /dev/null || { echo "go (golang-go) not installed"; return 4; }
+	export PPROF_TMPDIR=$PWD HOME=$PWD GOFLAGS=-mod=mod
+	fake_debugfs fake && echo 0 > fake/sample_period &&
+		printf '%s\n' '# kmemtrace sample_stats v1' '# period 4096' \
+			'# cpu sampled untracked freed' '0 50 0 0' '1 0 0 0' \
+			'# tracked 50 of 57344' > fake/sample_stats &&
+		"$MKSTREAM" -p 4096 ev $(seq 2 51 | awk '{
+			printf "seq=%d,ptr=%d,site=0xffffffff81000110,alloc=4096,req=4096\n",
+				$1, $1 * 4096 }') || return 1
+	run_limited record -q -D fake -o rec -K kallsyms -s 4096 --pprof-every 100 -- \
+		sh -c 'cat ev >> fake/cpu0'
+	expect_rc 0 && expect_out < /dev/null && expect_err <<-'END' || return 1
+	kmemtrace: wrote 1 pprof profiles into rec/pprof
+	kmemtrace: warning: rec: 3 events of another sample_period than the recording's (4096) \
+		left out of the profiles
+	kmemtrace: recorded 53 events (5088 bytes) from 2 CPUs into rec, 0 dropped
+	END
+	go tool pprof -raw rec/pprof/heap-* > raw 2> err ||
+		fail "go tool pprof -raw failed: $(cat err)" || return 1
+	head -3 raw > head
+	expect_file head <<-'END' || return 1
+	Comment: sampled, mean 4096 bytes
+	PeriodType: space bytes
+	Period: 4096
+	END
+	{ raw_samples 1 2 < raw; raw_samples 3 4 < raw; } |
+		sed 's/^\([^|]*|[^|]*\) |.*/\1/' > samples
+	expect_file samples <<-'END'
+	79 323989 | 0xffffffff81000110
+	79 323989 | 0xffffffff81000110
+	END
+}
+
 # --pprof-every takes 1 second or more.
 t_record_pprof_every_bad_args() {
 	for a in 0 -1 x 4294967296; do
@@ -4624,6 +4663,7 @@ check_sampled_trace_passes
 check_detects_mixed_sample_periods
 pprof_sampled_go_reads_it
 record_pprof_every
+record_pprof_every_period
 record_pprof_every_bad_args
 record_pprof_only
 record_sample
