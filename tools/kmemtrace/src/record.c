@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -157,6 +158,8 @@ struct recorder {
 	bool drain_failed;
 	bool stop;
 	pid_t child;
+	bool has_nofile;
+	struct rlimit nofile;	/* the limit of open files record had */
 	int sigfd;
 	int pidfd;
 	sigset_t sigs;
@@ -466,6 +469,26 @@ static int clean_outdir(const struct record_params *p)
 		kmt_err("%s: removed %zu files of an earlier recording", p->outdir,
 			removed);
 	return ret;
+}
+
+/*
+ * record holds 3 files per CPU (its cpuN file, DIR/cpuN and the drain's
+ * eventfd), 4 with --pprof-every: raise the soft limit of open files to
+ * the hard one, as perf does, for machines of hundreds of CPUs.  CMD
+ * gets the limit record had.  Failing, record fails at the file it
+ * cannot open, and says which.
+ */
+static void raise_nofile(struct recorder *r)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &r->nofile))
+		return;
+	r->has_nofile = true;
+	rl = r->nofile;
+	rl.rlim_cur = rl.rlim_max;
+	if (rl.rlim_cur != r->nofile.rlim_cur)
+		setrlimit(RLIMIT_NOFILE, &rl);
 }
 
 /* Open debugfs cpuN and DIR/cpuN. */
@@ -792,6 +815,8 @@ static int start_child(struct recorder *r)
 	if (!r->child) {
 		close(pipefd[0]);
 		sigprocmask(SIG_UNBLOCK, &r->sigs, NULL);
+		if (r->has_nofile)
+			setrlimit(RLIMIT_NOFILE, &r->nofile);
 		execvp(r->p->cmd[0], r->p->cmd);
 		err = errno;
 		write_all(pipefd[1], &err, sizeof(err));
@@ -1614,6 +1639,7 @@ int record_main(int argc, char **argv)
 	r = xcalloc(1, sizeof(*r));
 	r->p = &p;
 	r->sigfd = -1;
+	raise_nofile(r);
 	/*
 	 * The names of the tasks are for report: the profiles do not use
 	 * them, and a recording left on for days would scan /proc every

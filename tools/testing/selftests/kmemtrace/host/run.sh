@@ -3009,6 +3009,30 @@ t_record_stop_signals() {
 	done
 }
 
+# record takes 3 files per CPU (4 with --pprof-every): it raises its
+# soft limit of open files to the hard one, as perf does, so that 400
+# CPUs record under a soft limit of 1024; CMD gets the limit record had.
+t_record_many_cpus() {
+	[ "$(ulimit -H -n)" = unlimited ] || [ "$(ulimit -H -n)" -ge 2048 ] ||
+		{ echo "# SKIP hard limit of open files below 2048"; return 4; }
+	fake_debugfs fake || return 1
+	for cpu in $(seq 2 399); do
+		: > fake/cpu$cpu || return 1
+	done
+	(ulimit -S -n 1024; exec "$KMT" record -q -D fake -o rec -K kallsyms \
+		--pprof-every 100 -- sh -c 'ulimit -S -n > limit') > out 2> err
+	rc=$?
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: wrote 1 pprof profiles into rec/pprof
+	kmemtrace: recorded 3 events (288 bytes) from 400 CPUs into rec, 0 dropped
+	END
+	[ "$(ls rec | grep -c '^cpu[0-9]*$')" = 400 ] || fail "not 400 streams in rec" ||
+		return 1
+	expect_file limit <<-'END'
+	1024
+	END
+}
+
 t_record_errors() {
 	run record -D nodir -o rec -- true
 	expect_rc 1 && expect_err <<-'END' || return 1
@@ -4646,6 +4670,7 @@ record_duration_limit
 record_errors
 record_output_error
 record_stop_signals
+record_many_cpus
 fuzz_corpus
 layering
 pprof_go_reads_it
