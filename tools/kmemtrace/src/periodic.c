@@ -5,16 +5,29 @@
  *
  * At each poll (record's loop, every 100 ms), the whole events added to
  * DIR/cpuN since the last one are read, sorted by time, and replayed
- * into a table of live allocations of its own: an alloc adds to the
- * interval's alloc_* sums and becomes live, a free ends it, a realloc
- * resizes it.  When the interval is over, what is live is added up as
- * inuse_*, the profile written, and the alloc_* sums start again.
+ * into tables of its own: an alloc adds to the interval's alloc_* sums
+ * and becomes live, a free ends it, a realloc resizes it.  When the
+ * interval is over, what is live is added up as inuse_*, the profile
+ * written, and the alloc_* sums start again.
  *
- * The drains copy each CPU's stream on their own: a free read from one
- * CPU's file may come before the alloc, on another CPU, that its drain
- * has not copied yet.  Such a free waits (in @frees) for an alloc of its
- * memory older than it, for one interval; then it is taken for the free
- * of memory allocated before the recording, and dropped.
+ * The drains copy each CPU's stream on their own, so the events of
+ * different CPUs are read out of time order: a free before the alloc it
+ * ends, on a CPU whose drain has not copied it yet; a free after a later
+ * alloc of the same memory; a realloc before its alloc.  What is live
+ * must not depend on that, but be what the events give in time order,
+ * as kmemtrace pprof replays them.  In time order, memory (a family and
+ * a pointer) is live when its latest alloc is later than its latest
+ * free, with the size of the latest realloc after that alloc.  So
+ * @marks holds the latest free and the latest realloc read of each
+ * memory (see mark_of()), and @objs its latest alloc read, when no free
+ * read is later: an alloc a free of the mark follows goes, as would any
+ * alloc before it, and an alloc older than the one held changes nothing
+ * but the alloc_* sums.  A mark is kept until it has not changed for a
+ * whole interval, then its realloc is folded into the alloc and it goes
+ * (a free without an alloc was of memory allocated before the
+ * recording): an event read more than an interval after the events of
+ * its memory around it in time is paired with what is left then.  The
+ * marks take memory as the frees and reallocs of an interval or two do.
  *
  * The weights are those of report and pprof (sample.h): an allocation
  * counts 1 / (1 - exp(-S / N)) times, S the bytes of its alloc event, N
@@ -84,8 +97,8 @@ struct kmt_periodic {
 	char *build_id;
 	struct pw_stream *streams;
 	size_t nr_streams;
-	struct live_table objs;		/* live allocations: site, origin are ours */
-	struct live_table frees;	/* frees waiting for their alloc */
+	struct live_table objs;		/* latest allocs: site, origin are ours */
+	struct live_table marks;	/* latest frees and reallocs, see mark_of() */
 	struct site_table sites;	/* call sites, by index */
 	struct site_table tags;		/* codetags, by index */
 	struct kmt_map origin_map;	/* tag index << 32 | stack to origin */
@@ -105,7 +118,6 @@ struct kmt_periodic {
 	uint64_t other_period;
 	uint64_t invalid;
 	bool release_failed;
-	uint64_t stale_frees;
 	uint64_t written;
 	uint64_t interval;		/* the interval's number, from 1 */
 	uint64_t start_ms;		/* when it started */
@@ -303,16 +315,45 @@ static struct pw_sample *sample_of(struct kmt_periodic *pw,
 	return s;
 }
 
-/* Whether a free of memory @family, @ptr, later than @ts, was seen. */
-static bool freed_later(struct kmt_periodic *pw, unsigned int family,
-			uint64_t ptr, uint64_t ts)
-{
-	struct live_obj *f = live_find(&pw->frees, family, ptr);
+/* The flags of a mark (in its live_obj's selected). */
+#define MARK_FREE	1	/* a free was read: its time in ts */
+#define MARK_REALLOC	2	/* a realloc was read: its time in bytes */
 
-	if (!f || f->ts < ts)
-		return false;
-	live_remove(&pw->frees, f);
-	return true;
+/*
+ * The mark of memory @family, @ptr, added if new: the latest free read
+ * of it (ts), the latest realloc (its time in bytes, its size in
+ * bytes0), and the interval it last changed in (site).
+ */
+static struct live_obj *mark_of(struct kmt_periodic *pw, unsigned int family,
+				uint64_t ptr)
+{
+	struct live_obj *m;
+
+	live_reserve(&pw->marks, 1);
+	m = live_probe(&pw->marks, live_hash(family, ptr, pw->marks.bits),
+		       family, ptr);
+	if (!m->family) {
+		memset(m, 0, sizeof(*m));
+		m->ptr = ptr;
+		m->family = family;
+		pw->marks.nr++;
+	}
+	m->site = pw->interval;
+	return m;
+}
+
+/* Whether alloc @o is freed: its mark @m has a free not before it. */
+static bool obj_freed(const struct live_obj *o, const struct live_obj *m)
+{
+	return m && (m->selected & MARK_FREE) && m->ts >= o->ts;
+}
+
+/* The size of alloc @o: that of the latest realloc after it, if any. */
+static uint64_t obj_bytes(const struct live_obj *o, const struct live_obj *m)
+{
+	if (m && (m->selected & MARK_REALLOC) && m->bytes >= o->ts)
+		return m->bytes0;
+	return o->bytes;
 }
 
 static void replay_alloc(struct kmt_periodic *pw, const struct kmemtrace_event *ev)
@@ -337,50 +378,62 @@ static void replay_alloc(struct kmt_periodic *pw, const struct kmemtrace_event *
 	k.family = family;
 	k.type = ev->type;
 	k.selected = 1;
+	/* Untracked: its free is never recorded, so it is never in use. */
+	k.untracked = !!(ev->flags & KMEMTRACE_FLAG_UNTRACKED);
 	s = sample_of(pw, &k);
 	s->est[PROFILE_ALLOC_OBJECTS] += w;
 	s->est[PROFILE_ALLOC_SPACE] += w * ev->bytes_alloc;
-	/* Untracked: its free is never recorded, so it is never in use. */
-	if (ev->flags & KMEMTRACE_FLAG_UNTRACKED)
-		return;
-	if (freed_later(pw, family, ev->ptr, ev->timestamp))
+	/* Freed already: a free of its memory not before it was read. */
+	if (obj_freed(&k, live_find(&pw->marks, family, ev->ptr)))
 		return;
 	live_reserve(&pw->objs, 1);
 	o = live_probe(&pw->objs, live_hash(family, ev->ptr, pw->objs.bits),
 		       family, ev->ptr);
+	/* Older than the alloc read of its memory: that one ends it. */
+	if (o->family && o->ts > k.ts)
+		return;
 	if (!o->family)
 		pw->objs.nr++;
 	*o = k;
 }
 
+/*
+ * A free: the latest of its memory is kept, for allocs read later.  The
+ * alloc it ends goes now: an alloc before it is freed as well, so that
+ * what the alloc would decide the mark decides.
+ */
 static void replay_free(struct kmt_periodic *pw, const struct kmemtrace_event *ev)
 {
 	unsigned int family = pair_type(ev->type);
-	struct live_obj *o = live_find(&pw->objs, family, ev->ptr);
+	struct live_obj *m, *o;
 
 	if (ev->flags & (KMEMTRACE_FLAG_BACKING | KMEMTRACE_FLAG_UNPAIRED))
 		return;
-	if (o) {
-		live_remove(&pw->objs, o);
-		return;
+	m = mark_of(pw, family, ev->ptr);
+	if (!(m->selected & MARK_FREE) || ev->timestamp > m->ts) {
+		m->ts = ev->timestamp;
+		m->selected |= MARK_FREE;
 	}
-	/* Its alloc may not be read yet: it waits an interval for it. */
-	live_reserve(&pw->frees, 1);
-	o = live_probe(&pw->frees, live_hash(family, ev->ptr, pw->frees.bits),
-		       family, ev->ptr);
-	if (!o->family)
-		pw->frees.nr++;
-	memset(o, 0, sizeof(*o));
-	o->ptr = ev->ptr;
-	o->family = family;
-	o->ts = ev->timestamp;
-	o->site = pw->interval;
+	o = live_find(&pw->objs, family, ev->ptr);
+	if (o && obj_freed(o, m))
+		live_remove(&pw->objs, o);
+}
+
+/* A realloc: the latest of its memory is kept, for the alloc before it. */
+static void replay_realloc(struct kmt_periodic *pw,
+			   const struct kmemtrace_event *ev)
+{
+	struct live_obj *m = mark_of(pw, pair_type(ev->type), ev->ptr);
+
+	if (!(m->selected & MARK_REALLOC) || ev->timestamp > m->bytes) {
+		m->bytes = ev->timestamp;
+		m->bytes0 = ev->bytes_alloc;
+		m->selected |= MARK_REALLOC;
+	}
 }
 
 static void replay_event(struct kmt_periodic *pw, const struct kmemtrace_event *ev)
 {
-	struct live_obj *o;
-
 	switch (ev->kind) {
 	case KMEMTRACE_KIND_ALLOC:
 		replay_alloc(pw, ev);
@@ -389,9 +442,7 @@ static void replay_event(struct kmt_periodic *pw, const struct kmemtrace_event *
 		replay_free(pw, ev);
 		break;
 	default:
-		o = live_find(&pw->objs, pair_type(ev->type), ev->ptr);
-		if (o)
-			o->bytes = ev->bytes_alloc;
+		replay_realloc(pw, ev);
 		break;
 	}
 }
@@ -412,52 +463,64 @@ static void read_events(struct kmt_periodic *pw)
 }
 
 /*
- * Drop the frees that waited a whole interval for their alloc: of memory
- * allocated before the recording.  The table is made again, without them.
+ * Settle the marks that did not change for a whole interval: the alloc
+ * of the memory takes the size of the realloc after it, or goes if the
+ * mark says it was freed, and the mark goes.  The table of marks is made
+ * again, without them.
  */
-static void expire_frees(struct kmt_periodic *pw)
+static void expire_marks(struct kmt_periodic *pw)
 {
-	struct live_table old = pw->frees;
-	struct live_obj *o, *d;
+	struct live_table old = pw->marks;
+	struct live_obj *m, *o, *d;
 	size_t i;
 
-	memset(&pw->frees, 0, sizeof(pw->frees));
+	memset(&pw->marks, 0, sizeof(pw->marks));
 	for (i = 0; old.nr && i < (size_t)1 << old.bits; i++) {
-		o = &old.slots[i];
-		if (!o->family)
+		m = &old.slots[i];
+		if (!m->family)
 			continue;
-		if (o->site + 1 < pw->interval) {
-			pw->stale_frees++;
+		if (m->site + 1 < pw->interval) {
+			o = live_find(&pw->objs, m->family, m->ptr);
+			if (o && obj_freed(o, m))
+				live_remove(&pw->objs, o);
+			else if (o)
+				o->bytes = obj_bytes(o, m);
 			continue;
 		}
-		live_reserve(&pw->frees, 1);
-		d = live_probe(&pw->frees, live_hash(o->family, o->ptr,
-						     pw->frees.bits),
-			       o->family, o->ptr);
-		*d = *o;
-		pw->frees.nr++;
+		live_reserve(&pw->marks, 1);
+		d = live_probe(&pw->marks, live_hash(m->family, m->ptr,
+						     pw->marks.bits),
+			       m->family, m->ptr);
+		*d = *m;
+		pw->marks.nr++;
 	}
 	live_free(&old);
 }
 
 /* ------------------------------------------------------------ profiles */
 
-/* Add what is live now to the interval's samples, as inuse_*. */
+/*
+ * Add what is live now to the interval's samples, as inuse_*: the
+ * allocs not freed after them, with the size of a realloc after them.
+ */
 static void add_inuse(struct kmt_periodic *pw)
 {
-	const struct live_obj *o;
+	const struct live_obj *o, *m;
 	struct pw_sample *s;
 	size_t i;
 	double w;
 
 	for (i = 0; pw->objs.nr && i < (size_t)1 << pw->objs.bits; i++) {
 		o = &pw->objs.slots[i];
-		if (!o->family)
+		if (!o->family || o->untracked)
+			continue;
+		m = live_find(&pw->marks, o->family, o->ptr);
+		if (obj_freed(o, m))
 			continue;
 		w = kmt_sample_weight(o->bytes0, pw->period);
 		s = sample_of(pw, o);
 		s->est[PROFILE_INUSE_OBJECTS] += w;
-		s->est[PROFILE_INUSE_SPACE] += w * o->bytes;
+		s->est[PROFILE_INUSE_SPACE] += w * obj_bytes(o, m);
 	}
 }
 
@@ -675,7 +738,7 @@ int kmt_periodic_poll(struct kmt_periodic *pw, uint64_t now_ms)
 		return 0;
 	ret = write_profile(pw, now_ms);
 	pw->interval++;
-	expire_frees(pw);
+	expire_marks(pw);
 	pw->start_ms = now_ms;
 	/* On time, or, when late, an interval from now. */
 	pw->end_ms += pw->p.seconds * 1000;
@@ -714,7 +777,7 @@ void kmt_periodic_free(struct kmt_periodic *pw)
 	}
 	free(pw->streams);
 	live_free(&pw->objs);
-	live_free(&pw->frees);
+	live_free(&pw->marks);
 	site_table_free(&pw->sites);
 	site_table_free(&pw->tags);
 	kmt_map_free(&pw->origin_map);

@@ -4438,6 +4438,56 @@ t_record_pprof_every_period() {
 	END
 }
 
+# The drains copy each CPU on its own, the profile writer pairs events as
+# in time order whatever the order it reads them in: the last profile has
+# in use what kmemtrace pprof has at the end.  cpu0 allocates 0x5000 at
+# ts 1000 (foo_alloc) and 3000 (bar_create); after the first profile
+# cpu1 frees it at 2000, frees 0x6000 at 5000 and 7000 and resizes 0x7000
+# to 128 bytes at 8500; after the second, cpu0 allocates 0x6000 at 4000
+# and 6000 and 0x7000 (64 bytes) at 8000.  In use at the end: 0x5000 of
+# bar_create, and 0x7000 of foo_alloc, 128 bytes.
+t_record_pprof_every_lag() {
+	command -v go > /dev/null || { echo "go (golang-go) not installed"; return 4; }
+	export PPROF_TMPDIR=$PWD HOME=$PWD GOFLAGS=-mod=mod
+	fake_debugfs fake && echo 0 > fake/dropped &&
+		mk fake/cpu0 ts=1000,site=0xffffffff81000110,ptr=0x5000,alloc=64 \
+			ts=3000,site=0xffffffff81000220,ptr=0x5000,alloc=64 &&
+		mk fake/cpu1 && mk ev1 cpu=1,ts=2000,kind=free,ptr=0x5000 \
+			cpu=1,ts=5000,kind=free,ptr=0x6000 cpu=1,ts=7000,kind=free,ptr=0x6000 \
+			cpu=1,ts=8500,kind=realloc,ptr=0x7000,alloc=128 &&
+		mk ev0 seq=2,ts=4000,site=0xffffffff81000110,ptr=0x6000,alloc=64 \
+			ts=6000,site=0xffffffff81000110,ptr=0x6000,alloc=64 \
+			ts=8000,site=0xffffffff81000110,ptr=0x7000,alloc=64 || return 1
+	run_limited record -q -D fake -o rec -K kallsyms --pprof-every 1 -- sh -c '
+		profiles() {
+			n=0
+			while [ "$(ls rec/pprof | grep -c "^heap-.*Z\.pb\.gz$")" -lt $1 ]; do
+				sleep 0.05
+				n=$((n + 1))
+				[ $n -lt 200 ] || exit 1
+			done
+		}
+		profiles 1 && cat ev1 >> fake/cpu1 && profiles 2 &&
+			cat ev0 >> fake/cpu0 && profiles 3'
+	expect_rc 0 && expect_err <<-'END' || return 1
+	kmemtrace: wrote 4 pprof profiles into rec/pprof
+	kmemtrace: recorded 9 events (864 bytes) from 2 CPUs into rec, 0 dropped
+	END
+	run pprof -o pprof.pb.gz rec
+	expect_rc 0 || return 1
+	for f in pprof.pb.gz rec/pprof/$(ls rec/pprof | tail -n 1); do
+		go tool pprof -raw "$f" 2> err | raw_samples 3 4 |
+			sed 's/^\([^|]*|[^|]*\) |.*/\1/' >> inuse ||
+			fail "go tool pprof -raw $f failed: $(cat err)" || return 1
+	done
+	expect_file inuse <<-'END'
+	1 128 | 0xffffffff81000110
+	1 64 | 0xffffffff81000220
+	1 128 | 0xffffffff81000110
+	1 64 | 0xffffffff81000220
+	END
+}
+
 # --pprof-every takes 1 second or more.
 t_record_pprof_every_bad_args() {
 	for a in 0 -1 x 4294967296; do
@@ -4689,6 +4739,7 @@ check_detects_mixed_sample_periods
 pprof_sampled_go_reads_it
 record_pprof_every
 record_pprof_every_period
+record_pprof_every_lag
 record_pprof_every_bad_args
 record_pprof_only
 record_sample
