@@ -103,6 +103,24 @@ int kmt_parse_lines(char *buf, const struct kmt_line_parser *lp)
 	return 0;
 }
 
+int kmt_parse_side_file(const char *dir, const char *name,
+			struct kmt_line_parser *lp)
+{
+	char *path, *buf;
+	size_t len;
+	int ret;
+
+	ret = read_side_file(dir, name, &path, &buf, &len);
+	if (ret)
+		return ret == -ENOENT ? -ENOENT : 1;
+	lp->path = path;
+	ret = kmt_parse_lines(buf, lp);
+	lp->path = NULL;
+	free(buf);
+	free(path);
+	return ret ? 1 : 0;
+}
+
 static int stat_cmp(const void *a, const void *b)
 {
 	const struct kmt_cpu_stat *x = a, *y = b;
@@ -167,19 +185,13 @@ static size_t read_stats_file(const struct kmt_trace *t, const char *name,
 	/* v2 added the nmi column. */
 	struct kmt_line_parser lp = { .what = "stats", .max_version = 2,
 				  .fn = stats_line, .arg = sl };
-	char *path, *buf;
-	size_t len;
 	int ret;
 
 	memset(sl, 0, sizeof(*sl));
 	*has = false;
-	ret = read_side_file(t->dir, name, &path, &buf, &len);
-	if (ret)
-		return ret != -ENOENT;
-	lp.path = path;
-	ret = kmt_parse_lines(buf, &lp);
-	free(buf);
-	free(path);
+	ret = kmt_parse_side_file(t->dir, name, &lp);
+	if (ret == -ENOENT)
+		return 0;
 	if (ret) {
 		free(sl->cs);
 		memset(sl, 0, sizeof(*sl));
@@ -229,21 +241,11 @@ size_t kmt_trace_read_unwritten(struct kmt_trace *t)
 {
 	struct kmt_line_parser lp = { .what = "unwritten", .max_version = 1,
 				  .fn = unwritten_line, .arg = t };
-	char *path, *buf;
-	size_t len;
-	int ret;
 
 	free(t->unwritten);
 	t->unwritten = NULL;
 	t->nr_unwritten = 0;
-	ret = read_side_file(t->dir, "unwritten", &path, &buf, &len);
-	if (ret)
-		return ret != -ENOENT;
-	lp.path = path;
-	ret = kmt_parse_lines(buf, &lp);
-	free(buf);
-	free(path);
-	return ret ? 1 : 0;
+	return kmt_parse_side_file(t->dir, "unwritten", &lp) == 1;
 }
 
 static const struct kmt_cpu_stat *find_cpu_stat(const struct kmt_cpu_stat *cs,

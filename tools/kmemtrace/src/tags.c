@@ -23,12 +23,17 @@ static bool is_file_line(const struct kmt_field *f)
 	return digits && strspn(colon + 1, "0123456789") >= digits;
 }
 
-static size_t tag_problems;
+/* What kmt_tags_load() parses into, and the lines it skipped. */
+struct tags_parse {
+	struct kmt_tags *t;
+	size_t problems;
+};
 
 /* "TAG FILE:LINE FUNCTION MODULE [unloaded]" */
 static int tags_line(void *arg, const char *path, size_t nr, const char *line)
 {
-	struct kmt_tags *t = arg;
+	struct tags_parse *p = arg;
+	struct kmt_tags *t = p->t;
 	struct kmt_field f[6];
 	struct kmt_tag tag;
 	size_t n, len;
@@ -39,7 +44,7 @@ static int tags_line(void *arg, const char *path, size_t nr, const char *line)
 	    (n == 5 && (f[4].len != 8 || memcmp(f[4].s, "unloaded", 8)))) {
 		kmt_err("%s: line %zu: not \"TAG FILE:LINE FUNCTION MODULE [unloaded]\", skipped",
 			path, nr);
-		tag_problems++;
+		p->problems++;
 		return 0;
 	}
 	tag.file_line = xstrndup(f[1].s, f[1].len);
@@ -84,28 +89,24 @@ static void tag_free(struct kmt_tag *tag)
 
 size_t kmt_tags_load(struct kmt_tags *t, const char *dir)
 {
+	struct tags_parse p = { .t = t };
 	struct kmt_line_parser lp = { .what = "tags", .max_version = 1,
-				      .fn = tags_line, .arg = t };
-	size_t len, i, n = 0;
-	char *path, *buf;
+				      .fn = tags_line, .arg = &p };
+	size_t i, n = 0;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
 	if (!dir)
 		return 0;
-	ret = read_side_file(dir, "tags", &path, &buf, &len);
-	if (ret)
-		return ret != -ENOENT;
-	tag_problems = 0;
-	lp.path = path;
-	if (kmt_parse_lines(buf, &lp)) {
+	ret = kmt_parse_side_file(dir, "tags", &lp);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret) {
 		kmt_tags_free(t);
-		tag_problems++;
+		p.problems++;
 	} else {
 		t->present = true;
 	}
-	free(buf);
-	free(path);
 	if (t->nr)
 		qsort(t->tags, t->nr, sizeof(*t->tags), tag_cmp);
 	for (i = 0; i < t->nr; i++) {
@@ -118,7 +119,7 @@ size_t kmt_tags_load(struct kmt_tags *t, const char *dir)
 		n++;
 	}
 	t->nr = n;
-	return tag_problems;
+	return p.problems;
 }
 
 void kmt_tags_free(struct kmt_tags *t)

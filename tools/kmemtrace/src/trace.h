@@ -711,6 +711,18 @@ struct kmt_line_parser {
 int kmt_parse_lines(char *buf, const struct kmt_line_parser *lp);
 
 /**
+ * kmt_parse_side_file() - kmt_parse_lines() of a recording's side file
+ * @dir: the recording's directory
+ * @name: the file's name in it
+ * @lp: the parser; its @path is set to the file's for the parse
+ *
+ * Return: 0 once parsed, -ENOENT if the file is absent, 1 if it could not
+ * be read or parsed (reported).
+ */
+int kmt_parse_side_file(const char *dir, const char *name,
+			struct kmt_line_parser *lp);
+
+/**
  * kmt_trace_free() - release what a trace holds
  * @t: the trace
  */
