@@ -65,6 +65,18 @@ run() {
 	esac
 }
 
+# For a command run under record --pprof-every: "profiles N" waits (up
+# to 10 s) until rec/pprof holds N profiles.
+WAIT_PROFILES='
+profiles() {
+	n=0
+	while [ "$(ls rec/pprof | grep -c "^heap-.*Z\.pb\.gz$")" -lt $1 ]; do
+		sleep 0.05
+		n=$((n + 1))
+		[ $n -lt 200 ] || exit 1
+	done
+}'
+
 # run_limited ARGS...: run(), but kill kmemtrace after 10 s (status 124)
 run_limited() {
 	timeout 10 "$KMT" "$@" > out 2> err
@@ -4322,15 +4334,7 @@ t_record_pprof_every() {
 		: > rec/pprof/notes || return 1
 	# Interval 2's events once the first profile is written, 3's once
 	# the second is.
-	run_limited record -q -D fake -o rec -K kallsyms --pprof-every 1 -- sh -c '
-		profiles() {
-			n=0
-			while [ "$(ls rec/pprof | grep -c "^heap-.*Z\.pb\.gz$")" -lt $1 ]; do
-				sleep 0.05
-				n=$((n + 1))
-				[ $n -lt 200 ] || exit 1
-			done
-		}
+	run_limited record -q -D fake -o rec -K kallsyms --pprof-every 1 -- sh -c "$WAIT_PROFILES"'
 		profiles 1 && cat ev2/cpu0 >> fake/cpu0 && cat ev2/cpu1 >> fake/cpu1 &&
 			profiles 2 && cat ev3/cpu0 >> fake/cpu0'
 	expect_rc 0 && expect_out < /dev/null && expect_err <<-'END' || return 1
@@ -4458,15 +4462,7 @@ t_record_pprof_every_lag() {
 		mk ev0 seq=2,ts=4000,site=0xffffffff81000110,ptr=0x6000,alloc=64 \
 			ts=6000,site=0xffffffff81000110,ptr=0x6000,alloc=64 \
 			ts=8000,site=0xffffffff81000110,ptr=0x7000,alloc=64 || return 1
-	run_limited record -q -D fake -o rec -K kallsyms --pprof-every 1 -- sh -c '
-		profiles() {
-			n=0
-			while [ "$(ls rec/pprof | grep -c "^heap-.*Z\.pb\.gz$")" -lt $1 ]; do
-				sleep 0.05
-				n=$((n + 1))
-				[ $n -lt 200 ] || exit 1
-			done
-		}
+	run_limited record -q -D fake -o rec -K kallsyms --pprof-every 1 -- sh -c "$WAIT_PROFILES"'
 		profiles 1 && cat ev1 >> fake/cpu1 && profiles 2 &&
 			cat ev0 >> fake/cpu0 && profiles 3'
 	expect_rc 0 && expect_err <<-'END' || return 1
