@@ -36,10 +36,15 @@ static uint32_t tag_index(struct allocinfo *ai, uint64_t tag)
 	return i;
 }
 
-/* Whether allocinfo counts selected allocation @o of tag index @ti. */
+/*
+ * Whether allocinfo counts selected allocation @o of tag index @ti: not
+ * one flagged untracked either, whose free would not be recorded: the
+ * change of /proc/allocinfo is what is still allocated.
+ */
 static bool counted(const struct live_obj *o, uint32_t ti)
 {
-	return ti && o->type != KMEMTRACE_TYPE_VMALLOC && !o->uncharged;
+	return ti && o->type != KMEMTRACE_TYPE_VMALLOC && !o->uncharged &&
+	       !o->untracked;
 }
 
 /* The tag index of a selected allocation of the pass. */
@@ -53,8 +58,8 @@ static uint32_t obj_tag(const struct allocinfo *ai, const struct live_obj *o)
 /*
  * A selected alloc @o of @ev, tag index @ti: the tag was touched and,
  * but for a vmalloc area (allocinfo counts its pages and page array,
- * which have events of their own) and memory flagged uncharged, it
- * counts one call and its bytes.
+ * which have events of their own), memory flagged uncharged and one
+ * flagged untracked (counted()), it counts one call and its bytes.
  */
 static void count_alloc(struct allocinfo *ai, const struct kmemtrace_event *ev,
 			const struct live_obj *o, uint32_t ti)

@@ -21,7 +21,8 @@
  * A sampled trace (sample.h) is drawn scaled: an allocation adds its
  * weight times its bytes, rounded, to the live bytes (and its free and
  * resizes take back as much), and its weight to the histograms, which
- * are sums of weights, rounded when drawn.
+ * are sums of weights, rounded when drawn.  One flagged untracked adds
+ * to the sizes only: its free would not be recorded.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -311,13 +312,16 @@ static void plot_mark(void *ctx, const struct kmemtrace_event *ev)
 /*
  * The live bytes @bytes of allocation @o stand for: themselves, or in a
  * sampled trace their weight times them, rounded, the same at the alloc
- * and at the free.
+ * and at the free; none for one flagged untracked, whose free would not
+ * be recorded (replay_still_allocated()).
  */
 static uint64_t live_bytes(const struct plot_state *ps, const struct live_obj *o,
 			   uint64_t bytes)
 {
 	bool overflow = false;
 
+	if (o->untracked)
+		return 0;
 	if (!ps->period)
 		return bytes;
 	return kmt_sample_round(kmt_sample_weight(o->bytes0, ps->period) * bytes,

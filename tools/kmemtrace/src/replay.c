@@ -280,9 +280,8 @@ static void shard_uses(struct replay_shard *sh, const struct replay_use *uses,
 }
 
 /*
- * The end of the pass: the live allocations, then the end.  A sampled
- * allocation flagged untracked is not live for the consumers: the kernel
- * had no room to remember it, so its free, if any, was not recorded.
+ * The end of the pass: the live allocations still allocated
+ * (replay_still_allocated()), then the end.
  */
 static void call_end(struct replay_run *run)
 {
@@ -296,7 +295,7 @@ static void call_end(struct replay_run *run)
 	for (i = 0; i < l->nr; i++)
 		live |= !!l->u[i]->c->live;
 	while (live && (o = replay_live_next(r, &pos))) {
-		if (!o->selected || o->untracked)
+		if (!replay_still_allocated(o))
 			continue;
 		for (i = 0; i < l->nr; i++)
 			if (l->u[i]->c->live)
@@ -678,7 +677,7 @@ static void shard_batch(struct replay_shard *sh, const struct shard_ev *in,
 	}
 }
 
-/* What is live at the end: the selected allocations, in all. */
+/* What is still allocated at the end (replay_still_allocated()), in all. */
 static void shard_live_sums(struct replay_shard *sh)
 {
 	const struct live_table *lt = sh->live;
@@ -687,7 +686,7 @@ static void shard_live_sums(struct replay_shard *sh)
 
 	for (i = 0; lt->nr && i < (size_t)1 << lt->bits; i++) {
 		o = &lt->slots[i];
-		if (!o->family || !o->selected)
+		if (!o->family || !replay_still_allocated(o))
 			continue;
 		sh->live_selected++;
 		add_u64_sat(&sh->live_selected_bytes, o->bytes);

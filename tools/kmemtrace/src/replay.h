@@ -308,6 +308,21 @@ static inline const struct live_obj *replay_live_next(const struct report *r,
 }
 
 /**
+ * replay_still_allocated() - whether a live allocation counts at the end
+ * @o: an allocation of the live table
+ *
+ * One the filters left out does not, nor a sampled one flagged untracked:
+ * the kernel had no room to remember it, so its free, if any, was not
+ * recorded, and counting it would leave it allocated for ever.
+ *
+ * Return: true if @o is still allocated for the views and consumers.
+ */
+static inline bool replay_still_allocated(const struct live_obj *o)
+{
+	return o->selected && !o->untracked;
+}
+
+/**
  * replay_nr_sites() - the number of call sites a run has seen
  * @run: the run
  *

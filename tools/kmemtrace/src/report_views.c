@@ -709,7 +709,7 @@ static uint32_t *number_groups(struct report *r)
 	char buf[512];
 
 	while ((o = replay_live_next(r, &pos)))
-		if (o->selected)
+		if (replay_still_allocated(o))
 			live[o->site] = true;
 
 	for (i = 1; i < tags; i++) {
@@ -988,7 +988,7 @@ static void view_live(struct report *r, struct kmt_out *o)
 	if (r->p->by == BY_FUNC || r->p->by == BY_LINE)
 		group = number_groups(r);
 	while ((obj = replay_live_next(r, &pos))) {
-		if (!obj->selected)
+		if (!replay_still_allocated(obj))
 			continue;
 		age = r->last_ts - obj->ts;
 		if (age < r->p->min_age)

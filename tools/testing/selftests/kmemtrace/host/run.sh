@@ -3577,12 +3577,16 @@ sampled_expected() {
 # events, exactly; the report says it is sampled, at the top and in JSON.
 # A sampled alloc flagged untracked (the kernel's table of sampled
 # objects had no room) counts as allocated, scaled, but never as still
-# allocated: its free would not be recorded.  Each alloc of 16384 bytes
-# at a 16384-byte mean stands for 1 / (1 - exp(-1)) = 1.582 allocations.
+# allocated: its free would not be recorded.  Neither the summary, nor the
+# live and allocinfo views, nor plot's live bytes count it.  Each alloc
+# of 16384 bytes at a 16384-byte mean stands for 1 / (1 - exp(-1)) =
+# 1.582 allocations.
 t_report_sampled_untracked() {
-	mktrace t && mk t/cpu0 \
-		kind=alloc,ptr=0x1000,alloc=16384,req=16384,period=16384,site=0xffffffff81000110 \
-		kind=alloc,ptr=0x9000,alloc=16384,req=16384,period=16384,site=0xffffffff81000110,flags=32 \
+	mktrace t && echo "$TAGS" > t/tags && mk t/cpu0 \
+		ts=0,ptr=0x1000,alloc=16384,req=16384,period=16384,site=0xffffffff81000110, \
+			tag=0xffffffff82000200 \
+		ts=1500,ptr=0x9000,alloc=16384,req=16384,period=16384,site=0xffffffff81000110, \
+			tag=0xffffffff82000200,flags=32 \
 		|| return 1
 	run report -v sites --csv t
 	expect_rc 0 || return 1
@@ -3591,7 +3595,24 @@ t_report_sampled_untracked() {
 	3 2 25919
 	END
 	run report t
-	expect_rc 0 && expect_has out "still allocated at end: 2 allocations, 25919 bytes"
+	expect_rc 0 && expect_has out "still allocated at end: 2 allocations, 25919 bytes" ||
+		return 1
+	run report -v live,allocinfo t
+	expect_rc 0 && expect_err < /dev/null || return 1
+	sed -n '/^count/,/^$/p;/^ *[0-9].*kstrdup/s/ $//p' out > got
+	expect_file got <<-'END' || return 1
+	count bytes oldest median  type     cache  group
+	    2 25919 1.50us 1.50us  kmalloc  -      0xffffffff81000110
+
+	       25919        2 mm/util.c:100 func:kstrdup
+	END
+	run plot t
+	expect_rc 0 && svg_series out > series && expect_file series <<-'END'
+	data-name="0xffffffff81000110" data-values="0,25919,25919"
+	data-name="other call sites" data-values="0,0,0"
+	data-ts="0,1000,1500"
+	data-name="total" data-values="0,25919,25919"
+	END
 }
 
 t_report_sampled_scaled() {
