@@ -368,14 +368,17 @@ static void plot_free(void *ctx, const struct kmemtrace_event *ev,
 		kmt_sample_weight(o->bytes0, ps->period);
 }
 
-/* The end of the trace is a last point. */
+/*
+ * The end of the trace is a last point, after its last events.  A
+ * snapshot is taken before the events of its time, so one at @last_ts
+ * lacks them: the end is another point at the same time.
+ */
 static void plot_end(void *ctx, const struct replay_run *run, uint64_t last_ts)
 {
 	struct plot_state *ps = ctx;
 
 	ps->run = run;
-	if (ps->started && (!ps->nr_snaps ||
-			    ps->snap_ts[ps->nr_snaps - 1] < last_ts))
+	if (ps->started)
 		plot_snapshot(ps, last_ts);
 }
 

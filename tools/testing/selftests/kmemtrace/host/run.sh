@@ -1103,6 +1103,30 @@ t_plot_live() {
 		fail "wrong totals: $(tr '\n' ' ' < totals)"
 }
 
+# The end of the trace is a point after its last events, also when they
+# fall on a snapshot, which is taken before them: then at the same time.
+t_plot_end_on_snapshot() {
+	mktrace t && mk t/cpu0 ts=0,ptr=0x1000,alloc=100 ts=1000,ptr=0x2000,alloc=200 &&
+		mktrace u && mk u/cpu0 ts=0,ptr=0x1000,alloc=100 ts=1001,ptr=0x2000,alloc=200 ||
+		return 1
+	run plot t
+	expect_rc 0 && expect_err < /dev/null && svg_series out > series &&
+		expect_file series <<-'END' || return 1
+	data-name="0x0" data-values="0,100,300"
+	data-name="other call sites" data-values="0,0,0"
+	data-ts="0,1000,1000"
+	data-name="total" data-values="0,100,300"
+	END
+	run plot u
+	expect_rc 0 && expect_err < /dev/null && svg_series out > series &&
+		expect_file series <<-'END'
+	data-name="0x0" data-values="0,100,300"
+	data-name="other call sites" data-values="0,0,0"
+	data-ts="0,1000,1001"
+	data-name="total" data-values="0,100,300"
+	END
+}
+
 # The shards' hash and the live tables' are independent: each shard gets
 # its share of pointers spaced as the kernel's are, and they fill every
 # quarter of its live table.  (A shard hash related to the table's left
@@ -3928,7 +3952,9 @@ t_report_sampled_lifetimes() {
 t_plot_sampled_scaled() {
 	sampled_trace t 4096 || return 1
 	# The total at each snapshot, every 1000 ns from the first event,
-	# before the events of that time; and the sizes histograms.
+	# before the events of that time, then at the end, after the last
+	# events (at 9000 ns, the last snapshot's time: all before 10000);
+	# and the sizes histograms.
 	echo "$SAMPLED_EVENTS" | awk -v n=4096 '
 	function r(x) { return sprintf("%.0f", int(x + 0.5)) }
 	{
@@ -3947,7 +3973,7 @@ t_plot_sampled_scaled() {
 		}
 	}
 	END {
-		for (t = 1000; t <= 9000; t += 1000) {
+		for (t = 1000; t <= 10000; t += 1000) {
 			for (; e < NR && split(ev[e + 1], x, " ") && x[2] < t; e++) {
 				if (x[1] == "alloc") {
 					w[x[3]] = 1 / (1 - exp(-x[4] / n))
@@ -4677,6 +4703,7 @@ report_json_csv
 report_json_invalid_utf8
 report_bad_options
 plot_live
+plot_end_on_snapshot
 shard_hash_independent
 jobs_shard_by_pointer
 jobs_thread_sanitizer
