@@ -5,8 +5,9 @@
  * The sample types are those of Go's heap profiles, alloc_objects/count,
  * alloc_space/bytes, inuse_objects/count and inuse_space/bytes; one
  * location per frame, innermost first (the stack when the sample has one
- * listed, else the call site); functions named by the stack's frames or
- * the symbols, with file:line from the codetag or libdw (-k); one
+ * listed, else the call site), and per codetag at a call site; functions
+ * named by the stack's frames or the symbols, with file:line from the
+ * codetag or libdw (-k); one
  * mapping, [kernel.kallsyms], with the kernel's build id; labels type,
  * cache, comm and pid.  See Documentation/kmemtrace.rst.
  */
@@ -69,12 +70,20 @@ static const char * const value_types[PROFILE_NR_VALUES][2] = {
 	[PROFILE_INUSE_SPACE]	= { "inuse_space", "bytes" },
 };
 
+/* What tells the locations at one address apart: their codetag. */
+struct pp_loc_key {
+	uint64_t tag;
+	uint32_t next;
+};
+
 /**
  * struct pp_writer - the tables of the profile being written
  * @strings: the string table, by index
  * @nr_strings: number of @strings
  * @string_map: hash of a string to its index
- * @loc_map: address of a location to its id
+ * @loc_map: address of a location to the id of the first at that address
+ * @loc_keys: by id - 1, the codetag of each location and the next id at
+ *	      its address, 0 for none
  * @nr_locs: number of locations
  * @func_map: name and file string indexes to a function id
  * @nr_funcs: number of functions
@@ -90,6 +99,7 @@ struct pp_writer {
 	size_t nr_strings;
 	struct kmt_map string_map;
 	struct kmt_map loc_map;
+	struct pp_loc_key *loc_keys;
 	uint32_t nr_locs;
 	struct kmt_map func_map;
 	uint32_t nr_funcs;
@@ -163,15 +173,19 @@ static uint64_t func_id(struct pp_writer *w, const char *name, const char *file)
 	return id;
 }
 
+/* Codetag @tag if DIR/tags has its line, else NULL. */
+static const struct kmt_tag *line_tag(const struct pp_writer *w, uint64_t tag)
+{
+	return tag && w->p->tags ? kmt_tags_find(w->p->tags, tag) : NULL;
+}
+
 /*
- * The file and line of @addr: those of codetag @tag of an allocation
- * made there, else those libdw knows (-k).  Return the line, 0 for none.
+ * The file and line of @addr: those of codetag @t of an allocation made
+ * there, else those libdw knows (-k).  Return the line, 0 for none.
  */
 static uint64_t addr_line(const struct pp_writer *w, uint64_t addr,
-			  uint64_t tag, char *file, size_t len)
+			  const struct kmt_tag *t, char *file, size_t len)
 {
-	const struct kmt_tag *t = tag && w->p->tags ?
-				  kmt_tags_find(w->p->tags, tag) : NULL;
 	const char *fl = t ? t->file_line : NULL;
 	char buf[512], *colon;
 	uint64_t line;
@@ -191,24 +205,41 @@ static uint64_t addr_line(const struct pp_writer *w, uint64_t addr,
 
 /*
  * The id of the location of frame @addr, added if new.  Its line is that
- * of the codetag @tag of an allocation there, else libdw's (-k): a call
- * site has one codetag.
+ * of the codetag @tag of an allocation there, else libdw's (-k).  A call
+ * site has as many codetags as the callers of a helper such as
+ * kvmalloc() that tags its callers' lines: one location for each tag
+ * DIR/tags names (pprof lets locations share an address), one for the
+ * rest.
  */
 static uint64_t loc_id(struct pp_writer *w, uint64_t addr, uint64_t tag,
 		       const char *sym)
 {
+	const struct kmt_tag *t = line_tag(w, tag);
 	char name[512], file[512];
 	uint64_t line, fid;
-	uint32_t id;
+	uint32_t id, first = 0;
 
-	if (kmt_map_find(&w->loc_map, addr, &id))
-		return id;
+	if (!t)
+		tag = 0;
+	if (kmt_map_find(&w->loc_map, addr, &first))
+		for (id = first; id; id = w->loc_keys[id - 1].next)
+			if (w->loc_keys[id - 1].tag == tag)
+				return id;
 	func_name(w->p->syms, addr, sym, name, sizeof(name));
-	line = addr_line(w, addr, tag, file, sizeof(file));
+	line = addr_line(w, addr, t, file, sizeof(file));
 	w->has_lines |= line != 0;
 	fid = func_id(w, name, file);
 	id = ++w->nr_locs;
-	kmt_map_insert(&w->loc_map, addr, id, NULL);
+	w->loc_keys = xrealloc(w->loc_keys, id * sizeof(*w->loc_keys));
+	w->loc_keys[id - 1].tag = tag;
+	/* The first at @addr stays in the map, the others follow it. */
+	if (first) {
+		w->loc_keys[id - 1].next = w->loc_keys[first - 1].next;
+		w->loc_keys[first - 1].next = id;
+	} else {
+		w->loc_keys[id - 1].next = 0;
+		kmt_map_insert(&w->loc_map, addr, id, NULL);
+	}
 	kmt_pb_uint(&w->line, LINE_FUNCTION_ID, fid);
 	kmt_pb_uint(&w->line, LINE_LINE, line);
 	kmt_pb_uint(&w->tmp, LOCATION_ID, id);
@@ -359,6 +390,7 @@ static void pp_writer_free(struct pp_writer *w)
 	free(w->strings);
 	kmt_map_free(&w->string_map);
 	kmt_map_free(&w->loc_map);
+	free(w->loc_keys);
 	kmt_map_free(&w->func_map);
 	kmt_pb_free(&w->locs);
 	kmt_pb_free(&w->funcs);

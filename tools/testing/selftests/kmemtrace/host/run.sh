@@ -3356,6 +3356,42 @@ pprof_trace() {
 			site=0xffffffff81000210,type=pages,ptr=6,alloc=4096,flags=backing
 }
 
+# pprof splits the samples of a call site per codetag, and each has its
+# codetag's line: a helper such as kvmalloc() has one call site and as
+# many tags as callers.  Locations may share an address, one per tag
+# DIR/tags names; a tag it lacks gets the line of the call site (none
+# without -k), as an alloc without a tag does.
+t_pprof_line_per_codetag() {
+	command -v go > /dev/null || { echo "go (golang-go) not installed"; return 4; }
+	export PPROF_TMPDIR=$PWD HOME=$PWD GOFLAGS=-mod=mod
+	mktrace t && echo "$TAGS" > t/tags && echo "$KALLSYMS" > t/kallsyms &&
+		mk t/cpu0 \
+		site=0xffffffff81000110,ptr=0x1000,alloc=64,tag=0xffffffff82000100 \
+		site=0xffffffff81000110,ptr=0x2000,alloc=32,tag=0xffffffff82000200 \
+		site=0xffffffff81000110,ptr=0x3000,alloc=16,tag=0xffffffff82000100 \
+		site=0xffffffff81000110,ptr=0x4000,alloc=8,tag=0xffffffff99999999 \
+		site=0xffffffff81000110,ptr=0x5000,alloc=4 || return 1
+	run pprof -o t.pb.gz t
+	expect_rc 0 && expect_err < /dev/null || return 1
+	go tool pprof -raw t.pb.gz 2> err | sed -n '/^Locations/,/^Mappings/p' > locs ||
+		fail "go tool pprof -raw failed" || return 1
+	expect_file locs <<-'END' || return 1
+	Locations
+	     1: 0xffffffff81000110 M=1 foo_alloc mm/slub.c:2423 s=0
+	     2: 0xffffffff81000110 M=1 foo_alloc mm/util.c:100 s=0
+	     3: 0xffffffff81000110 M=1 foo_alloc :0 s=0
+	Mappings
+	END
+	go tool pprof -top -lines -nodefraction=0 -sample_index=alloc_space t.pb.gz \
+		2> err | sed -n '/flat%/,$p' > top || fail "go tool pprof -top failed" || return 1
+	expect_file top <<-'END'
+	      flat  flat%   sum%        cum   cum%
+	       80B 64.52% 64.52%        80B 64.52%  foo_alloc mm/slub.c:2423
+	       32B 25.81% 90.32%        32B 25.81%  foo_alloc mm/util.c:100
+	       12B  9.68%   100%        12B  9.68%  foo_alloc
+	END
+}
+
 # pprof writes a heap profile that Go's own reader, go tool pprof, reads
 # with the exact counts and bytes: alloc_* of every allocation, inuse_* of
 # those live at the end (after a resize), per stack, one location per
@@ -4768,6 +4804,7 @@ record_many_cpus
 fuzz_corpus
 layering
 pprof_go_reads_it
+pprof_line_per_codetag
 pprof_sums_are_reports
 report_sampled_scaled
 report_sampled_allocinfo
