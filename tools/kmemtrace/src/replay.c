@@ -689,7 +689,7 @@ static void shard_live_sums(struct replay_shard *sh)
 		if (!o->family || !replay_still_allocated(o))
 			continue;
 		sh->live_selected++;
-		add_u64_sat(&sh->live_selected_bytes, o->bytes);
+		sh->overflow |= add_u64_sat(&sh->live_selected_bytes, o->bytes);
 	}
 }
 
@@ -1424,7 +1424,8 @@ static void pass_end(struct replay_pass *ps, const struct replay_use *uses,
 			shard_merge(r, sh, uses, nr_uses, live);
 		shard_counts(r, sh);
 		r->live_selected += sh->live_selected;
-		add_u64_sat(&r->live_selected_bytes, sh->live_selected_bytes);
+		r->overflow |= add_u64_sat(&r->live_selected_bytes,
+					   sh->live_selected_bytes);
 	}
 	site_table_free(&ps->sel_sites);
 	kmt_map_free(&ps->memo.pids);
