@@ -71,8 +71,6 @@ static const char * const chart_names[NR_CHARTS] = {
  * @lives: per site, log2 histogram of the lifetimes of its allocations
  * @nr_hist: number of sites @sizes and @lives have room for
  * @period: the sample_period of the trace, 0 when every event is recorded
- * @other_period: allocations of another sample_period: a trace that mixes
- *		  recordings, not drawn
  * @p: the options
  * @run: the run, once it ended
  * @names: the names of the call sites
@@ -93,7 +91,6 @@ struct plot_state {
 	double (*lives)[LOG2_BUCKETS];
 	size_t nr_hist;
 	uint32_t period;
-	uint64_t other_period;
 	const struct report_params *p;
 	const struct replay_run *run;
 	struct kmt_symcache names;
@@ -334,7 +331,6 @@ static void plot_alloc(void *ctx, const struct kmemtrace_event *ev,
 	struct plot_state *ps = ctx;
 	uint64_t bytes = live_bytes(ps, o, o->bytes);
 
-	ps->other_period += ev->sample_period != ps->period;
 	plot_grow(ps, o->site);
 	ps->live[o->site] += bytes;
 	ps->total += bytes;
@@ -429,7 +425,6 @@ static void plot_merge(void *ctx, void *shard, const struct replay_remap *map)
 	size_t i, k, b, si;
 
 	ps->total += sh->total;
-	ps->other_period += sh->other_period;
 	for (k = 0; k < ps->nr_snaps && k < sh->nr_snaps; k++)
 		ps->snap_total[k] += sh->snap_total[k];
 	for (i = 0; i < map->nr_sites; i++) {
@@ -916,9 +911,7 @@ int plot_main(int argc, char **argv)
 		return 1;
 	}
 	kmt_symcache_init(&ps.names, &run.syms);
-	if (ps.other_period) {
-		kmt_err("%s: %llu allocations have another sample_period than the first event of their stream (%u): events of different recordings are not added up",
-			p.dir, (unsigned long long)ps.other_period, p.sample_period);
+	if (replay_mixed_periods(&run)) {
 		f = NULL;
 		ret = 1;
 	} else if (pp.output && strcmp(pp.output, "-")) {

@@ -58,8 +58,6 @@ struct pp_sample {
  * @overflow: a sum went above INT64_MAX, where it stays
  * @period: the sample_period of the trace (sample.h), set before the pass:
  *	    each allocation then counts with the weight of its alloc event
- * @other_period: allocations of another sample_period: a trace mixing
- *		  recordings, not written
  */
 struct pprof_state {
 	struct pp_sample *samples;
@@ -69,7 +67,6 @@ struct pprof_state {
 	const struct replay_run *run;
 	bool overflow;
 	uint32_t period;
-	uint64_t other_period;
 };
 
 static const struct kmt_opt pprof_opts[] = {
@@ -225,7 +222,6 @@ static void pprof_alloc(void *ctx, const struct kmemtrace_event *ev,
 {
 	struct pprof_state *ps = ctx;
 
-	ps->other_period += ev->sample_period != ps->period;
 	sample_add(ps, obj_sample(ps, o), ALLOC_OBJECTS, ALLOC_SPACE,
 		   ev->bytes_alloc,
 		   kmt_sample_weight(ev->bytes_alloc, ev->sample_period));
@@ -370,15 +366,10 @@ int pprof_main(int argc, char **argv)
 		report_params_free(&p);
 		return 1;
 	}
-	if (replay_no_valid_event(&run)) {
+	if (replay_no_valid_event(&run) || replay_mixed_periods(&run))
 		ret = 1;
-	} else if (ps.other_period) {
-		kmt_err("%s: %llu allocations have another sample_period than the first event of their stream (%u): events of different recordings are not added up",
-			p.dir, (unsigned long long)ps.other_period, p.sample_period);
-		ret = 1;
-	} else {
+	else
 		ret = pprof_write(&ps, output);
-	}
 	if (ps.overflow)
 		kmt_err("%s: byte totals above 2^63 - 1 shown as 2^63 - 1 (corrupt trace?)",
 			p.dir);

@@ -105,6 +105,8 @@ struct replay_shard {
 	bool filtering;
 	bool summary_only;
 	bool overflow;
+	uint32_t period;	/* the trace's sample_period */
+	uint64_t other_period;	/* events of another sample_period */
 	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
 	uint64_t backing_allocs;
 	uint64_t backing_bytes;
@@ -662,6 +664,7 @@ static void shard_batch(struct replay_shard *sh, const struct shard_ev *in,
 		if (time->nr)
 			call_time(time, e);
 		sh->count[e->kind][e->type]++;
+		sh->other_period += e->sample_period != sh->period;
 		if (e->flags & special) {
 			account_backing(sh, e);
 			if (ON(sh, REPLAY_BACKING)->nr)
@@ -1349,6 +1352,7 @@ static int pass_start(struct replay_pass *ps, struct report *r,
 		sh = &ps->shards[k];
 		sh->filtering = ps->filtering;
 		sh->summary_only = ps->summary_only;
+		sh->period = r->p->sample_period;
 		shard_uses(sh, uses, nr_uses, ps->threads);
 		if (!ps->threads) {
 			sh->live = &r->live;
@@ -1388,6 +1392,7 @@ static void shard_counts(struct report *r, const struct replay_shard *sh)
 	for (kind = 0; kind < ARRAY_SIZE(sh->count); kind++)
 		for (type = 0; type < ARRAY_SIZE(sh->count[0]); type++)
 			r->count[kind][type] += sh->count[kind][type];
+	r->other_period += sh->other_period;
 	r->backing_allocs += sh->backing_allocs;
 	r->overflow |= sh->overflow |
 		       add_u64_sat(&r->backing_bytes, sh->backing_bytes);
@@ -1584,6 +1589,18 @@ void replay_run_free(struct replay_run *run)
 	free(run->st);
 	kmt_symtab_free(&run->syms);
 	kmt_trace_free(&run->t);
+}
+
+bool replay_mixed_periods(const struct replay_run *run)
+{
+	const struct report *r = &run->r;
+
+	if (!r->other_period)
+		return false;
+	kmt_err("%s: %llu events have another sample_period than the trace's first event (%u): events of different recordings are not added up (see kmemtrace check)",
+		run->t.dir, (unsigned long long)r->other_period,
+		r->p->sample_period);
+	return true;
 }
 
 bool replay_no_valid_event(const struct replay_run *run)

@@ -194,6 +194,7 @@ struct replay_list {
 struct report {
 	const struct report_params *p;
 	bool overflow;		/* a byte total saturated (add_u64_sat()) */
+	uint64_t other_period;	/* events not of the trace's sample_period */
 	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
 	size_t events;
 	uint64_t first_ts;
@@ -261,6 +262,20 @@ int replay_run(struct replay_run *run, struct report_params *p,
  * but some are not: there is nothing to show.
  */
 bool replay_no_valid_event(const struct replay_run *run);
+
+/**
+ * replay_mixed_periods() - say when a trace mixes sample periods
+ * @run: the run, ended
+ *
+ * Every event of a recording has its sample_period (report_params.
+ * sample_period, that of the trace's first event): an event of another
+ * comes from another recording, and its weight would be wrong in every
+ * sum.  Views and exporters refuse such a trace.
+ *
+ * Return: true, after an error message, if some events of the pass had
+ * another sample_period than the trace's.
+ */
+bool replay_mixed_periods(const struct replay_run *run);
 
 /**
  * replay_run_free() - release a run

@@ -146,8 +146,8 @@ static void report_usage(int status)
 		"  it count 1 / (1 - exp(-S / N)) times, sums rounded, and the report\n"
 		"  begins with \"sampled, mean N bytes\".  The frees view prints \"not\n"
 		"  available for sampled traces\"; the others scale.\n"
-		"  Streams of different periods (0 and N, N1 and N2) are an error,\n"
-		"  exit 1.\n"
+		"  Streams of different periods (0 and N, N1 and N2), or an event of\n"
+		"  another period than the trace's first, are an error, exit 1.\n"
 		"\n");
 	kmt_opts_usage(out, report_opts, ARRAY_SIZE(report_opts));
 	fprintf(out, "\n");
@@ -403,12 +403,7 @@ int report_main(int argc, char **argv)
 		report_params_free(&p);
 		return 1;
 	}
-	if (replay_no_valid_event(&run)) {
-		ret = 1;
-	} else if (s.sums.other_period) {
-		kmt_err("%s: %llu allocations have another sample_period than the first event of their stream (%u): events of different recordings are not added up",
-			p.dir, (unsigned long long)s.sums.other_period,
-			p.sample_period);
+	if (replay_no_valid_event(&run) || replay_mixed_periods(&run)) {
 		ret = 1;
 	} else {
 		kmt_out_begin(&out, stdout, p.format);

@@ -121,7 +121,6 @@ static void sitesums_on_alloc(void *ctx, const struct kmemtrace_event *ev,
 	struct sitesums *ss = ctx;
 	struct site *s;
 
-	ss->other_period += ev->sample_period != ss->period;
 	if (ss->period) {
 		sampled_alloc(ss, ev, o);
 		return;
@@ -325,7 +324,6 @@ static void sitesums_merge(void *ctx, void *shard,
 	for (i = 0; i < sh->caches.nr && i < sh->nr_cache_est; i++)
 		est_add(cache_est(ss, sh->caches.sites[i].key), &sh->cache_est[i]);
 	ss->overflow |= sh->overflow;
-	ss->other_period += sh->other_period;
 	sitesums_free(sh);
 	free(sh);
 }

@@ -46,8 +46,6 @@ struct site_est {
  *	    its alloc event, 1 / (1 - exp(-bytes_alloc / N)), and rounds
  *	    the sums once, at the end (the frees of memory not allocated
  *	    in the trace, whose weight is unknown, are counted as they are)
- * @other_period: allocations whose sample_period is not @period: a trace
- *		  that mixes recordings, which must not be shown
  * @est: the scaled sums per site index, during the pass of a sampled trace
  * @nr_est: room in @est
  * @cache_est: the same per index of @caches
@@ -68,7 +66,6 @@ struct sitesums {
 	bool overflow;
 	struct site_table unknown;
 	uint32_t period;
-	uint64_t other_period;
 	struct site_est *est;
 	size_t nr_est;
 	struct site_est *cache_est;

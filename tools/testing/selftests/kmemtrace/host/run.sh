@@ -4077,7 +4077,7 @@ t_report_sampled_views_not_available() {
 
 # Streams of different sample periods (a full and a sampled recording, or
 # two periods) are never added up: report, pprof and plot refuse them, and
-# so they do an allocation of another period inside a stream.
+# so does every view an event of another period inside a stream.
 t_report_sampled_mixed_refused() {
 	sampled_trace t 4096 && mk t/cpu1 ts=2500,site=0xffffffff81000220 || return 1
 	for cmd in report pprof plot; do
@@ -4095,18 +4095,26 @@ t_report_sampled_mixed_refused() {
 	kmemtrace: t: cpu0 is sampled, mean 4096 bytes but cpu1 is sampled, mean 8192 bytes: \
 		streams of different sample periods are not added up
 	END
-	sampled_trace t 4096 && mk -p 4096 t/cpu1 ts=2500,site=0xffffffff81000220 \
-		ts=2600,site=0xffffffff81000220,ptr=8,period=8192 || return 1
-	for cmd in report pprof plot; do
-		case $cmd in
-		pprof)	run pprof -o x.pb.gz t ;;
-		*)	run $cmd t ;;
-		esac
-		expect_rc 1 && expect_out < /dev/null && [ ! -e x.pb.gz ] && expect_err <<-'END' ||
-		kmemtrace: t: 1 allocations have another sample_period than the first event of \
-			their stream (4096): events of different recordings are not added up
-		END
-			return 1
+	# Inside a stream: an allocation, or a free, of another period.  Every
+	# view refuses it, each alone too: the sums of each would be wrong.
+	for ev in ts=2600,site=0xffffffff81000220,ptr=8,period=8192 \
+		  ts=2600,kind=free,site=0xffffffff81000210,ptr=0x1000,period=8192; do
+		sampled_trace t 4096 && mk -p 4096 t/cpu1 ts=2500,site=0xffffffff81000220 \
+			$ev || return 1
+		for cmd in report pprof plot summary sites caches live lifetimes frees gfp nodes \
+			   stacks allocinfo pages; do
+			case $cmd in
+			pprof)	run pprof -o x.pb.gz t ;;
+			report|plot) run $cmd t ;;
+			*)	run report -v $cmd t ;;
+			esac
+			expect_rc 1 && expect_out < /dev/null && [ ! -e x.pb.gz ] &&
+				expect_err <<-'END' || { echo "$cmd, $ev"; return 1; }
+			kmemtrace: t: 1 events have another sample_period than the trace's first \
+				event (4096): events of different recordings are not added up (see \
+				kmemtrace check)
+			END
+		done
 	done
 }
 
