@@ -1439,8 +1439,19 @@ static const struct kmt_col pages_cols[] = {
 	KMT_COL("bytes", KMT_U64),
 };
 
-static void view_pages(const struct pagesums *ps, struct kmt_out *o)
+/*
+ * The pages view counts page events, each by its own order: the frees too,
+ * of allocations in the trace or not.  A filter that selects allocations
+ * (and their frees, wherever they are) has nothing to select such a free
+ * by, so the view counts every page event of the --time window and
+ * --type, and says so rather than show a system's pages as a filter's.
+ */
+static void view_pages(const struct report *r, const struct pagesums *ps,
+		       struct kmt_out *o)
 {
+	static const char unfiltered_text[] =
+		", of every task, CPU and call site (this view applies --time and --type only)";
+	bool unfiltered = kmt_filter_selects_allocs(&r->p->filter);
 	struct kmt_table tab;
 	union kmt_cell *row;
 	unsigned int order, mt;
@@ -1448,7 +1459,10 @@ static void view_pages(const struct pagesums *ps, struct kmt_out *o)
 
 	kmt_table_init(&tab, "pages", pages_cols, ARRAY_SIZE(pages_cols));
 	kmt_table_title(&tab,
-			"page allocations by order and migrate type, backing pages included:");
+			"page allocations by order and migrate type, backing pages included%s:",
+			unfiltered ? unfiltered_text : "");
+	if (unfiltered)
+		kmt_out_str(o, "filters_applied", "--time and --type only");
 	for (order = 0; order < PAGES_MAX_ORDER; order++) {
 		allocs = 0;
 		for (mt = 0; mt < PAGES_MAX_MT; mt++)
@@ -1863,7 +1877,7 @@ void report_views(struct report *r, const struct report_consumers *c,
 			view_frees(r, c->sums, c->mismatches, o);
 			break;
 		case VIEW_PAGES:
-			view_pages(c->pages, o);
+			view_pages(r, c->pages, o);
 			break;
 		case VIEW_GFP:
 		case VIEW_NODES:

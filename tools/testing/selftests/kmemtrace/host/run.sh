@@ -847,6 +847,22 @@ t_report_view_pages_gfp_nodes() {
 	     4  8392   -1
 	     2  8384    0
 	END
+	# A filter that selects allocations cannot select the page frees the
+	# view counts: the view says it counts every page event.
+	run report -v pages --cpu 1 t
+	expect_rc 0 && expect_out <<-'END' || return 1
+	kmemtrace report v1
+	filter: --cpu 1 (1 allocations)
+
+	page allocations by order and migrate type, backing pages included, of every task, CPU \
+		and call site (this view applies --time and --type only):
+	order unmovable movable reclaimable highatomic other allocs frees bytes
+	    1         0       1           0          0     0      1     0  8192
+	END
+	run report --json -v pages --pid 1 t
+	expect_rc 0 && expect_has out '"filters_applied": "--time and --type only"' || return 1
+	run report --json -v pages t
+	expect_rc 0 && ! grep -q filters_applied out || fail "an unfiltered pages view says what it applies"
 }
 
 # kmalloc_format FILE TABLE: write FILE as events/kmem/kmalloc/format of
