@@ -144,9 +144,19 @@ static void kt_vrealloc(void *data, unsigned long call_site, const void *ptr,
 	kt_add(data, KT_VREALLOC, call_site, ptr, bytes_req);
 }
 
+/*
+ * The size of the area still at @ptr: vfree must fire while the area is
+ * vmalloc's, before another CPU's vmalloc() can be handed its range.
+ */
 static void kt_vfree(void *data, unsigned long call_site, const void *ptr)
 {
-	kt_add(data, KT_VFREE, call_site, ptr, 0);
+	struct kt_log *log = data;
+	struct vm_struct *vm;
+
+	if (!in_task() || current != READ_ONCE(log->task))
+		return;
+	vm = find_vm_area(ptr);
+	kt_add(data, KT_VFREE, call_site, ptr, vm ? get_vm_area_size(vm) : 0);
 }
 
 /* The events of @type at @ptr; the last one in *@ev if there is one. */
@@ -475,8 +485,10 @@ static noinline void kt_vfree_call(void *p)
 
 /*
  * vmalloc(), an in-place vrealloc() and vfree() fire their tracepoints
- * naming their callers, and every page vfree() frees was traced
- * allocated (vmalloc takes them from alloc_pages_bulk()).
+ * naming their callers, vfree() while its area is still there (of the
+ * size vmalloc() mapped: an in-place vrealloc() keeps it), and every page
+ * vfree() frees was traced allocated (vmalloc takes them from
+ * alloc_pages_bulk()).
  */
 static void test_vmalloc(struct kunit *test)
 {
@@ -498,7 +510,7 @@ static void test_vmalloc(struct kunit *test)
 	kt_expect_one(test, KT_VMALLOC, p, KT_VPAGES * PAGE_SIZE,
 		      kt_vmalloc_call);
 	kt_expect_one(test, KT_VREALLOC, p, 2 * PAGE_SIZE, kt_vrealloc_call);
-	kt_expect_one(test, KT_VFREE, p, 0, kt_vfree_call);
+	kt_expect_one(test, KT_VFREE, p, KT_VPAGES * PAGE_SIZE, kt_vfree_call);
 	kt_expect_pages(test, pages, KT_VPAGES);
 }
 

@@ -410,6 +410,20 @@ do {									\
 	trace_##event(args);						\
 } while (0)
 
+/**
+ * kmemtrace_free_traced() - whether a free would be traced or sampled
+ * @event: the free's tracepoint
+ * @ptr: the memory freed
+ *
+ * For a path that must do work before kmemtrace_free_event() (vfree()
+ * looks its area up): true while trace_@event is on, or while a recording
+ * samples and @ptr may be a sampled object.
+ */
+#define kmemtrace_free_traced(event, ptr)				\
+	(trace_##event##_enabled() ||					\
+	 (static_branch_unlikely(&kmemtrace_sample_hook_key) &&	\
+	  kmemtrace_sample_free_maybe((__force unsigned long)(ptr))))
+
 void kmemtrace_sampled_kmalloc(unsigned long call_site, const void *ptr,
 			       size_t bytes_req, size_t bytes_alloc,
 			       gfp_t gfp_flags, int node);
@@ -466,6 +480,8 @@ do {									\
 	(void)sizeof(ptr);						\
 	trace_##event(args);						\
 } while (0)
+#define kmemtrace_free_traced(event, ptr)				\
+	((void)sizeof(ptr), trace_##event##_enabled())
 
 #endif /* CONFIG_KMEMTRACE_SAMPLE_HOOKS */
 
