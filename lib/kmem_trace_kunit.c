@@ -28,6 +28,7 @@ enum kt_type {
 	KT_CACHE_FREE,
 	KT_PAGE_ALLOC,
 	KT_PAGE_FREE,
+	KT_PAGE_SPLIT,
 	KT_EXACT_ALLOC,
 	KT_EXACT_FREE,
 	KT_VMALLOC,
@@ -40,6 +41,7 @@ struct kt_event {
 	unsigned long call_site;	/* 0 for the page events */
 	const void *ptr;		/* the struct page for page events */
 	size_t bytes;
+	unsigned int new_order;		/* of the pieces, for mm_page_split */
 };
 
 #define KT_MAX_EVENTS	512
@@ -61,12 +63,18 @@ struct kt_log {
 	struct kt_event ev[KT_MAX_EVENTS];
 };
 
+/* Whether an event is the test's: its task's, in task context. */
+static bool kt_mine(struct kt_log *log)
+{
+	return in_task() && current == READ_ONCE(log->task);
+}
+
 static void kt_add(void *data, enum kt_type type, unsigned long call_site,
 		   const void *ptr, size_t size)
 {
 	struct kt_log *log = data;
 
-	if (!in_task() || current != READ_ONCE(log->task))
+	if (!kt_mine(log))
 		return;
 	if (log->nr == KT_MAX_EVENTS) {
 		log->lost++;
@@ -119,6 +127,18 @@ static void kt_page_free(void *data, struct page *page, unsigned int order)
 	kt_add(data, KT_PAGE_FREE, 0, page, PAGE_SIZE << order);
 }
 
+/* The whole allocation's bytes, and the order of the pieces. */
+static void kt_page_split(void *data, struct page *page, unsigned int order,
+			  unsigned int new_order)
+{
+	struct kt_log *log = data;
+	unsigned int nr = log->nr;
+
+	kt_add(data, KT_PAGE_SPLIT, 0, page, PAGE_SIZE << order);
+	if (log->nr != nr)
+		log->ev[nr].new_order = new_order;
+}
+
 static void kt_exact_alloc(void *data, unsigned long call_site,
 			   const void *ptr, size_t size, gfp_t gfp_flags)
 {
@@ -150,10 +170,9 @@ static void kt_vrealloc(void *data, unsigned long call_site, const void *ptr,
  */
 static void kt_vfree(void *data, unsigned long call_site, const void *ptr)
 {
-	struct kt_log *log = data;
 	struct vm_struct *vm;
 
-	if (!in_task() || current != READ_ONCE(log->task))
+	if (!kt_mine(data))
 		return;
 	vm = find_vm_area(ptr);
 	kt_add(data, KT_VFREE, call_site, ptr, vm ? get_vm_area_size(vm) : 0);
@@ -199,6 +218,7 @@ static const char * const kt_names[] = {
 	[KT_CACHE_FREE] = "kmem_cache_free",
 	[KT_PAGE_ALLOC] = "mm_page_alloc",
 	[KT_PAGE_FREE] = "mm_page_free",
+	[KT_PAGE_SPLIT] = "mm_page_split",
 	[KT_EXACT_ALLOC] = "mm_page_alloc_exact",
 	[KT_EXACT_FREE] = "mm_page_free_exact",
 	[KT_VMALLOC] = "vmalloc",
@@ -229,6 +249,7 @@ static int kt_register(struct kt_log *log)
 	       register_trace_kmem_cache_free(kt_cache_free, log) ?:
 	       register_trace_mm_page_alloc(kt_page_alloc, log) ?:
 	       register_trace_mm_page_free(kt_page_free, log) ?:
+	       register_trace_mm_page_split(kt_page_split, log) ?:
 	       register_trace_mm_page_alloc_exact(kt_exact_alloc, log) ?:
 	       register_trace_mm_page_free_exact(kt_exact_free, log) ?:
 	       register_trace_vmalloc(kt_vmalloc, log) ?:
@@ -246,6 +267,7 @@ static void kt_unregister(struct kt_log *log)
 	unregister_trace_kmem_cache_free(kt_cache_free, log);
 	unregister_trace_mm_page_alloc(kt_page_alloc, log);
 	unregister_trace_mm_page_free(kt_page_free, log);
+	unregister_trace_mm_page_split(kt_page_split, log);
 	unregister_trace_mm_page_alloc_exact(kt_exact_alloc, log);
 	unregister_trace_mm_page_free_exact(kt_exact_free, log);
 	unregister_trace_vmalloc(kt_vmalloc, log);
@@ -461,6 +483,54 @@ static void test_pages_exact(struct kunit *test)
 	kt_expect_one(test, KT_EXACT_FREE, p, size, kt_free_pages_exact);
 }
 
+/* The index in the log of the first event of @type at @ptr, or -1. */
+static int kt_index(struct kt_log *log, enum kt_type type, const void *ptr)
+{
+	unsigned int i;
+
+	for (i = 0; i < log->nr; i++)
+		if (log->ev[i].type == type && log->ev[i].ptr == ptr)
+			return i;
+	return -1;
+}
+
+#define KT_SPLIT_ORDER	2
+
+/*
+ * split_page() fires mm_page_split once, with the order split and that of
+ * the pieces, before any piece is freed; each piece is then freed on its
+ * own, as an order-0 page.
+ */
+static void test_split_page(struct kunit *test)
+{
+	struct kt_log *log = test->priv;
+	struct page *page = alloc_pages(GFP_KERNEL, KT_SPLIT_ORDER);
+	struct kt_event ev = {};
+	int i, split;
+
+	if (page) {
+		split_page(page, KT_SPLIT_ORDER);
+		for (i = (1 << KT_SPLIT_ORDER) - 1; i >= 0; i--)
+			__free_page(page + i);
+	}
+	kt_stop(log);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_EXPECT_EQ(test, kt_count(log, KT_PAGE_ALLOC, page, &ev), 1);
+	KUNIT_EXPECT_EQ(test, ev.bytes, PAGE_SIZE << KT_SPLIT_ORDER);
+	KUNIT_EXPECT_EQ(test, kt_count(log, KT_PAGE_SPLIT, page, &ev), 1);
+	KUNIT_EXPECT_EQ(test, ev.bytes, PAGE_SIZE << KT_SPLIT_ORDER);
+	KUNIT_EXPECT_EQ(test, ev.new_order, 0);
+	split = kt_index(log, KT_PAGE_SPLIT, page);
+	for (i = 0; i < 1 << KT_SPLIT_ORDER; i++) {
+		KUNIT_EXPECT_EQ_MSG(test,
+				    kt_count(log, KT_PAGE_FREE, page + i, &ev),
+				    1, "piece %d freed", i);
+		KUNIT_EXPECT_EQ_MSG(test, ev.bytes, PAGE_SIZE, "piece %d", i);
+		KUNIT_EXPECT_GT_MSG(test, kt_index(log, KT_PAGE_FREE, page + i),
+				    split, "piece %d freed after the split", i);
+	}
+}
+
 static noinline void *kt_vmalloc_call(size_t size)
 {
 	void *p = vmalloc(size);
@@ -520,6 +590,7 @@ static struct kunit_case kmem_trace_test_cases[] = {
 	KUNIT_CASE(test_large_kmalloc_once),
 	KUNIT_CASE(test_krealloc_in_place),
 	KUNIT_CASE(test_pages_exact),
+	KUNIT_CASE(test_split_page),
 	KUNIT_CASE(test_vmalloc),
 	{}
 };

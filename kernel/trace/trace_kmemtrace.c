@@ -86,7 +86,8 @@ static const char *const kmemtrace_type_names[] = {
  * The numbers the print formats of kmem_alloc and kmem_free name
  * (trace_entries.h) must be the kernel's.
  */
-static_assert(KMEMTRACE_KIND_ALLOC == 1 && KMEMTRACE_KIND_REALLOC == 3);
+static_assert(KMEMTRACE_KIND_ALLOC == 1 && KMEMTRACE_KIND_REALLOC == 3 &&
+	      KMEMTRACE_KIND_SPLIT == 4);
 static_assert(KMEMTRACE_TYPE_KMALLOC == 1 && KMEMTRACE_TYPE_CACHE == 2 &&
 	      KMEMTRACE_TYPE_PAGES == 3 && KMEMTRACE_TYPE_PERCPU == 4 &&
 	      KMEMTRACE_TYPE_VMALLOC == 5);
@@ -349,6 +350,19 @@ static void print_cache(struct trace_seq *s, unsigned int type,
 		trace_seq_printf(s, " cache=#%u", cache_id);
 }
 
+/* An allocation, a resize in place or a split: what the entry is. */
+static const char *kind_name(unsigned int kind)
+{
+	return kind == KMEMTRACE_KIND_REALLOC ? "realloc" :
+	       kind == KMEMTRACE_KIND_SPLIT ? "split" : "alloc";
+}
+
+static char kind_letter(unsigned int kind)
+{
+	return kind == KMEMTRACE_KIND_REALLOC ? '~' :
+	       kind == KMEMTRACE_KIND_SPLIT ? '/' : '+';
+}
+
 static void print_flags(struct trace_seq *s, unsigned int flags)
 {
 	if (flags & KMEMTRACE_FLAG_BACKING)
@@ -366,7 +380,7 @@ static enum print_line_t alloc_trace(struct trace_iterator *iter, int flags,
 	gfp = (__force gfp_t)e->gfp_flags;
 	trace_seq_printf(s,
 			 "kmem_%s: %s call_site=%pS ptr=%p bytes_req=%lu bytes_alloc=%lu gfp_flags=%pGg node=%d",
-			 e->kind == KMEMTRACE_KIND_REALLOC ? "realloc" : "alloc",
+			 kind_name(e->kind),
 			 type_name(e->type), (void *)e->call_site,
 			 (void *)e->ptr,
 			 e->bytes_req, e->bytes_alloc, &gfp, e->node);
@@ -514,7 +528,7 @@ static enum print_line_t kmemtrace_print_line(struct trace_iterator *iter)
 	case TRACE_KMEM_ALLOC:
 		trace_assign_type(a, iter->ent);
 		trace_seq_printf(s, "  %c      %c  %5lu  %5lu  %08x  %p    %4d  %pS\n",
-				 a->kind == KMEMTRACE_KIND_REALLOC ? '~' : '+',
+				 kind_letter(a->kind),
 				 type_letter(a->type), a->bytes_req,
 				 a->bytes_alloc, a->gfp_flags, (void *)a->ptr,
 				 a->node, (void *)a->call_site);

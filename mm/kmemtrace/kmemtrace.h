@@ -223,6 +223,7 @@ extern unsigned int kmemtrace_sample_period;
 u64 kmemtrace_sample_draw(struct rnd_state *rnd, unsigned int period);
 int __kmemtrace_sample_alloc(unsigned long ptr);
 bool kmemtrace_sample_other(unsigned long ptr, bool free);
+bool kmemtrace_sample_split(unsigned long ptr);
 int kmemtrace_sample_start(bool shared);
 void kmemtrace_sample_stop(void);
 void kmemtrace_sample_arm(bool on);
@@ -398,7 +399,9 @@ struct kmemtrace_slot {
  * The exact part, after the fast path (a probe's or the allocator's
  * hook): an alloc here crossed the count (kmemtrace_sample_alloc_hit())
  * and is recorded but for the allocators' own allocations (backing); a
- * free or resize is recorded if its memory was sampled.
+ * free or resize is recorded if its memory was sampled, and so is a
+ * split, which ends the sampled object's tracking: its pieces' frees are
+ * not recorded, and the event says so (KMEMTRACE_FLAG_UNTRACKED).
  *
  * Context: Interrupts disabled, not NMI.
  * Return: true to record the event.
@@ -421,6 +424,10 @@ static __always_inline bool kmemtrace_sample(struct kmemtrace_slot *slot,
 		if (unlikely(flags < 0))
 			return false;
 		slot->flags |= flags;
+	} else if (kind == KMEMTRACE_KIND_SPLIT) {
+		if (!kmemtrace_sample_split(ptr))
+			return false;
+		slot->flags |= KMEMTRACE_FLAG_UNTRACKED;
 	} else if (!kmemtrace_sample_other(ptr, kind == KMEMTRACE_KIND_FREE)) {
 		return false;
 	}
@@ -584,8 +591,8 @@ kmemtrace_fill(struct kmemtrace_slot *slot, u8 kind, u8 type,
 			    READ_ONCE(kmemtrace_sample_period) : 0;
 #ifdef CONFIG_MEM_ALLOC_PROFILING
 	/* The line alloc_hooks() made current: the allocation's codetag. */
-	ev->tag = kind == KMEMTRACE_KIND_FREE ? 0 :
-		  (unsigned long)current->alloc_tag;
+	ev->tag = kind == KMEMTRACE_KIND_FREE || kind == KMEMTRACE_KIND_SPLIT ?
+		  0 : (unsigned long)current->alloc_tag;
 #else
 	ev->tag = 0;
 #endif

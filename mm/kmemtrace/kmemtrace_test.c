@@ -163,7 +163,7 @@ static void expect_event(struct kunit *test, const struct kmemtrace_event *ev,
 	/* Stacks are off but in the tests that switch them on. */
 	KUNIT_EXPECT_EQ(test, ev->stack_id, 0);
 	/* Every allocation API goes through alloc_hooks(): it has a tag. */
-	if (ev->kind == KMEMTRACE_KIND_FREE ||
+	if (ev->kind == KMEMTRACE_KIND_FREE || ev->kind == KMEMTRACE_KIND_SPLIT ||
 	    !IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING))
 		KUNIT_EXPECT_EQ(test, ev->tag, 0);
 	else
@@ -1142,6 +1142,61 @@ static void test_alloc_pages_bulk(struct kunit *test)
 		expect_alloc_free(test, p,
 				  page_event(&a, p, 0, GFP_KERNEL, __func__),
 				  page_event(&f, p, 0, 0, __func__));
+	}
+}
+
+#define SPLIT_ORDER	2
+
+/*
+ * split_page(): the allocation, then its split into order-0 pieces, with
+ * the bytes of each and of the whole, before any piece is freed; then a
+ * free of each piece.  No caller: split_page() is no API entry.
+ */
+static void test_split_page(struct kunit *test)
+{
+	struct kmemtrace_test_ctx *ctx = test->priv;
+	const struct kmemtrace_event *split;
+	struct expect_event a, f;
+	struct page *page;
+	void *p;
+	int i;
+
+	capture_begin(test, false);
+	page = alloc_pages(GFP_KERNEL, SPLIT_ORDER);
+	p = page ? page_address(page) : NULL;
+	if (page) {
+		split_page(page, SPLIT_ORDER);
+		for (i = (1 << SPLIT_ORDER) - 1; i >= 0; i--)
+			__free_page(page + i);
+	}
+	capture_end(test);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_event(test, find_one(test, p, KMEMTRACE_KIND_ALLOC,
+				    KMEMTRACE_TYPE_PAGES),
+		     page_event(&a, p, SPLIT_ORDER, GFP_KERNEL, __func__));
+	split = find_one(test, p, KMEMTRACE_KIND_SPLIT, KMEMTRACE_TYPE_PAGES);
+	expect_event(test, split, &(struct expect_event) {
+				.type = KMEMTRACE_TYPE_PAGES,
+				.order = 0,
+				.bytes_req = PAGE_SIZE,
+				.bytes_alloc = PAGE_SIZE << SPLIT_ORDER,
+				.node = page_to_nid(page),
+				.caller = "0x0",
+			  });
+	KUNIT_ASSERT_NOT_NULL(test, split);
+	KUNIT_EXPECT_EQ(test, split->call_site, 0);
+	for (i = 0; i < 1 << SPLIT_ORDER; i++) {
+		const struct kmemtrace_event *ev;
+		void *q = p + i * PAGE_SIZE;
+
+		ev = find_one(test, q, KMEMTRACE_KIND_FREE, KMEMTRACE_TYPE_PAGES);
+		expect_event(test, ev, page_event(&f, q, 0, 0, __func__));
+		if (ev)
+			KUNIT_EXPECT_GT_MSG(test, ev - ctx->capture.events,
+					    split - ctx->capture.events,
+					    "piece %d freed before the split", i);
+		KUNIT_EXPECT_EQ(test, ctx_events_at(test, q), i ? 1 : 3);
 	}
 }
 
@@ -2552,6 +2607,45 @@ static void test_sample_stack_from_interrupt(struct kunit *test)
 }
 #endif
 
+/*
+ * The split of a sampled page allocation is recorded, flagged UNTRACKED:
+ * the table of sampled objects cannot hold its pieces, so it forgets the
+ * allocation, and none of the pieces' frees is recorded, the first one's
+ * neither.  Through the hooks too, which have none for splits.
+ */
+static void test_sample_split_untracks(struct kunit *test)
+{
+	const struct kmemtrace_event *ev;
+	struct page *page;
+	void *p;
+	int i;
+
+	sample_switch(test, 1);
+	capture_begin(test, false);
+	page = alloc_pages(GFP_KERNEL, SPLIT_ORDER);
+	p = page ? page_address(page) : NULL;
+	if (page) {
+		split_page(page, SPLIT_ORDER);
+		for (i = 0; i < 1 << SPLIT_ORDER; i++)
+			__free_page(page + i);
+	}
+	capture_end(test);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_sampled(test, find_one(test, p, KMEMTRACE_KIND_ALLOC,
+				      KMEMTRACE_TYPE_PAGES), 1);
+	ev = find_one(test, p, KMEMTRACE_KIND_SPLIT, KMEMTRACE_TYPE_PAGES);
+	if (ev) {
+		KUNIT_EXPECT_EQ(test, ev->sample_period, 1);
+		KUNIT_EXPECT_TRUE(test, ev->flags & KMEMTRACE_FLAG_UNTRACKED);
+		KUNIT_EXPECT_EQ(test, ev->bytes_alloc, PAGE_SIZE << SPLIT_ORDER);
+	}
+	KUNIT_EXPECT_EQ(test, ctx_events_at(test, p), 2);
+	for (i = 1; i < 1 << SPLIT_ORDER; i++)
+		KUNIT_EXPECT_EQ_MSG(test, ctx_events_at(test, p + i * PAGE_SIZE),
+				    0, "piece %d", i);
+}
+
 static void cpus_allowed_restore(void *mask)
 {
 	set_cpus_allowed_ptr(current, mask);
@@ -2751,6 +2845,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_folio_alloc_put),
 	KUNIT_CASE(test_alloc_pages_bulk),
 	KUNIT_CASE(test_alloc_pages_exact),
+	KUNIT_CASE(test_split_page),
 	KUNIT_CASE(test_free_reserved_page_unpaired),
 	KUNIT_CASE(test_reclaim_under_suppress),
 	KUNIT_CASE(test_reclaim_under_backing),
@@ -2781,6 +2876,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE_PARAM(test_sample_stack_from_allocator, sample_path_gen_params),
 	KUNIT_CASE(test_sample_stack_from_interrupt),
 	KUNIT_CASE_PARAM(test_sample_crossed_then_moved, sample_path_gen_params),
+	KUNIT_CASE_PARAM(test_sample_split_untracks, sample_path_gen_params),
 	KUNIT_CASE(test_sample_excludes_tracer),
 	KUNIT_CASE(test_sample_excludes_tracer_first),
 	KUNIT_CASE_PARAM(test_sample_stack_without_table, sample_path_gen_params),

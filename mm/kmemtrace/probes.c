@@ -6,8 +6,9 @@
  *
  * Slab:    kmalloc, kmem_cache_alloc, krealloc (in place), kfree,
  *          kmem_cache_free; bulk calls fire these once per object.
- * Pages:   mm_page_alloc, mm_page_free, and mm_page_alloc_exact and
- *          mm_page_free_exact for alloc_pages_exact().
+ * Pages:   mm_page_alloc, mm_page_free, mm_page_split, and
+ *          mm_page_alloc_exact and mm_page_free_exact for
+ *          alloc_pages_exact().
  * Percpu:  percpu_alloc_percpu, percpu_free_percpu.
  * vmalloc: vmalloc, vrealloc (in place), vfree.
  *
@@ -334,6 +335,54 @@ static void probe_mm_page_free_sampled(void *ignore, struct page *page,
 	if (sample_skip_other(page_address(page)))
 		return;
 	probe_mm_page_free(ignore, page, order);
+}
+
+/*
+ * A split: the pieces' order and bytes, and the bytes split.  Of pages a
+ * large kmalloc() holds, suppressed as their other events are (slab never
+ * splits them: this is for the scope's sake only).
+ */
+static noinline void record_page_split(struct page *page, unsigned int order,
+				       unsigned int new_order)
+{
+	struct kmemtrace_event *ev;
+	struct kmemtrace_slot slot __uninitialized;
+	void *ptr = page_address(page);
+
+	if (!kmemtrace_begin(&slot, KMEMTRACE_SOURCE_PAGES, KMEMTRACE_KIND_SPLIT,
+			     (unsigned long)ptr, 0))
+		return;
+	ev = kmemtrace_fill(&slot, KMEMTRACE_KIND_SPLIT, KMEMTRACE_TYPE_PAGES,
+			    0, (unsigned long)ptr);
+	ev->order = new_order;
+	ev->node = page_to_nid(page);
+	ev->gfp_flags = 0;
+	ev->cache_id = 0;
+	ev->migratetype = 0;
+	ev->bytes_req = PAGE_SIZE << new_order;
+	ev->bytes_alloc = PAGE_SIZE << order;
+	kmemtrace_commit(&slot);
+}
+
+static __noipa void probe_mm_page_split(void *ignore, struct page *page,
+					unsigned int order,
+					unsigned int new_order)
+{
+	if (!pages_suppressed() && new_order < order)
+		record_page_split(page, order, new_order);
+}
+
+/*
+ * With CONFIG_KMEMTRACE_SAMPLE_HOOKS too: splits are rare, and the
+ * allocators have no hook for them.
+ */
+static void probe_mm_page_split_sampled(void *ignore, struct page *page,
+					unsigned int order,
+					unsigned int new_order)
+{
+	if (sample_skip_other(page_address(page)))
+		return;
+	probe_mm_page_split(ignore, page, order, new_order);
 }
 
 /* The API event itself: not subject to the scope it opened. */
@@ -700,6 +749,7 @@ static const struct kmemtrace_probe kmemtrace_probes[] = {
 	KMEMTRACE_PROBE(kmem_cache_free),
 	KMEMTRACE_PROBE(mm_page_alloc),
 	KMEMTRACE_PROBE(mm_page_free),
+	KMEMTRACE_PROBE(mm_page_split),
 	KMEMTRACE_PROBE(mm_page_alloc_exact),
 	KMEMTRACE_PROBE(mm_page_free_exact),
 	KMEMTRACE_PROBE(percpu_alloc_percpu),
@@ -718,6 +768,7 @@ static const struct kmemtrace_probe kmemtrace_probes_sampled[] = {
 	KMEMTRACE_PROBE_SAMPLED(kmem_cache_free),
 	KMEMTRACE_PROBE_SAMPLED(mm_page_alloc),
 	KMEMTRACE_PROBE_SAMPLED(mm_page_free),
+	KMEMTRACE_PROBE_SAMPLED(mm_page_split),
 	KMEMTRACE_PROBE_SAMPLED(mm_page_alloc_exact),
 	KMEMTRACE_PROBE_SAMPLED(mm_page_free_exact),
 	KMEMTRACE_PROBE_SAMPLED(percpu_alloc_percpu),
@@ -737,6 +788,7 @@ static void __maybe_unused kmemtrace_check_probe_types(void)
 	check_trace_callback_type_kmem_cache_free(probe_kmem_cache_free);
 	check_trace_callback_type_mm_page_alloc(probe_mm_page_alloc);
 	check_trace_callback_type_mm_page_free(probe_mm_page_free);
+	check_trace_callback_type_mm_page_split(probe_mm_page_split);
 	check_trace_callback_type_mm_page_alloc_exact(probe_mm_page_alloc_exact);
 	check_trace_callback_type_mm_page_free_exact(probe_mm_page_free_exact);
 	check_trace_callback_type_percpu_alloc_percpu(probe_percpu_alloc_percpu);
@@ -751,6 +803,7 @@ static void __maybe_unused kmemtrace_check_probe_types(void)
 	check_trace_callback_type_kmem_cache_free(probe_kmem_cache_free_sampled);
 	check_trace_callback_type_mm_page_alloc(probe_mm_page_alloc_sampled);
 	check_trace_callback_type_mm_page_free(probe_mm_page_free_sampled);
+	check_trace_callback_type_mm_page_split(probe_mm_page_split_sampled);
 	check_trace_callback_type_mm_page_alloc_exact(probe_mm_page_alloc_exact_sampled);
 	check_trace_callback_type_mm_page_free_exact(probe_mm_page_free_exact_sampled);
 	check_trace_callback_type_percpu_alloc_percpu(probe_percpu_alloc_percpu_sampled);
@@ -784,6 +837,8 @@ void kmemtrace_probes_detach(void)
 #ifdef CONFIG_KMEMTRACE_SAMPLE_HOOKS
 	if (!kmemtrace_attached) {
 		static_branch_disable(&kmemtrace_sample_hook_key);
+		unregister_trace_mm_page_split(probe_mm_page_split_sampled,
+					       NULL);
 		return;
 	}
 #endif
@@ -822,6 +877,10 @@ int kmemtrace_probes_attach(void)
 	kmemtrace_possible_cpus = num_possible_cpus();
 #ifdef CONFIG_KMEMTRACE_SAMPLE_HOOKS
 	if (kmemtrace_sampling() && !kmemtrace_sample_via_probes()) {
+		ret = register_trace_mm_page_split(probe_mm_page_split_sampled,
+						   NULL);
+		if (ret)
+			return ret;
 		kmemtrace_attached = NULL;
 		static_branch_enable(&kmemtrace_sample_hook_key);
 		return 0;

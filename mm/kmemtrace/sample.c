@@ -199,6 +199,21 @@ bool kmemtrace_sample_other(unsigned long ptr, bool free)
 	return true;
 }
 
+/**
+ * kmemtrace_sample_split() - whether to record the split of a page allocation
+ * @ptr: the memory split
+ *
+ * A sampled object split into pieces is forgotten: the table cannot hold
+ * the pieces, which are freed one by one.  Not counted as freed.
+ *
+ * Context: From kmemtrace_sample(): interrupts disabled, not NMI.
+ * Return: true if @ptr is a sampled object: record the split.
+ */
+bool kmemtrace_sample_split(unsigned long ptr)
+{
+	return sample_find(ptr, true);
+}
+
 /* === Switching =========================================================== */
 
 /**

@@ -7,7 +7,8 @@
  * beside kmemtrace's, whether kmemtrace records or not, and count what
  * kmemtrace records, so that a test can compare the two over one window.
  * It attaches to the tracepoints kmemtrace attaches to (see
- * mm/kmemtrace/probes.c), and counts per CPU, with this_cpu_inc(), the
+ * mm/kmemtrace/probes.c) but mm_page_split (a split is neither an
+ * allocation nor a free), and counts per CPU, with this_cpu_inc(), the
  * allocations, frees and in-place resizes of each type:
  *
  *   kmalloc  kmalloc, krealloc (in place), kfree

@@ -30,11 +30,20 @@
  * @KMEMTRACE_KIND_REALLOC: memory was resized where it is (krealloc(),
  *	vrealloc()); the event carries the new sizes.  A resize that moves
  *	the memory is an alloc of the new memory and a free of the old.
+ * @KMEMTRACE_KIND_SPLIT: a page allocation was split where it is into
+ *	allocations of a lower order, each freed on its own from then on
+ *	(split_page(), the split of a transparent huge page or a large
+ *	folio): @ptr is the first page, @order the order of the pieces,
+ *	@bytes_req the bytes of each piece and @bytes_alloc those of the
+ *	allocation split, a power of two times @bytes_req.  Only of
+ *	KMEMTRACE_TYPE_PAGES.  The pieces keep the allocation's call site,
+ *	time and codetag; no piece is allocated or freed by the split.
  */
 enum kmemtrace_kind {
 	KMEMTRACE_KIND_ALLOC	= 1,
 	KMEMTRACE_KIND_FREE	= 2,
 	KMEMTRACE_KIND_REALLOC	= 3,
+	KMEMTRACE_KIND_SPLIT	= 4,
 };
 
 /**
@@ -87,7 +96,9 @@ enum kmemtrace_type {
 /*
  * A sampled allocation (@sample_period set) that kmemtrace could not
  * enter into its table of sampled objects: its free will not be recorded.
- * Analyses of what is still allocated leave it out.
+ * On a split (KMEMTRACE_KIND_SPLIT) of a sampled allocation: kmemtrace
+ * stops following it, as the table cannot hold its pieces, whose frees
+ * will not be recorded.  Analyses of what is still allocated leave it out.
  */
 #define KMEMTRACE_FLAG_UNTRACKED	0x0020
 
@@ -106,7 +117,8 @@ enum kmemtrace_type {
  *	exactly the time stamp of its entry there
  * @flags: KMEMTRACE_FLAG_* bits
  * @cpu: CPU the event was recorded on
- * @order: page order for KMEMTRACE_TYPE_PAGES, 0 otherwise
+ * @order: page order for KMEMTRACE_TYPE_PAGES (of the pieces for a split),
+ *	0 otherwise
  * @migratetype: migrate type of a page allocation, 0 otherwise
  * @__reserved1: 0
  * @pid: pid of the current task (the interrupted one in interrupt context)
@@ -144,6 +156,8 @@ enum kmemtrace_type {
  *
  * @magic, @abi_version, @kind and @type keep their offsets in every
  * version: a reader finds the byte order and the layout from them.
+ * Version 3 gained KMEMTRACE_KIND_SPLIT without a change of layout;
+ * kernels before it never write one.
  *
  * Version 3 (96 bytes) moved @timestamp up to directly after @kind and
  * @type, so that a reader of the header alone (CTF's event header: id =

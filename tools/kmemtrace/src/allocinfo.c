@@ -127,6 +127,24 @@ static void count_realloc(struct allocinfo *ai, const struct kmemtrace_event *ev
 	ai->counts[ti].bytes += (int64_t)(ev->bytes_alloc - o->bytes);
 }
 
+/*
+ * A split of @o, counted under @ti, into @pieces: as the kernel's
+ * pgalloc_tag_split(), each piece but the first is one call more, its
+ * bytes still counted; each free takes back a call and a piece.
+ */
+static void count_split(struct allocinfo *ai, const struct live_obj *o,
+			uint32_t ti, uint64_t pieces)
+{
+	if (!o->selected || !counted(o, ti))
+		return;
+	if (ai->period) {
+		ai->counts[ti].est_calls += kmt_sample_weight(o->bytes0, ai->period) *
+					    (double)(pieces - 1);
+		return;
+	}
+	ai->counts[ti].calls += pieces - 1;
+}
+
 static void allocinfo_on_alloc(void *ctx, const struct kmemtrace_event *ev,
 			       const struct live_obj *o)
 {
@@ -156,6 +174,44 @@ static void allocinfo_on_resize(void *ctx, const struct kmemtrace_event *ev,
 	(void)bytes;
 	if (ev)
 		count_realloc(ai, ev, o, obj_tag(ai, o));
+}
+
+static void allocinfo_on_split(void *ctx, const struct kmemtrace_event *ev,
+			       const struct live_obj *o, uint64_t pieces)
+{
+	struct allocinfo *ai = ctx;
+
+	(void)ev;
+	count_split(ai, o, obj_tag(ai, o), pieces);
+}
+
+/*
+ * Split backing pages @ev, in the table of backing allocs @lt: as the
+ * pass splits pages (replay.c), the live allocation of its size keeps
+ * the first piece, the others are live like it; any other is left.
+ */
+static void backing_split(struct allocinfo *ai, struct live_table *lt,
+			  const struct kmemtrace_event *ev)
+{
+	uint64_t pieces = kmt_split_pieces(ev), i, ptr;
+	struct live_obj *o, *p, piece;
+
+	o = live_find(lt, KMEMTRACE_TYPE_PAGES, ev->ptr);
+	if (!o || o->bytes != ev->bytes_alloc)
+		return;
+	o->bytes = ev->bytes_req;
+	count_split(ai, o, o->origin, pieces);
+	piece = *o;
+	live_reserve(lt, pieces - 1);
+	for (i = 1; i < pieces; i++) {
+		ptr = ev->ptr + i * ev->bytes_req;
+		p = live_probe(lt, live_hash(KMEMTRACE_TYPE_PAGES, ptr, lt->bits),
+			       KMEMTRACE_TYPE_PAGES, ptr);
+		if (!p->family)
+			lt->nr++;
+		*p = piece;
+		p->ptr = ptr;
+	}
 }
 
 static void allocinfo_on_stray(void *ctx, const struct kmemtrace_event *ev,
@@ -193,6 +249,10 @@ static void allocinfo_on_backing(void *ctx, const struct kmemtrace_event *ev,
 
 	if (kmt_event_is_unpaired(ev))
 		return;
+	if (ev->kind == KMEMTRACE_KIND_SPLIT) {
+		backing_split(ai, lt, ev);
+		return;
+	}
 	live_reserve(lt, 1);
 	o = live_probe(lt, live_hash(family, ev->ptr, lt->bits), family, ev->ptr);
 	if (ev->kind == KMEMTRACE_KIND_FREE) {
@@ -297,13 +357,14 @@ static void allocinfo_on_end(void *ctx, const struct replay_run *run,
 const struct replay_consumer allocinfo_consumer = {
 	.name		= "allocinfo",
 	.needs		= REPLAY_ALLOC | REPLAY_FREE | REPLAY_RESIZE | REPLAY_STRAY |
-			  REPLAY_BACKING | REPLAY_END,
+			  REPLAY_BACKING | REPLAY_END | REPLAY_SPLIT,
 	.end		= allocinfo_on_end,
 	.alloc		= allocinfo_on_alloc,
 	.free		= allocinfo_on_free,
 	.resize		= allocinfo_on_resize,
 	.stray		= allocinfo_on_stray,
 	.backing	= allocinfo_on_backing,
+	.split		= allocinfo_on_split,
 	.fork		= allocinfo_fork,
 	.merge		= allocinfo_merge,
 };

@@ -140,9 +140,12 @@ void kmt_ctf_metadata(FILE *f, bool big_endian, const struct kmt_header *h)
 	for (i = 0; i < ARRAY_SIZE(ctf_fields); i++)
 		fprintf(f, "\t%s %s;\n", ctf_fields[i].type, ctf_fields[i].name);
 	fputs("};\n", f);
-	for (kind = KMEMTRACE_KIND_ALLOC; kind <= KMEMTRACE_KIND_REALLOC; kind++) {
+	for (kind = KMEMTRACE_KIND_ALLOC; kind <= KMT_KIND_MAX; kind++) {
 		for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC;
 		     type++) {
+			/* Only pages split. */
+			if (kind == KMEMTRACE_KIND_SPLIT && type != KMEMTRACE_TYPE_PAGES)
+				continue;
 			/* kind at byte 3, type at byte 4 */
 			id = big_endian ? kind << 8 | type : type << 8 | kind;
 			fprintf(f,

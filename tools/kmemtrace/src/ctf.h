@@ -29,8 +29,9 @@
  *	kernel_release, machine, build_id and clock), or NULL
  *
  * One event class per kind and type, named "KIND_TYPE" (alloc_kmalloc,
- * free_pages, ...), with every field of the event but the header's in its
- * payload; the time stamp maps to a clock of 1 GHz, "trace_clock_local".
+ * free_pages, ..., split_pages, the only split), with every field of the
+ * event but the header's in its payload; the time stamp maps to a clock of
+ * 1 GHz, "trace_clock_local".
  */
 void kmt_ctf_metadata(FILE *f, bool big_endian, const struct kmt_header *h);
 

@@ -177,8 +177,8 @@ struct dump_ctx {
 	char flags[KMT_KNOWN_FLAGS + 1][64];
 	size_t flags_len[KMT_KNOWN_FLAGS + 1];
 	/* " KIND TYPE site=0x" of each valid kind and type */
-	char kind_type[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1][32];
-	size_t kind_type_len[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
+	char kind_type[KMT_KIND_MAX + 1][KMEMTRACE_TYPE_VMALLOC + 1][32];
+	size_t kind_type_len[KMT_KIND_MAX + 1][KMEMTRACE_TYPE_VMALLOC + 1];
 	struct dump_seq seqs[DUMP_CPUS];
 	struct dump_ts ts;
 };
@@ -393,7 +393,7 @@ int dump_main(int argc, char **argv)
 		kmt_flags_format(f, d->flags[f], sizeof(d->flags[f]) - 16);
 		d->flags_len[f] = strlen(d->flags[f]);
 	}
-	for (f = KMEMTRACE_KIND_ALLOC; f <= KMEMTRACE_KIND_REALLOC; f++) {
+	for (f = KMEMTRACE_KIND_ALLOC; f <= KMT_KIND_MAX; f++) {
 		for (i = KMEMTRACE_TYPE_KMALLOC; i <= KMEMTRACE_TYPE_VMALLOC; i++) {
 			snprintf(d->kind_type[f][i], sizeof(d->kind_type[f][i]),
 				 " %s %s site=0x", kmt_kind_name(f),

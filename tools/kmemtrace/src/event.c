@@ -83,6 +83,7 @@ static const char * const kind_names[] = {
 	[KMEMTRACE_KIND_ALLOC]	= "alloc",
 	[KMEMTRACE_KIND_FREE]	= "free",
 	[KMEMTRACE_KIND_REALLOC]	= "realloc",
+	[KMEMTRACE_KIND_SPLIT]	= "split",
 };
 
 static const char * const type_names[] = {

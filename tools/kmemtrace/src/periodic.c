@@ -201,7 +201,7 @@ static bool event_ok(const struct kmemtrace_event *ev)
 	return ev->magic == KMEMTRACE_MAGIC &&
 	       ev->abi_version == KMEMTRACE_ABI_VERSION &&
 	       ev->kind >= KMEMTRACE_KIND_ALLOC &&
-	       ev->kind <= KMEMTRACE_KIND_REALLOC &&
+	       ev->kind <= KMT_KIND_MAX &&
 	       ev->type >= KMEMTRACE_TYPE_KMALLOC &&
 	       ev->type <= KMEMTRACE_TYPE_VMALLOC;
 }
@@ -440,6 +440,16 @@ static void replay_event(struct kmt_periodic *pw, const struct kmemtrace_event *
 		break;
 	case KMEMTRACE_KIND_FREE:
 		replay_free(pw, ev);
+		break;
+	case KMEMTRACE_KIND_SPLIT:
+		/*
+		 * The split of a sampled allocation, flagged untracked: the
+		 * kernel stopped following it and records no free of its
+		 * pieces, so it ends here for what is in use (as report
+		 * leaves it out of the live table).
+		 */
+		if (ev->flags & KMEMTRACE_FLAG_UNTRACKED)
+			replay_free(pw, ev);
 		break;
 	default:
 		replay_realloc(pw, ev);

@@ -19,7 +19,9 @@
  * those, with its live table, its call sites and origins, and its
  * consumers' contexts, and counts them.  With one job, the one shard
  * replays each batch in the merging thread, into the run's tables.  With
- * N, an event goes to the one of N shards of a hash of its pointer, as a
+ * N, an event goes to the one of N shards of a hash of its pointer (the
+ * pieces of a split page allocation to the shard of the allocation:
+ * pass_shard()), as a
  * pointer into the chunk the merge read it into, a block at a time; N - 1
  * threads replay the shards' blocks, each shard's in order and by one
  * thread at a time, and so does the merging thread while a shard has no
@@ -49,14 +51,16 @@
 
 /* The callbacks a shard calls: those of the allocations. */
 #define REPLAY_OBJ	(REPLAY_ALLOC | REPLAY_FREE | REPLAY_RESIZE | \
-			 REPLAY_STRAY | REPLAY_BACKING | REPLAY_BATCH)
+			 REPLAY_STRAY | REPLAY_BACKING | REPLAY_BATCH | REPLAY_SPLIT)
 
 /*
  * What the merging thread tells a shard of an event: its address, with
  * SHARD_SEL when the filters select it; with SHARD_MARK, a mark instead,
- * for the mark users of the next entry of its block's @marks.  The events
- * lie at multiples of KMEMTRACE_EVENT_SIZE from the start of the chunk
- * the merge read them into, from malloc(): the low bits are free.  One
+ * for the mark users of the next entry of its block's @marks; with
+ * SHARD_RETIRE, a split another shard replays, whose pieces this one
+ * lets go of (shard_retire()).  The events lie at multiples of
+ * KMEMTRACE_EVENT_SIZE from the start of the chunk the merge read them
+ * into, from malloc(), 8 bytes aligned at least: the low bits are free.  One
  * word, as the merging thread writes entries into lines another CPU read
  * last, each line costing a wait (with a pointer and two counts in 16
  * bytes, handing the events of make bench-tool's trace out took 49 ms of
@@ -68,12 +72,13 @@ struct shard_ev {
 
 #define SHARD_SEL	1u
 #define SHARD_MARK	2u
-static_assert(KMEMTRACE_EVENT_SIZE % 4 == 0, "no free bits in event addresses");
+#define SHARD_RETIRE	4u
+static_assert(KMEMTRACE_EVENT_SIZE % 8 == 0, "no free bits in event addresses");
 static_assert(REPLAY_MAX_CONSUMERS <= 8, "marks are bytes");
 
 static inline const struct kmemtrace_event *shard_event(struct shard_ev in)
 {
-	return (const struct kmemtrace_event *)(in.v & ~(uintptr_t)3);
+	return (const struct kmemtrace_event *)(in.v & ~(uintptr_t)7);
 }
 
 /*
@@ -107,13 +112,14 @@ struct replay_shard {
 	bool overflow;
 	uint32_t period;	/* the trace's sample_period */
 	uint64_t other_period;	/* events of another sample_period */
-	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
+	uint64_t count[KMT_KIND_MAX + 1][KMEMTRACE_TYPE_VMALLOC + 1];
 	uint64_t backing_allocs;
 	uint64_t backing_bytes;
 	uint64_t backing_frees;
 	uint64_t unpaired;
 	uint64_t selected;
 	uint64_t double_allocs;
+	uint64_t split_unknown;
 	uint64_t live_selected;
 	uint64_t live_selected_bytes;
 	struct live_table *live;
@@ -124,7 +130,7 @@ struct replay_shard {
 	struct origin_table own_og;
 	struct replay_use uses[REPLAY_MAX_CONSUMERS];
 	size_t nr_uses;
-	struct replay_list on[8];	/* per enum replay_need bit */
+	struct replay_list on[REPLAY_NEEDS];	/* per enum replay_need bit */
 	const struct replay_use *marks[REPLAY_MAX_CONSUMERS];
 	/* The block the merging thread fills, in a cache line of its own. */
 	struct shard_block *cur __cacheline_aligned;
@@ -190,6 +196,16 @@ static void call_backing(struct replay_shard *sh, const struct kmemtrace_event *
 
 	for (i = 0; i < l->nr; i++)
 		l->u[i]->c->backing(l->u[i]->ctx, ev, selected);
+}
+
+static void call_split(struct replay_shard *sh, const struct kmemtrace_event *ev,
+		       const struct live_obj *o, uint64_t pieces)
+{
+	const struct replay_list *l = ON(sh, REPLAY_SPLIT);
+	unsigned int i;
+
+	for (i = 0; i < l->nr; i++)
+		l->u[i]->c->split(l->u[i]->ctx, ev, o, pieces);
 }
 
 static void call_batch(struct replay_shard *sh, const uint32_t *site, size_t n)
@@ -582,6 +598,95 @@ static void account_realloc(struct replay_shard *sh,
 	o->bytes = ev->bytes_alloc;
 }
 
+/*
+ * Split @ev: a page live here at a piece's address but the first is
+ * memory whose free was not seen, now part of the allocation split: it
+ * goes, as memory allocated again without a free does.  For the shard
+ * that replays the split when it has no live allocation to split, and
+ * (SHARD_RETIRE) for every other shard, which may have had events of
+ * those addresses before the split (pass_shard()): so that each does
+ * what account_split() does with one job.  Not for a split flagged
+ * untracked (sampled: its pieces' frees will not come) or backing,
+ * which make no pieces.
+ */
+static void shard_retire(struct replay_shard *sh, const struct kmemtrace_event *ev)
+{
+	uint64_t pieces = kmt_split_pieces(ev), i;
+	struct live_obj *p;
+
+	if (ev->flags & (KMEMTRACE_FLAG_BACKING | KMEMTRACE_FLAG_UNPAIRED |
+			 KMEMTRACE_FLAG_UNTRACKED))
+		return;
+	for (i = 1; i < pieces && sh->live->nr; i++) {
+		p = live_find(sh->live, KMEMTRACE_TYPE_PAGES, ev->ptr + i * ev->bytes_req);
+		if (!p)
+			continue;
+		sh->double_allocs++;
+		if (ON(sh, REPLAY_RESIZE)->nr && p->selected)
+			call_resize(sh, NULL, p, 0);
+		live_remove(sh->live, p);
+	}
+}
+
+/*
+ * A split in place: @slot is the home slot of its memory.  The live page
+ * allocation of @ev->bytes_alloc bytes at its pointer keeps the first
+ * piece; every other piece becomes a live allocation like it (its time,
+ * call site, origin, selection, ...) at its own address, so that each
+ * free pairs with its piece.  The pieces' bytes add up to the
+ * allocation's, whose sample weight (@bytes0) they keep: a sampled
+ * allocation stood for as many like it, each split alike.  Room is kept
+ * for the @more events of the batch after it (shard_batch()).  A split
+ * of memory not live (allocated before the trace) or of another size is
+ * only counted.  The events of the pieces come to this shard from then
+ * on (pass_shard()).  A sampled allocation split flagged untracked is
+ * one the kernel stopped following, whose pieces' frees will not come:
+ * it leaves the live table as memory allocated again without a free
+ * does, for the consumers (@resize to 0 without an event).
+ */
+static void account_split(struct replay_shard *sh,
+			  const struct kmemtrace_event *ev, size_t slot,
+			  size_t more)
+{
+	uint64_t pieces = kmt_split_pieces(ev), i, ptr;
+	struct live_obj *o, *p, piece;
+
+	o = live_probe(sh->live, slot, KMEMTRACE_TYPE_PAGES, ev->ptr);
+	if (!o->family || o->bytes != ev->bytes_alloc) {
+		sh->split_unknown++;
+		shard_retire(sh, ev);
+		return;
+	}
+	if (ev->flags & KMEMTRACE_FLAG_UNTRACKED) {
+		if (ON(sh, REPLAY_RESIZE)->nr && o->selected)
+			call_resize(sh, NULL, o, 0);
+		live_remove(sh->live, o);
+		return;
+	}
+	o->bytes = ev->bytes_req;
+	if (ON(sh, REPLAY_SPLIT)->nr && o->selected)
+		call_split(sh, ev, o, pieces);
+	piece = *o;
+	/* The slots move: @o is no more. */
+	live_reserve(sh->live, pieces - 1 + more);
+	for (i = 1; i < pieces; i++) {
+		ptr = ev->ptr + i * ev->bytes_req;
+		p = live_probe(sh->live,
+			       live_hash(KMEMTRACE_TYPE_PAGES, ptr, sh->live->bits),
+			       KMEMTRACE_TYPE_PAGES, ptr);
+		if (p->family) {
+			/* Memory allocated twice: its free was not seen. */
+			sh->double_allocs++;
+			if (ON(sh, REPLAY_RESIZE)->nr && p->selected)
+				call_resize(sh, NULL, p, 0);
+		} else {
+			sh->live->nr++;
+		}
+		*p = piece;
+		p->ptr = ptr;
+	}
+}
+
 /* Backing store events are only counted, unpaired frees skipped. */
 static void account_backing(struct replay_shard *sh,
 			    const struct kmemtrace_event *ev)
@@ -597,9 +702,30 @@ static void account_backing(struct replay_shard *sh,
 }
 
 /*
+ * Split @in[@i] of a batch of @n (shard_batch()): the live table may grow
+ * for the pieces, which moves the slots, and then the home slots of the
+ * events after it are found again.
+ */
+static void shard_split(struct replay_shard *sh, const struct shard_ev *in,
+			size_t *slot, size_t i, size_t n)
+{
+	unsigned int bits = sh->live->bits;
+	const struct kmemtrace_event *e;
+
+	account_split(sh, shard_event(in[i]), slot[i], n - i - 1);
+	if (sh->live->bits == bits)
+		return;
+	for (i++; i < n; i++) {
+		e = shard_event(in[i]);
+		slot[i] = live_hash(pair_type(e->type), e->ptr, sh->live->bits);
+	}
+}
+
+/*
  * Replay a batch of the shard's events, in order: an alloc makes its
  * memory (type and pointer) live with its size, a realloc of live
- * memory changes the size, a free ends it.  Memory live at the end is
+ * memory changes the size, a split of live pages makes each piece live
+ * (account_split()), a free ends it.  Memory live at the end is
  * still allocated.  Memory allocated before the trace started is not
  * counted, even when a realloc shows it.  Backing store events are only
  * counted and go to their consumers, unpaired frees skipped.  Every
@@ -661,6 +787,10 @@ static void shard_batch(struct replay_shard *sh, const struct shard_ev *in,
 			call_marks(sh, e, *(*marks)++);
 			continue;
 		}
+		if (in[i].v & SHARD_RETIRE) {
+			shard_retire(sh, e);
+			continue;
+		}
 		if (time->nr)
 			call_time(time, e);
 		sh->count[e->kind][e->type]++;
@@ -675,8 +805,10 @@ static void shard_batch(struct replay_shard *sh, const struct shard_ev *in,
 			account_alloc(sh, e, in[i].v & SHARD_SEL, slot[i], si[i]);
 		else if (e->kind == KMEMTRACE_KIND_FREE)
 			account_free(sh, e, in[i].v & SHARD_SEL, slot[i]);
-		else
+		else if (e->kind == KMEMTRACE_KIND_REALLOC)
 			account_realloc(sh, e, slot[i]);
+		else
+			shard_split(sh, in, slot, i, n);
 	}
 }
 
@@ -747,6 +879,13 @@ struct replay_pass {
 	int late_err;
 	pthread_cond_t late_done;
 	struct site_table sel_sites;
+	/*
+	 * The regions of split allocations, with more than one job: key the
+	 * region's start ORed with log2 of its size, value its shard;
+	 * @split_sizes has bit k set for a region of 2^k bytes (pass_shard()).
+	 */
+	struct kmt_map split_map;
+	uint64_t split_sizes;
 	struct shard_ev in[KMT_MERGE_BATCH];
 	struct kept_chunk *kept;
 	size_t nr_kept;
@@ -1103,6 +1242,66 @@ static inline unsigned int shard_of(uint64_t ptr, unsigned int nr)
 }
 
 /*
+ * The shard of page-aligned @ptr inside a split allocation: that of the
+ * allocation, by the largest split region that holds it (a region is
+ * aligned to its size, so regions nest or are apart); else its own.
+ */
+static unsigned int split_shard(const struct replay_pass *ps, uint64_t ptr)
+{
+	uint64_t sizes = ps->split_sizes;
+	unsigned int k;
+	uint32_t shard;
+
+	while (sizes) {
+		k = 63 - __builtin_clzll(sizes);
+		if (kmt_map_find(&ps->split_map, (ptr & ~((1ULL << k) - 1)) | k,
+				 &shard))
+			return shard;
+		sizes &= ~(1ULL << k);
+	}
+	return shard_of(ptr, ps->nr);
+}
+
+/*
+ * The shard of event @e.  That of its pointer; but the shard that
+ * replays a split page allocation makes every piece live at its own
+ * address (account_split()), and replays their events from then on: a
+ * split goes to the shard of its allocation, and its region, its size
+ * aligned, is noted as that shard's.  Kept for the rest of the pass,
+ * each region a key (one per huge page), as any later event in it is in
+ * the shard: a page of it, freed, may be allocated again, split again.
+ * A larger region noted later takes over the shard of what it holds,
+ * whose allocations were all gone when it was allocated.  The other
+ * shards get the split too, to let go of what they had of its pieces,
+ * pages whose free was lost (shard_retire()).
+ */
+static unsigned int pass_split(struct replay_pass *ps,
+			       const struct kmemtrace_event *e)
+{
+	unsigned int shard = split_shard(ps, e->ptr), k;
+
+	k = __builtin_ctzll(e->bytes_alloc);
+	kmt_map_insert(&ps->split_map, e->ptr | k, shard, NULL);
+	ps->split_sizes |= 1ULL << k;
+	/* The other shards let go of what they had of its pieces. */
+	for (k = 0; k < ps->nr; k++)
+		if (k != shard)
+			shard_push(ps, &ps->shards[k],
+				   (struct shard_ev){ (uintptr_t)e | SHARD_RETIRE }, 0);
+	return shard;
+}
+
+static inline unsigned int pass_shard(struct replay_pass *ps,
+				      const struct kmemtrace_event *e)
+{
+	if (__builtin_expect(e->kind == KMEMTRACE_KIND_SPLIT, 0))
+		return pass_split(ps, e);
+	if (__builtin_expect(ps->split_sizes != 0, 0) && !(e->ptr & 4095))
+		return split_shard(ps, e->ptr);
+	return shard_of(e->ptr, ps->nr);
+}
+
+/*
  * What the filters say of event @e: whether they select an allocation,
  * a free without one, or (for the backing consumers) a backing alloc.
  */
@@ -1116,7 +1315,7 @@ static uint16_t pass_selected(struct replay_pass *ps,
 		if (!backing || e->kind != KMEMTRACE_KIND_ALLOC ||
 		    kmt_event_is_unpaired(e))
 			return 1;
-	} else if (e->kind == KMEMTRACE_KIND_REALLOC ||
+	} else if (e->kind == KMEMTRACE_KIND_REALLOC || e->kind == KMEMTRACE_KIND_SPLIT ||
 		   (e->kind != KMEMTRACE_KIND_ALLOC && ps->summary_only)) {
 		return 1;
 	}
@@ -1137,7 +1336,7 @@ static void pass_route(struct replay_pass *ps,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		sh = &ps->shards[shard_of(ev[i]->ptr, ps->nr)];
+		sh = &ps->shards[pass_shard(ps, ev[i])];
 		b = sh->cur;
 		b->in[b->n].v = (uintptr_t)ev[i] | SHARD_SEL;
 		if (++b->n == SHARD_BLOCK)
@@ -1183,7 +1382,7 @@ static void pass_batch(struct replay_pass *ps, const struct kmemtrace_event **ev
 		for (k = 0; marks && k < ps->nr; k++)
 			shard_push(ps, &ps->shards[k],
 				   (struct shard_ev){ in->v | SHARD_MARK }, marks);
-		shard_push(ps, &ps->shards[shard_of(e->ptr, ps->nr)], *in, 0);
+		shard_push(ps, &ps->shards[pass_shard(ps, e)], *in, 0);
 	}
 	if (!sharded)
 		shard_batch(&ps->shards[0], ps->in, n, NULL);
@@ -1400,6 +1599,7 @@ static void shard_counts(struct report *r, const struct replay_shard *sh)
 	r->unpaired += sh->unpaired;
 	r->selected += sh->selected;
 	r->double_allocs += sh->double_allocs;
+	r->split_unknown += sh->split_unknown;
 }
 
 /* Wait for the shards, and add up what they counted. */
@@ -1433,6 +1633,7 @@ static void pass_end(struct replay_pass *ps, const struct replay_use *uses,
 					   sh->live_selected_bytes);
 	}
 	site_table_free(&ps->sel_sites);
+	kmt_map_free(&ps->split_map);
 	kmt_map_free(&ps->memo.pids);
 	kmt_map_free(&ps->memo.modules);
 	while (ps->nr_kept)
@@ -1446,7 +1647,7 @@ static void account_kinds(struct report *r)
 {
 	unsigned int kind, type;
 
-	for (kind = KMEMTRACE_KIND_ALLOC; kind <= KMEMTRACE_KIND_REALLOC; kind++)
+	for (kind = KMEMTRACE_KIND_ALLOC; kind <= KMT_KIND_MAX; kind++)
 		for (type = KMEMTRACE_TYPE_KMALLOC; type <= KMEMTRACE_TYPE_VMALLOC; type++)
 			r->count[kind][0] += r->count[kind][type];
 }

@@ -86,6 +86,7 @@ static inline unsigned int log2_bucket(uint64_t v)
  *		 thread that merges the streams
  * @REPLAY_END: @live for each selected allocation live at the end, then @end
  * @REPLAY_BATCH: @batch, before each batch of events a shard replays
+ * @REPLAY_SPLIT: @split, for each split of a selected page allocation
  */
 enum replay_need {
 	REPLAY_ALLOC	= 1u << 0,
@@ -96,7 +97,11 @@ enum replay_need {
 	REPLAY_TIME	= 1u << 5,
 	REPLAY_END	= 1u << 6,
 	REPLAY_BATCH	= 1u << 7,
+	REPLAY_SPLIT	= 1u << 8,
 };
+
+/* The number of enum replay_need bits. */
+#define REPLAY_NEEDS	9
 
 /**
  * struct replay_consumer - what a view or an exporter wants of the pass
@@ -130,13 +135,20 @@ enum replay_need {
  * @merge: add what shard context @shard added up to @ctx, by key, and
  *	   release @shard; the site and origin indexes @shard saw are the
  *	   shard's, @map gives the run's
+ * @split: selected page allocation @o split in place by @ev into @pieces
+ *	   pieces: @o is the first now, its bytes a piece's; the others are
+ *	   live allocations like it at the following addresses, each freed
+ *	   on its own (@free with that piece), and no callback sees them
+ *	   made.  What a consumer counts by bytes needs nothing: the pieces'
+ *	   bytes add up to the allocation's.
  *
  * Each callback gets the context registered with the consumer, and the
  * run only through @end's @run, read only (replay_site_key(), ...).  A
  * consumer never sees the state of another.
  *
  * With report_params.jobs N above 1, the events are sharded by pointer
- * into N shards: every event of a pointer goes to one shard, which
+ * into N shards (the pieces of a split with their allocation): every
+ * event of a pointer goes to one shard, which
  * replays them in the order of the pass, a block at a time, in one
  * thread at a time (one of N - 1, or the merging thread when it is
  * ahead).  @time (and @mark on the context registered) runs in the
@@ -170,6 +182,8 @@ struct replay_consumer {
 	void (*batch)(void *ctx, const uint32_t *site, size_t n);
 	void *(*fork)(void *ctx);
 	void (*merge)(void *ctx, void *shard, const struct replay_remap *map);
+	void (*split)(void *ctx, const struct kmemtrace_event *ev,
+		      const struct live_obj *o, uint64_t pieces);
 };
 
 /**
@@ -195,7 +209,7 @@ struct report {
 	const struct report_params *p;
 	bool overflow;		/* a byte total saturated (add_u64_sat()) */
 	uint64_t other_period;	/* events not of the trace's sample_period */
-	uint64_t count[KMEMTRACE_KIND_REALLOC + 1][KMEMTRACE_TYPE_VMALLOC + 1];
+	uint64_t count[KMT_KIND_MAX + 1][KMEMTRACE_TYPE_VMALLOC + 1];
 	size_t events;
 	uint64_t first_ts;
 	uint64_t last_ts;
@@ -205,6 +219,7 @@ struct report {
 	uint64_t unpaired;
 	uint64_t selected;
 	uint64_t double_allocs;
+	uint64_t split_unknown;		/* page splits of no live allocation */
 	uint64_t live_selected;		/* selected allocations live at the end */
 	uint64_t live_selected_bytes;	/* their bytes, saturating */
 	struct live_table live;
@@ -215,7 +230,7 @@ struct report {
 	const struct kmt_tags *tags;
 	struct origin_table og;
 	const struct kmt_stacks *stacks;
-	struct replay_list on[8];	/* per enum replay_need bit */
+	struct replay_list on[REPLAY_NEEDS];	/* per enum replay_need bit */
 };
 
 /**

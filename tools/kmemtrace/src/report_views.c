@@ -243,6 +243,7 @@ struct summary {
 	uint64_t backing_allocs;
 	uint64_t backing_bytes;
 	uint64_t backing_frees;
+	uint64_t split_unknown;
 	uint64_t top;
 	struct summary_top *tops[2];	/* call sites, caches, by bytes */
 	size_t nr_tops[2];
@@ -283,6 +284,7 @@ static void summary_build(struct report *r, const struct sitesums *ss,
 	s->backing_allocs = r->backing_allocs;
 	s->backing_bytes = r->backing_bytes;
 	s->backing_frees = r->backing_frees;
+	s->split_unknown = r->split_unknown;
 	s->top = r->p->top;
 	for (pass = 0; pass < 2; pass++) {
 		sites = sort_sites(pass ? &ss->caches : &ss->sites, keys,
@@ -319,10 +321,15 @@ static void summary_text(const struct summary *s)
 	size_t i;
 	int pass;
 
-	printf("events: %zu (alloc %llu, free %llu, realloc %llu)\n", s->events,
+	printf("events: %zu (alloc %llu, free %llu, realloc %llu", s->events,
 	       (unsigned long long)s->count[KMEMTRACE_KIND_ALLOC][0],
 	       (unsigned long long)s->count[KMEMTRACE_KIND_FREE][0],
 	       (unsigned long long)s->count[KMEMTRACE_KIND_REALLOC][0]);
+	/* Only traces with splits say so: the others print as before. */
+	if (s->count[KMEMTRACE_KIND_SPLIT][0])
+		printf(", split %llu",
+		       (unsigned long long)s->count[KMEMTRACE_KIND_SPLIT][0]);
+	printf(")\n");
 	if (s->errors)
 		printf("invalid: %zu problems, events skipped (see kmemtrace check)\n",
 		       s->errors);
@@ -354,6 +361,11 @@ static void summary_text(const struct summary *s)
 	       s->period ? "sampled " : "",
 	       total_text(s->backing_bytes, buf, sizeof(buf)),
 	       (unsigned long long)s->backing_frees);
+	if (s->count[KMEMTRACE_KIND_SPLIT][0]) {
+		printf("page splits: %llu, %llu of memory not live\n",
+		       (unsigned long long)s->count[KMEMTRACE_KIND_SPLIT][0],
+		       (unsigned long long)s->split_unknown);
+	}
 
 	for (pass = 0; pass < 2; pass++) {
 		printf("\ntop %llu %s by bytes allocated:\n",
@@ -445,6 +457,11 @@ static void summary_tables(const struct summary *s, struct kmt_out *o)
 	kmt_out_u64(o, "backing_allocs", s->backing_allocs);
 	kmt_out_u64(o, "backing_bytes", s->backing_bytes);
 	kmt_out_u64(o, "backing_frees", s->backing_frees);
+	/* Only with splits, as the text: the other outputs stay as they were. */
+	if (s->count[KMEMTRACE_KIND_SPLIT][0]) {
+		kmt_out_u64(o, "page_splits", s->count[KMEMTRACE_KIND_SPLIT][0]);
+		kmt_out_u64(o, "page_splits_not_live", s->split_unknown);
+	}
 
 	for (pass = 0; pass < 2; pass++) {
 		kmt_table_init(&tab, pass ? "top_caches" : "top_sites",

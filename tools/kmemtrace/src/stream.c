@@ -167,6 +167,40 @@ static unsigned int stream_known_flags(const struct kmt_stream *s)
 	return s->abi == KMT_ABI_V1 ? KMT_KNOWN_FLAGS_V1 : KMT_KNOWN_FLAGS;
 }
 
+/*
+ * What is wrong with split @ev in @buf, or NULL: a split is of pages, as
+ * kmt_split_pieces() says: into pieces of bytes_req, whole pages, of an
+ * allocation aligned to its size and a power of two (2 or more, up to
+ * KMT_SPLIT_MAX_PIECES) times as large.
+ */
+static const char *split_problem(const struct kmemtrace_event *ev, char *buf,
+				 size_t len)
+{
+	uint64_t req = ev->bytes_req, alloc = ev->bytes_alloc;
+
+	if (ev->type != KMEMTRACE_TYPE_PAGES)
+		snprintf(buf, len, "split of type %s (only pages split)",
+			 kmt_type_name(ev->type));
+	else if (!req)
+		snprintf(buf, len, "split into pieces of 0 bytes");
+	else if (alloc <= req || alloc % req || (alloc / req & (alloc / req - 1)))
+		snprintf(buf, len,
+			 "split of %llu bytes into pieces of %llu (not a power of two of them)",
+			 (unsigned long long)alloc, (unsigned long long)req);
+	else if (req < 4096 || (req & (req - 1)))
+		snprintf(buf, len, "split into pieces of %llu bytes (not pages)",
+			 (unsigned long long)req);
+	else if (alloc / req > KMT_SPLIT_MAX_PIECES)
+		snprintf(buf, len, "split into %llu pieces (more than %u)",
+			 (unsigned long long)(alloc / req), KMT_SPLIT_MAX_PIECES);
+	else if (!kmt_split_pieces(ev))
+		snprintf(buf, len, "split of %llu bytes at 0x%llx (not aligned to its size)",
+			 (unsigned long long)alloc, (unsigned long long)ev->ptr);
+	else
+		return NULL;
+	return buf;
+}
+
 /* Return NULL for a well-formed event, else what is wrong with it in @buf. */
 static const char *event_problem(const struct kmt_stream *s,
 				 const struct kmemtrace_event *ev,
@@ -186,10 +220,13 @@ static const char *event_problem(const struct kmt_stream *s,
 	else if (ev->abi_version != s->abi)
 		snprintf(buf, len, "unsupported abi_version %u (expected %u)",
 			 ev->abi_version, s->abi);
-	else if (ev->kind < KMEMTRACE_KIND_ALLOC || ev->kind > KMEMTRACE_KIND_REALLOC)
+	else if (ev->kind < KMEMTRACE_KIND_ALLOC || ev->kind > KMT_KIND_MAX ||
+		 (ev->kind == KMEMTRACE_KIND_SPLIT && s->abi != KMEMTRACE_ABI_VERSION))
 		snprintf(buf, len, "bad kind %u", ev->kind);
 	else if (ev->type < KMEMTRACE_TYPE_KMALLOC || ev->type > KMEMTRACE_TYPE_VMALLOC)
 		snprintf(buf, len, "bad type %u", ev->type);
+	else if (ev->kind == KMEMTRACE_KIND_SPLIT && split_problem(ev, buf, len))
+		return buf;
 	else if (ev->flags & ~stream_known_flags(s))
 		snprintf(buf, len, "bad flags 0x%x", ev->flags);
 	else if (s->abi == KMT_ABI_V1 && ev->__reserved1)
@@ -273,7 +310,10 @@ static size_t stream_check_valid(struct kmt_stream *s, struct kmt_stats *st,
 		      "flags, cpu, order, migratetype, __reserved1: one word");
 	for (; i < n; i++) {
 		ev = (const struct kmemtrace_event *)(s->buf + i * KMEMTRACE_EVENT_SIZE);
-		/* event_problem() and stream_account_seq(), without branches */
+		/*
+		 * event_problem() and stream_account_seq(), without branches;
+		 * a split, rare, takes the slow way for its sizes.
+		 */
 		bad = !!((event_word(ev, w0) ^ want0) & mask0) |
 		      !!((event_word(ev, w1) ^ want1) & mask1) |
 		      ((unsigned int)ev->kind - KMEMTRACE_KIND_ALLOC >

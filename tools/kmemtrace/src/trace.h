@@ -19,6 +19,41 @@
 #define KMT_KNOWN_FLAGS	(KMEMTRACE_FLAG_INTERRUPT | KMEMTRACE_FLAG_BACKING | \
 			 KMEMTRACE_FLAG_UNPAIRED | KMEMTRACE_FLAG_STACK_LOST | \
 			 KMEMTRACE_FLAG_UNCHARGED | KMEMTRACE_FLAG_UNTRACKED)
+/*
+ * The highest enum kmemtrace_kind this kmemtrace knows: arrays by kind
+ * have KMT_KIND_MAX + 1 entries.  Only ABI 3 streams have splits.
+ */
+#define KMT_KIND_MAX	KMEMTRACE_KIND_SPLIT
+
+/*
+ * The most pieces a split may have: an allocation of 2^16 pages.  The
+ * kernel's largest split is of a huge page: 512 pieces of 4 KiB, 8192 of
+ * 64 KiB on arm64.
+ */
+#define KMT_SPLIT_MAX_PIECES	65536u
+
+/**
+ * kmt_split_pieces() - how many pieces a split makes
+ * @ev: a KMEMTRACE_KIND_SPLIT event
+ *
+ * A valid split cuts an allocation of @ev->bytes_alloc bytes at
+ * @ev->ptr, aligned to its size, into 2 to KMT_SPLIT_MAX_PIECES pieces of
+ * @ev->bytes_req bytes, a power of two of at least 4096 (whole pages).
+ *
+ * Return: the number of pieces, or 0 for a split that is not valid.
+ */
+static inline uint64_t kmt_split_pieces(const struct kmemtrace_event *ev)
+{
+	uint64_t req = ev->bytes_req, alloc = ev->bytes_alloc, n;
+
+	if (req < 4096 || (req & (req - 1)) || alloc <= req || alloc % req)
+		return 0;
+	n = alloc / req;
+	if ((n & (n - 1)) || n > KMT_SPLIT_MAX_PIECES || (ev->ptr & (alloc - 1)))
+		return 0;
+	return n;
+}
+
 /* Those ABI 1 had; ABI 2 had them all. */
 #define KMT_KNOWN_FLAGS_V1	(KMEMTRACE_FLAG_INTERRUPT | KMEMTRACE_FLAG_BACKING | \
 				 KMEMTRACE_FLAG_UNPAIRED)
@@ -224,7 +259,7 @@ struct kmt_caches {
  * kmt_kind_name() - name of an enum kmemtrace_kind value
  * @kind: the value
  *
- * Return: "alloc", "free", "realloc" or "?".
+ * Return: "alloc", "free", "realloc", "split" or "?".
  */
 const char *kmt_kind_name(unsigned int kind);
 

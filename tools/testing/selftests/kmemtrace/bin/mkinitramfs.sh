@@ -3,7 +3,7 @@
 #
 # Assemble the guest initramfs: static busybox, the guest init, the guest
 # tests, ftracetest with kmemtrace's tests, static chrt (busybox has
-# none), ringmap, ringpoll, macro and failnth (guest/*.c), the static
+# none), ringmap, ringpoll, macro, failnth and thpsplit (guest/*.c), the static
 # kmemtrace tool and Debian's trace-cmd with its shared libraries, as
 # $KMT_CACHE/out/initramfs.cpio.
 
@@ -42,6 +42,8 @@ ${CC:-cc} -static -O2 -I"$KMT_REPO/include/uapi" -o "$ROOT/bin/ringmap" \
 # ringpoll waits in poll() on a cpuN buffer a child fills.
 ${CC:-cc} -static -O2 -I"$KMT_REPO/include/uapi" -o "$ROOT/bin/ringpoll" \
 	"$GUEST/ringpoll.c"
+# thpsplit maps a transparent huge page, splits it and frees its pages.
+${CC:-cc} -static -O2 -o "$ROOT/bin/thpsplit" "$GUEST/thpsplit.c"
 for d in "$GUEST"/*/; do
 	mode=$(basename "$d")
 	mkdir -p "$ROOT/kmt/$mode"

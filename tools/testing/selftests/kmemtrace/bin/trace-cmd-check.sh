@@ -25,11 +25,11 @@ fi
 grep -E ' kmem_(alloc|free): ' "$rep" >"$dir/trace-cmd.kmem"
 total=$(wc -l <"$dir/trace-cmd.kmem")
 nocomm=$(grep -c '^ *<\.\.\.>-' "$dir/trace-cmd.kmem")
-# kmem_alloc: [realloc ]TYPE call_site=... gfp_flags=NAMES node=...
+# kmem_alloc: [realloc |split ]TYPE call_site=... gfp_flags=NAMES node=...
 # kmem_free: TYPE call_site=...
 types='(kmalloc|cache|pages|percpu|vmalloc)'
 gfp='(none|_*GFP_[A-Z0-9_]+(\|(_*GFP_[A-Z0-9_]+|0x[0-9a-f]+))*)'
-symbolic="kmem_alloc: +(realloc )?$types call_site=.* gfp_flags=$gfp node="
+symbolic="kmem_alloc: +(realloc |split )?$types call_site=.* gfp_flags=$gfp node="
 symbolic="$symbolic|kmem_free: +$types call_site="
 numeric=$(grep -cvE "$symbolic" "$dir/trace-cmd.kmem")
 kmt_log "trace-cmd report: $total kmem entries, $nocomm without comm, $numeric not symbolic" >&2

@@ -6,8 +6,8 @@
  *        mkstream [-1|-2] -w EVENTS [-c CPUS] [-u] [-S SITES] [-p PERIOD] DIR
  *
  * Each EVENT is a comma-separated list of KEY=VALUE pairs; every key has a
- * default, so "" is a valid event.  Keys: kind (alloc, free, realloc or a
- * number), type (kmalloc, cache, pages, percpu, vmalloc or a number),
+ * default, so "" is a valid event.  Keys: kind (alloc, free, realloc,
+ * split or a number), type (kmalloc, cache, pages, percpu, vmalloc or a number),
  * flags (irq, backing, unpaired, stack_lost or a number), cpu, seq, ts,
  * site, ptr, req, alloc, gfp, node, pid, order, cache, mt (migratetype),
  * stack (stack_id), period (sample_period), tag, magic, abi, and swab=1
@@ -71,6 +71,7 @@ static const struct name_value names[] = {
 	{ "alloc",	KMEMTRACE_KIND_ALLOC },
 	{ "free",	KMEMTRACE_KIND_FREE },
 	{ "realloc",	KMEMTRACE_KIND_REALLOC },
+	{ "split",	KMEMTRACE_KIND_SPLIT },
 	{ "irq",	KMEMTRACE_FLAG_INTERRUPT },
 	{ "backing",	KMEMTRACE_FLAG_BACKING },
 	{ "unpaired",	KMEMTRACE_FLAG_UNPAIRED },
