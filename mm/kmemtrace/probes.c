@@ -345,23 +345,9 @@ static void probe_mm_page_free_sampled(void *ignore, struct page *page,
 static noinline void record_page_split(struct page *page, unsigned int order,
 				       unsigned int new_order)
 {
-	struct kmemtrace_event *ev;
-	struct kmemtrace_slot slot __uninitialized;
-	void *ptr = page_address(page);
-
-	if (!kmemtrace_begin(&slot, KMEMTRACE_SOURCE_PAGES, KMEMTRACE_KIND_SPLIT,
-			     (unsigned long)ptr, 0))
-		return;
-	ev = kmemtrace_fill(&slot, KMEMTRACE_KIND_SPLIT, KMEMTRACE_TYPE_PAGES,
-			    0, (unsigned long)ptr);
-	ev->order = new_order;
-	ev->node = page_to_nid(page);
-	ev->gfp_flags = 0;
-	ev->cache_id = 0;
-	ev->migratetype = 0;
-	ev->bytes_req = PAGE_SIZE << new_order;
-	ev->bytes_alloc = PAGE_SIZE << order;
-	kmemtrace_commit(&slot);
+	record_pages(KMEMTRACE_KIND_SPLIT, 0, page_address(page), new_order,
+		     PAGE_SIZE << new_order, PAGE_SIZE << order, 0,
+		     page_to_nid(page), 0, true);
 }
 
 static __noipa void probe_mm_page_split(void *ignore, struct page *page,

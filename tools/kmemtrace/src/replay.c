@@ -494,6 +494,18 @@ static void origin_table_free(struct origin_table *t)
 
 /* -------------------------------------------------------- a shard's pass */
 
+/*
+ * Live allocation @p is allocated again without a free (its free was not
+ * seen): counted, and its consumers take it back (@resize to 0 without an
+ * event).  The caller reuses or removes the slot.
+ */
+static void drop_unfreed(struct replay_shard *sh, const struct live_obj *p)
+{
+	sh->double_allocs++;
+	if (ON(sh, REPLAY_RESIZE)->nr && p->selected)
+		call_resize(sh, NULL, p, 0);
+}
+
 /* An allocation: @slot is the home slot of its memory, @si its site. */
 static void account_alloc(struct replay_shard *sh,
 			  const struct kmemtrace_event *ev, bool sel, size_t slot,
@@ -504,10 +516,7 @@ static void account_alloc(struct replay_shard *sh,
 
 	o = live_probe(sh->live, slot, family, ev->ptr);
 	if (o->family) {
-		/* Memory allocated twice: its free was not seen. */
-		sh->double_allocs++;
-		if (ON(sh, REPLAY_RESIZE)->nr && o->selected)
-			call_resize(sh, NULL, o, 0);
+		drop_unfreed(sh, o);
 	} else {
 		o->ptr = ev->ptr;
 		o->family = family;
@@ -621,9 +630,7 @@ static void shard_retire(struct replay_shard *sh, const struct kmemtrace_event *
 		p = live_find(sh->live, KMEMTRACE_TYPE_PAGES, ev->ptr + i * ev->bytes_req);
 		if (!p)
 			continue;
-		sh->double_allocs++;
-		if (ON(sh, REPLAY_RESIZE)->nr && p->selected)
-			call_resize(sh, NULL, p, 0);
+		drop_unfreed(sh, p);
 		live_remove(sh->live, p);
 	}
 }
@@ -674,14 +681,10 @@ static void account_split(struct replay_shard *sh,
 		p = live_probe(sh->live,
 			       live_hash(KMEMTRACE_TYPE_PAGES, ptr, sh->live->bits),
 			       KMEMTRACE_TYPE_PAGES, ptr);
-		if (p->family) {
-			/* Memory allocated twice: its free was not seen. */
-			sh->double_allocs++;
-			if (ON(sh, REPLAY_RESIZE)->nr && p->selected)
-				call_resize(sh, NULL, p, 0);
-		} else {
+		if (p->family)
+			drop_unfreed(sh, p);
+		else
 			sh->live->nr++;
-		}
 		*p = piece;
 		p->ptr = ptr;
 	}
