@@ -94,12 +94,13 @@ while read -r f; do
 	fi
 done <"$STAGE.manifest"
 
-# Files the series no longer touches go back to upstream.
+# Files the series no longer touches go back to upstream, with a new
+# time stamp: make must rebuild what was built from the patched file.
 restored=0
 if [ -f "$MANIFEST" ]; then
 	comm -23 "$MANIFEST" "$STAGE.manifest" | while read -r f; do
 		if [ -e "$ORIG/$f" ]; then
-			cp -p "$ORIG/$f" "$SRC/$f"
+			cp "$ORIG/$f" "$SRC/$f"
 		else
 			rm -f "$SRC/$f"
 		fi
