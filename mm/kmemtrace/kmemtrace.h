@@ -94,6 +94,10 @@ void kmemtrace_stacks_debugfs(struct dentry *dir);
 int kmemtrace_stack_configure(unsigned int sample, bool frees);
 u32 *kmemtrace_stack_table_swap(u32 *table);
 bool kmemtrace_api_function(unsigned long addr);
+unsigned int kmemtrace_stack_walk_test(unsigned long *ours,
+				       unsigned long *arch,
+				       unsigned int size, bool regs,
+				       unsigned int *nr_arch);
 #endif
 #else
 static inline void kmemtrace_stacks_boot(void) { }

@@ -2009,6 +2009,73 @@ static void test_stack_sample_one_in_n(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(p));
 }
+
+/*
+ * kmemtrace's walk of the stack (stacks.c) gives the frames the kernel's
+ * does, from the same registers, from a helper two calls deep: the same
+ * number, the same addresses.  Without registers each starts in the
+ * function it is called from (kmemtrace_stack_walk_test() and
+ * stack_trace_save()), at different places: compared from the helper's
+ * frame on, the kernel's having at most three frames in front.
+ */
+static noinline unsigned int stack_walk_leaf(unsigned long *ours,
+					     unsigned long *arch, bool regs,
+					     unsigned int *nr_arch)
+{
+	unsigned int nr = kmemtrace_stack_walk_test(ours, arch, 32, regs,
+						    nr_arch);
+
+	barrier();	/* not a tail call: this frame stays on the stack */
+	return nr;
+}
+
+static noinline unsigned int stack_walk_helper(unsigned long *ours,
+					       unsigned long *arch, bool regs,
+					       unsigned int *nr_arch)
+{
+	unsigned int nr = stack_walk_leaf(ours, arch, regs, nr_arch);
+
+	barrier();
+	return nr;
+}
+
+static void test_stack_walk_same_as_arch(struct kunit *test)
+{
+	unsigned long *ours, *arch;
+	unsigned int nr, nr_arch, i, skip;
+
+	ours = kunit_kcalloc(test, 32, sizeof(*ours), GFP_KERNEL);
+	arch = kunit_kcalloc(test, 32, sizeof(*arch), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ours);
+	KUNIT_ASSERT_NOT_NULL(test, arch);
+
+	nr = stack_walk_helper(ours, arch, true, &nr_arch);
+	KUNIT_ASSERT_GE(test, nr, 4);
+	KUNIT_EXPECT_EQ(test, nr, nr_arch);
+	for (i = 0; i < min(nr, nr_arch); i++)
+		KUNIT_EXPECT_EQ_MSG(test, ours[i], arch[i], "frame %u: %pS against %pS",
+				    i, (void *)ours[i], (void *)arch[i]);
+	KUNIT_EXPECT_TRUE(test, frame_in(ours[1], stack_walk_leaf));
+	KUNIT_EXPECT_TRUE(test, frame_in(ours[2], stack_walk_helper));
+	KUNIT_EXPECT_TRUE(test, frame_in(ours[3], test_stack_walk_same_as_arch));
+
+	memset(ours, 0, 32 * sizeof(*ours));
+	memset(arch, 0, 32 * sizeof(*arch));
+	nr = stack_walk_helper(ours, arch, false, &nr_arch);
+	KUNIT_ASSERT_GE(test, nr, 4);
+	KUNIT_EXPECT_TRUE_MSG(test, frame_in(ours[0], kmemtrace_stack_walk_test),
+			      "first frame %pS", (void *)ours[0]);
+	KUNIT_ASSERT_TRUE_MSG(test, frame_in(ours[1], stack_walk_leaf),
+			      "second frame %pS", (void *)ours[1]);
+	for (skip = 0; skip < nr_arch && arch[skip] != ours[1]; skip++)
+		;
+	KUNIT_ASSERT_LE_MSG(test, skip, 3, "first frame %pS", (void *)arch[0]);
+	KUNIT_EXPECT_EQ(test, nr - 1, nr_arch - skip);
+	for (i = 1; i < nr && skip + i - 1 < nr_arch; i++)
+		KUNIT_EXPECT_EQ_MSG(test, ours[i], arch[skip + i - 1],
+				    "frame %u: %pS against %pS", i,
+				    (void *)ours[i], (void *)arch[skip + i - 1]);
+}
 #else
 static void test_stack_two_calls_deep(struct kunit *test)
 {
@@ -2016,6 +2083,11 @@ static void test_stack_two_calls_deep(struct kunit *test)
 }
 
 static void test_stack_sample_one_in_n(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_KMEMTRACE_STACKS");
+}
+
+static void test_stack_walk_same_as_arch(struct kunit *test)
 {
 	kunit_skip(test, "needs CONFIG_KMEMTRACE_STACKS");
 }
@@ -2866,6 +2938,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_percpu_uncharged),
 	KUNIT_CASE(test_stack_two_calls_deep),
 	KUNIT_CASE(test_stack_sample_one_in_n),
+	KUNIT_CASE(test_stack_walk_same_as_arch),
 	KUNIT_CASE(test_sample_draw_exponential),
 	KUNIT_CASE_PARAM(test_sample_every_allocation, sample_path_gen_params),
 	KUNIT_CASE(test_sample_api_table_complete),

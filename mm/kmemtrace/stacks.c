@@ -34,6 +34,9 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 #include <asm/sections.h>
+#ifdef CONFIG_UNWINDER_ORC
+#include <asm/unwind.h>
+#endif
 #include "kmemtrace.h"
 
 /* Frames saved per stack, kmemtrace's own included (see stack_trim()). */
@@ -343,6 +346,128 @@ static struct pt_regs *kmemtrace_stack_from_regs(struct pt_regs *regs)
 }
 
 /*
+ * The walk up this task's stack, from @regs (NULL: from the caller),
+ * handing each return address to @frame until it returns false.
+ *
+ * With the ORC unwinder, arch_stack_walk()'s walk without its costs per
+ * frame: the call of its consumer through a pointer, and a search of the
+ * kernel's text (core, modules, BPF, ftrace and kprobe trampolines) for
+ * every return address, some 70 of a frame's 300 instructions.  ORC
+ * found the data of each frame this walk passes on, which only text
+ * has.  The registers saved on entry from user space end it, as the
+ * search ends arch_stack_walk()'s at their user-space address.  It stops
+ * where the unwinder has no data for a frame or cannot read the one
+ * above it (unwind_error()), with the address it got there as the last,
+ * if it is text; arch_stack_walk() goes on from there on a guess (a BPF
+ * program's frame pointer).  KUnit test_stack_walk_same_as_arch checks
+ * that both give the same frames.
+ */
+#ifdef CONFIG_UNWINDER_ORC
+static __always_inline void
+kmemtrace_walk(bool (*frame)(void *cookie, unsigned long addr), void *cookie,
+	       struct pt_regs *regs)
+{
+	struct unwind_state state;
+	unsigned long ip;
+
+	if (regs && !frame(cookie, regs->ip))
+		return;
+	for (unwind_start(&state, current, regs, NULL); !unwind_done(&state);) {
+		/* Registers saved on entry from user space: the walk's end. */
+		if (state.regs && user_mode(state.regs))
+			return;
+		ip = state.ip;
+		unwind_next_frame(&state);
+		if (unlikely(unwind_error(&state))) {
+			if (__kernel_text_address(ip))
+				frame(cookie, ip);
+			return;
+		}
+		if (!frame(cookie, ip))
+			return;
+	}
+}
+#elif defined(CONFIG_ARCH_STACKWALK)
+static __always_inline void
+kmemtrace_walk(bool (*frame)(void *cookie, unsigned long addr), void *cookie,
+	       struct pt_regs *regs)
+{
+	arch_stack_walk(frame, cookie, current, regs);
+}
+#endif
+
+#if defined(CONFIG_UNWINDER_ORC) || defined(CONFIG_ARCH_STACKWALK)
+struct kmemtrace_saver {
+	unsigned long	*entries;
+	unsigned int	nr;
+	unsigned int	size;
+};
+
+static __always_inline bool kmemtrace_save_frame(void *cookie,
+						 unsigned long addr)
+{
+	struct kmemtrace_saver *s = cookie;
+
+	s->entries[s->nr++] = addr;
+	return s->nr < s->size;
+}
+#endif
+
+/* stack_trace_save_regs(), or stack_trace_save() without @regs. */
+static __always_inline unsigned int
+kmemtrace_stack_save(unsigned long *entries, unsigned int size,
+		     struct pt_regs *regs)
+{
+#if defined(CONFIG_UNWINDER_ORC) || defined(CONFIG_ARCH_STACKWALK)
+	struct kmemtrace_saver s = { .entries = entries, .size = size };
+
+	kmemtrace_walk(kmemtrace_save_frame, &s, regs);
+	return s.nr;
+#else
+	return regs ? stack_trace_save_regs(regs, entries, size, 0) :
+		      stack_trace_save(entries, size, 0);
+#endif
+}
+
+#if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
+/**
+ * kmemtrace_stack_walk_test() - this walk and the kernel's, from one place
+ * @ours: kmemtrace_stack_save()'s frames
+ * @arch: stack_trace_save_regs()'s, or stack_trace_save()'s
+ * @size: room in each
+ * @regs: both from registers made here, as kmemtrace_stack_from_regs()
+ *	makes them of a hook's frame; else both from here without
+ * @nr_arch: set to the number of frames in @arch
+ *
+ * For KUnit test_stack_walk_same_as_arch.
+ *
+ * Return: the number of frames in @ours.
+ */
+noinline unsigned int kmemtrace_stack_walk_test(unsigned long *ours,
+						unsigned long *arch,
+						unsigned int size, bool regs,
+						unsigned int *nr_arch)
+{
+	struct pt_regs r;
+	unsigned int nr;
+
+	if (!regs) {
+		nr = kmemtrace_stack_save(ours, size, NULL);
+		*nr_arch = stack_trace_save(arch, size, 0);
+		return nr;
+	}
+	memset(&r, 0, sizeof(r));
+	r.ip = _THIS_IP_;
+	r.sp = current_stack_pointer;
+	r.bp = (unsigned long)__builtin_frame_address(0);
+	r.cs = __KERNEL_CS;
+	nr = kmemtrace_stack_save(ours, size, &r);
+	*nr_arch = stack_trace_save_regs(&r, arch, size, 0);
+	return nr;
+}
+#endif
+
+/*
  * Whether the tracepoint named @ev's caller already: a call site that is
  * none of the API functions, as for kmalloc(), kfree() and vfree()
  * called directly.  A search of the stack would name the same frame.
@@ -366,12 +491,12 @@ void __kmemtrace_stack_name(struct kmemtrace_event *ev)
 {
 	if (kmemtrace_caller_named(ev))
 		return;
-#ifdef CONFIG_ARCH_STACKWALK
+#if defined(CONFIG_UNWINDER_ORC) || defined(CONFIG_ARCH_STACKWALK)
 	struct kmemtrace_namer n = { };
 	struct pt_regs regs;
 
-	arch_stack_walk(kmemtrace_namer_frame, &n, current,
-			kmemtrace_stack_from_regs(&regs));
+	kmemtrace_walk(kmemtrace_namer_frame, &n,
+		       kmemtrace_stack_from_regs(&regs));
 	if (n.caller)
 		ev->call_site = n.caller;
 #else
@@ -399,10 +524,7 @@ void __kmemtrace_stack(struct kmemtrace_event *ev)
 	__this_cpu_write(kmemtrace_stack_countdown,
 			 READ_ONCE(kmemtrace_stack_sample));
 
-	if (from)
-		nr = stack_trace_save_regs(from, entries, ARRAY_SIZE(entries), 0);
-	else
-		nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	nr = kmemtrace_stack_save(entries, ARRAY_SIZE(entries), from);
 	if (!static_branch_likely(&kmemtrace_name_key) &&
 	    !kmemtrace_caller_named(ev))
 		kmemtrace_stack_name(ev, entries, nr);
