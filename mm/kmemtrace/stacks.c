@@ -436,7 +436,8 @@ kmemtrace_stack_save(unsigned long *entries, unsigned int size,
  * @arch: stack_trace_save_regs()'s, or stack_trace_save()'s
  * @size: room in each
  * @regs: both from registers made here, as kmemtrace_stack_from_regs()
- *	makes them of a hook's frame; else both from here without
+ *	makes them of a hook's frame (x86-64 only); else both from here
+ *	without
  * @nr_arch: set to the number of frames in @arch
  *
  * For KUnit test_stack_walk_same_as_arch.
@@ -448,21 +449,24 @@ noinline unsigned int kmemtrace_stack_walk_test(unsigned long *ours,
 						unsigned int size, bool regs,
 						unsigned int *nr_arch)
 {
-	struct pt_regs r;
 	unsigned int nr;
 
-	if (!regs) {
-		nr = kmemtrace_stack_save(ours, size, NULL);
-		*nr_arch = stack_trace_save(arch, size, 0);
+#ifdef CONFIG_X86_64
+	if (regs) {
+		struct pt_regs r = {
+			.ip = _THIS_IP_,
+			.sp = current_stack_pointer,
+			.bp = (unsigned long)__builtin_frame_address(0),
+			.cs = __KERNEL_CS,
+		};
+
+		nr = kmemtrace_stack_save(ours, size, &r);
+		*nr_arch = stack_trace_save_regs(&r, arch, size, 0);
 		return nr;
 	}
-	memset(&r, 0, sizeof(r));
-	r.ip = _THIS_IP_;
-	r.sp = current_stack_pointer;
-	r.bp = (unsigned long)__builtin_frame_address(0);
-	r.cs = __KERNEL_CS;
-	nr = kmemtrace_stack_save(ours, size, &r);
-	*nr_arch = stack_trace_save_regs(&r, arch, size, 0);
+#endif
+	nr = kmemtrace_stack_save(ours, size, NULL);
+	*nr_arch = stack_trace_save(arch, size, 0);
 	return nr;
 }
 #endif
