@@ -96,7 +96,8 @@ bench-tool: tool
 
 # One recorded event per probe, single-stepped function by function under
 # gdb (bench kernel (b); EVENTPATH_SAMPLE=N: sampling; EVENTPATH_SAMPLE=pairs:
-# whole bench pairs while recording; EVENTPATH_KERNEL=bench-c: the kernel
+# whole bench pairs while recording, pairs-N: while sampling one allocation
+# per N bytes; EVENTPATH_KERNEL=bench-c: the kernel
 # of make bench's sampling columns, with the allocators' hooks): a few
 # minutes.
 EVENTPATH_KERNEL ?= bench-b

@@ -68,6 +68,8 @@ enum kmemtrace_user {
 
 static DEFINE_MUTEX(kmemtrace_mutex);	/* serialises starting and stopping */
 static unsigned int kmemtrace_users;
+/* See kmemtrace_sample(): set when recording starts, kmemtrace_mutex held. */
+bool kmemtrace_stack_scopes;
 static struct dentry *kmemtrace_dir;	/* debugfs directory, once it exists */
 DEFINE_STATIC_KEY_FALSE(kmemtrace_relay_key);
 DEFINE_STATIC_KEY_FALSE(kmemtrace_tracer_key);
@@ -281,10 +283,17 @@ static int kmemtrace_start_locked(unsigned int user,
 	/* The sink first, then scopes, then probes: no event misses either. */
 	static_branch_enable(key);
 	if (!kmemtrace_users) {
+		/*
+		 * A sample is named from its stack, and finds there the entry
+		 * points that add flags (stacks.c): no entry point is hooked.
+		 */
+		bool from_stack = kmemtrace_sampling() && kmemtrace_stack_names();
+
+		WRITE_ONCE(kmemtrace_stack_scopes, from_stack);
 		static_branch_enable(&kmemtrace_scope_key);
-		ret = kmemtrace_entries_attach(KMEMTRACE_ENTRIES_FLAGGED);
-		/* A sample is named from its stack (stacks.c). */
-		if (!ret && (!kmemtrace_sampling() || !kmemtrace_stack_names())) {
+		ret = from_stack ? 0 :
+		      kmemtrace_entries_attach(KMEMTRACE_ENTRIES_FLAGGED);
+		if (!ret && !from_stack) {
 			static_branch_enable(&kmemtrace_name_key);
 			ret = kmemtrace_entries_attach(KMEMTRACE_ENTRIES_NAMED);
 		}
@@ -340,6 +349,7 @@ static void kmemtrace_stop(unsigned int user, struct static_key_false *key)
 			kmemtrace_entries_detach(KMEMTRACE_ENTRIES_FLAGGED);
 			static_branch_disable(&kmemtrace_name_key);
 			static_branch_disable(&kmemtrace_scope_key);
+			WRITE_ONCE(kmemtrace_stack_scopes, false);
 		}
 		if (user == KMEMTRACE_USER_RELAY)
 			kmemtrace_sample_stop();

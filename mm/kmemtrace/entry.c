@@ -18,10 +18,11 @@
  * ops is not registered: the entry points run the instructions they run
  * without kmemtrace, the __fentry__ no-op every traceable function has.
  *
- * Two ops, as there are two keys: the entries that name callers are
- * hooked while kmemtrace_name_key is on, not while a recording samples
- * (a sample is named from its stack); those that add flags whenever
- * kmemtrace records.  Another IPMODIFY or direct user of the same
+ * Two kinds, named and flagged: the entries that name callers are hooked
+ * while kmemtrace_name_key is on, those that add flags whenever kmemtrace
+ * records, but while a recording samples neither: a sample is named from
+ * its stack, and finds the flagged entry points there (stacks.c,
+ * kmemtrace_stack_scoped()).  Another IPMODIFY or direct user of the same
  * function (a livepatch of it, a BPF trampoline) makes recording fail to
  * start, with -EBUSY; while kmemtrace records, such a user cannot attach.
  *
@@ -505,7 +506,7 @@ static unsigned int __init kmemtrace_entry_ops_of(const struct kmemtrace_entry *
 /**
  * kmemtrace_entries_for_each() - walk the entry points of one kind
  * @which: KMEMTRACE_ENTRIES_NAMED or KMEMTRACE_ENTRIES_FLAGGED
- * @fn: called with each entry point's address
+ * @fn: called with each entry point's table entry
  *
  * Only those with a __fentry__ site: the others run unhooked, and
  * kmemtrace_entries_missing_count() counts them.
@@ -513,7 +514,7 @@ static unsigned int __init kmemtrace_entry_ops_of(const struct kmemtrace_entry *
  * Context: Init, after kmemtrace_entries_init().
  */
 void __init kmemtrace_entries_for_each(unsigned int which,
-				       void (*fn)(unsigned long func))
+				       void (*fn)(const struct kmemtrace_entry *entry))
 {
 	unsigned int i;
 
@@ -521,7 +522,7 @@ void __init kmemtrace_entries_for_each(unsigned int which,
 		const struct kmemtrace_entry *entry = kmemtrace_entry_slots[i].entry;
 
 		if (entry && kmemtrace_entry_kind(entry) == which)
-			fn((unsigned long)entry->func);
+			fn(entry);
 	}
 }
 

@@ -88,6 +88,8 @@ static __always_inline void kmemtrace_stack(struct kmemtrace_event *ev,
 
 void kmemtrace_stacks_boot(void);
 bool kmemtrace_stack_names(void);
+bool kmemtrace_stack_scoped(unsigned int flags, unsigned long ptr);
+void kmemtrace_stack_unscoped(void);
 int kmemtrace_stacks_prepare(void);
 void kmemtrace_stacks_debugfs(struct dentry *dir);
 #if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
@@ -102,6 +104,9 @@ unsigned int kmemtrace_stack_walk_test(unsigned long *ours,
 #else
 static inline void kmemtrace_stacks_boot(void) { }
 static inline bool kmemtrace_stack_names(void) { return false; }
+static inline bool kmemtrace_stack_scoped(unsigned int flags,
+					  unsigned long ptr) { return false; }
+static inline void kmemtrace_stack_unscoped(void) { }
 static inline int kmemtrace_stacks_prepare(void) { return 0; }
 static inline void kmemtrace_stacks_debugfs(struct dentry *dir) { }
 #if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
@@ -261,7 +266,8 @@ void kmemtrace_entries_init(void);
 int kmemtrace_entries_attach(unsigned int which);
 void kmemtrace_entries_detach(unsigned int which);
 unsigned int kmemtrace_entries_missing_count(void);
-void kmemtrace_entries_for_each(unsigned int which, void (*fn)(unsigned long func));
+void kmemtrace_entries_for_each(unsigned int which,
+				void (*fn)(const struct kmemtrace_entry *entry));
 /* The direct trampolines of x86-64 and the tests they call (entry.c). */
 void kmemtrace_named_trampoline(void);
 void kmemtrace_flagged_trampoline(void);
@@ -394,15 +400,35 @@ struct kmemtrace_slot {
 	unsigned long		caller;
 };
 
+/* Where an event comes from, for kmemtrace_begin() */
+enum kmemtrace_source {
+	/* an allocator API's own event */
+	KMEMTRACE_SOURCE_API,
+	/* the page allocator's, under the API call that asked for the pages */
+	KMEMTRACE_SOURCE_PAGES,
+	/* a vmalloc() area's own event, under its KMEMTRACE_SCOPE_VMALLOC */
+	KMEMTRACE_SOURCE_VMALLOC,
+};
+
+/*
+ * Set while a recording samples and no ftrace_ops hands the entry points
+ * that add flags to their copies: a sampled allocation looks for them on
+ * its stack (kmemtrace_stack_scoped()).  core.c.
+ */
+extern bool kmemtrace_stack_scopes;
+
 /**
  * kmemtrace_sample() - whether a sampling recording records this event
  * @slot: the event being recorded, its flags set
+ * @src: where it comes from, as for kmemtrace_begin()
  * @kind: KMEMTRACE_KIND_*
  * @ptr: the memory
  *
  * The exact part, after the fast path (a probe's or the allocator's
  * hook): an alloc here crossed the count (kmemtrace_sample_alloc_hit())
- * and is recorded but for the allocators' own allocations (backing); a
+ * and is recorded but for the allocators' own allocations (backing) and
+ * the pages a large kmalloc() suppresses, whether their scope says so or,
+ * with kmemtrace_stack_scopes, the stack (the walk is then the event's); a
  * free or resize is recorded if its memory was sampled, and so is a
  * split, which ends the sampled object's tracking: its pieces' frees are
  * not recorded, and the event says so (KMEMTRACE_FLAG_UNTRACKED).
@@ -411,6 +437,7 @@ struct kmemtrace_slot {
  * Return: true to record the event.
  */
 static __always_inline bool kmemtrace_sample(struct kmemtrace_slot *slot,
+					     enum kmemtrace_source src,
 					     u8 kind, unsigned long ptr)
 {
 	/*
@@ -424,9 +451,22 @@ static __always_inline bool kmemtrace_sample(struct kmemtrace_slot *slot,
 		if (slot->flags & (KMEMTRACE_FLAG_BACKING |
 				   KMEMTRACE_FLAG_UNPAIRED))
 			return false;
-		flags = __kmemtrace_sample_alloc(ptr);
-		if (unlikely(flags < 0))
+		/* What kmemtrace_begin() makes backing, or suppresses. */
+		if (unlikely(READ_ONCE(kmemtrace_stack_scopes)) &&
+		    kmemtrace_stack_scoped(src == KMEMTRACE_SOURCE_VMALLOC ?
+					   KMEMTRACE_SCOPE_BACKING :
+					   src == KMEMTRACE_SOURCE_API ?
+					   KMEMTRACE_SCOPE_BACKING |
+					   KMEMTRACE_SCOPE_VMALLOC :
+					   KMEMTRACE_SCOPE_BACKING |
+					   KMEMTRACE_SCOPE_VMALLOC |
+					   KMEMTRACE_SCOPE_SUPPRESS, ptr))
 			return false;
+		flags = __kmemtrace_sample_alloc(ptr);
+		if (unlikely(flags < 0)) {
+			kmemtrace_stack_unscoped();
+			return false;
+		}
 		slot->flags |= flags;
 	} else if (kind == KMEMTRACE_KIND_SPLIT) {
 		if (!kmemtrace_sample_split(ptr))
@@ -437,16 +477,6 @@ static __always_inline bool kmemtrace_sample(struct kmemtrace_slot *slot,
 	}
 	return true;
 }
-
-/* Where an event comes from, for kmemtrace_begin() */
-enum kmemtrace_source {
-	/* an allocator API's own event */
-	KMEMTRACE_SOURCE_API,
-	/* the page allocator's, under the API call that asked for the pages */
-	KMEMTRACE_SOURCE_PAGES,
-	/* a vmalloc() area's own event, under its KMEMTRACE_SCOPE_VMALLOC */
-	KMEMTRACE_SOURCE_VMALLOC,
-};
 
 /**
  * kmemtrace_begin() - start recording an event
@@ -503,7 +533,7 @@ static __always_inline bool kmemtrace_begin(struct kmemtrace_slot *slot,
 	}
 	local_irq_save(slot->irqflags);
 	if (static_branch_unlikely(&kmemtrace_sample_key) &&
-	    !kmemtrace_sample(slot, kind, ptr)) {
+	    !kmemtrace_sample(slot, src, kind, ptr)) {
 		local_irq_restore(slot->irqflags);
 		return false;
 	}

@@ -2203,7 +2203,10 @@ static void expect_sampled_here(struct kunit *test, const void *ptr, u8 kind,
  * A mean of 1 byte samples every allocation: each is recorded with its
  * stack and its caller, its resize and its free too, but not the free
  * of memory allocated before the recording, nor the allocators' own
- * allocations (vmalloc's pages and vm_struct).
+ * allocations (vmalloc's pages, page tables, vm_struct and vmap_area),
+ * nor the pages of a large kmalloc(): nothing but the objects here.  A
+ * sampling recording flags those by scope, or from the sample's stack
+ * (kmemtrace_stack_scoped()), hooking no entry point.
  */
 static void test_sample_every_allocation(struct kunit *test)
 {
@@ -2212,7 +2215,7 @@ static void test_sample_every_allocation(struct kunit *test)
 	mempool_t *pool = mempool_create_kmalloc_pool(0, 72);
 	struct kmem_cache *s = kmem_cache_create("kmemtrace_sample_bulk", 120,
 						 0, 0, NULL);
-	void *p, *q, *v, *kv, *m, *b[2], *kb[2];
+	void *p, *q, *v, *kv, *m, *large, *b[2], *kb[2];
 	struct page *page;
 	void __percpu *pc;
 	unsigned int i;
@@ -2243,8 +2246,10 @@ static void test_sample_every_allocation(struct kunit *test)
 	v = vmalloc(3 * PAGE_SIZE);
 	/* A kmalloc() inside kvmalloc(), which names its caller. */
 	kv = kvmalloc(200, GFP_KERNEL);
+	large = kmalloc(KMALLOC_MAX_CACHE_SIZE + 1, GFP_KERNEL);
 	pc = alloc_percpu(u64);
 	free_percpu(pc);
+	kfree(large);
 	kvfree(kv);
 	vfree(v);
 	if (page)
@@ -2294,9 +2299,26 @@ static void test_sample_every_allocation(struct kunit *test)
 			    KMEMTRACE_TYPE_PAGES);
 	expect_sampled_here(test, v, KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_VMALLOC);
 	expect_sampled_here(test, v, KMEMTRACE_KIND_FREE, KMEMTRACE_TYPE_VMALLOC);
+	KUNIT_ASSERT_NOT_NULL(test, large);
+	expect_sampled_here(test, large, KMEMTRACE_KIND_ALLOC,
+			    KMEMTRACE_TYPE_KMALLOC);
+	expect_sampled_here(test, large, KMEMTRACE_KIND_FREE,
+			    KMEMTRACE_TYPE_KMALLOC);
 	KUNIT_EXPECT_EQ(test, ctx_events_at(test, before), 0);
 	for (i = 0; i < ctx->count; i++) {
 		const struct kmemtrace_event *ev = &ctx->capture.events[i];
+		const void *ours[] = {
+			b[0], b[1], kb[0], kb[1], m, p, page_address(page), v,
+			kv, large, (__force void *)pc,
+		};
+		unsigned int j, nr_ours = ARRAY_SIZE(ours);
+
+		for (j = 0; j < nr_ours; j++)
+			if (ev->ptr == (unsigned long)ours[j])
+				break;
+		KUNIT_EXPECT_LT_MSG(test, j, nr_ours,
+				    "kind %u type %u of memory not allocated here, flags %#x",
+				    ev->kind, ev->type, ev->flags);
 
 		KUNIT_EXPECT_EQ(test, ev->sample_period, 1);
 		KUNIT_EXPECT_FALSE_MSG(test, ev->flags & (KMEMTRACE_FLAG_BACKING |

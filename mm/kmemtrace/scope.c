@@ -41,7 +41,9 @@
  * their own, kmemtrace_name_key, off while a recording samples: there
  * the API functions would pay for every call to name the one in many
  * that is sampled, which is named from its stack instead
- * (kmemtrace_stack_name() in stacks.c).
+ * (kmemtrace_stack_name() in stacks.c).  The entry points handed over to
+ * add flags are not hooked then either: the sampled allocation finds
+ * them on its stack (kmemtrace_stack_scoped()).
  *
  * See Documentation/trace/kmemtrace.rst.
  */

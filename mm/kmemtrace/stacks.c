@@ -193,9 +193,58 @@ static int __init kmemtrace_text_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static void __init kmemtrace_api_entry_add(unsigned long func)
+static void __init kmemtrace_api_entry_add(const struct kmemtrace_entry *entry)
 {
-	kmemtrace_api_text_add(func, false);
+	kmemtrace_api_text_add((unsigned long)entry->func, false);
+}
+
+/*
+ * The entry points that add flags to the scope (KMEMTRACE_ENTRIES_FLAGGED:
+ * a large kmalloc()'s pages, everything vmalloc() allocates for an area).
+ * A sampling recording that names callers from stacks does not hook them
+ * either: each call would pass a trampoline and a copy of the function,
+ * some 130 instructions a large kmalloc()/kfree() pair, to flag the one
+ * allocation in many that crosses the count.  That one finds them on its
+ * stack instead (kmemtrace_stack_scoped()).  A handful: looked at in turn,
+ * for a return address between the lowest and the highest of them only.
+ */
+struct kmemtrace_flagged_text {
+	unsigned long	start;
+	unsigned long	end;
+	unsigned int	flags;
+};
+
+static struct kmemtrace_flagged_text kmemtrace_flagged[KMEMTRACE_ENTRY_MAX];
+static unsigned int kmemtrace_nr_flagged;
+static unsigned long kmemtrace_flagged_lo, kmemtrace_flagged_span;
+
+static void __init kmemtrace_flagged_add(const struct kmemtrace_entry *entry)
+{
+	unsigned long size, offset, addr = (unsigned long)entry->func;
+	struct kmemtrace_flagged_text *t;
+
+	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
+		return;
+	t = &kmemtrace_flagged[kmemtrace_nr_flagged++];
+	t->start = addr - offset;
+	t->end = t->start + size;
+	t->flags = entry->flags;
+}
+
+/* Where the flagged entry points lie: from the lowest to the highest end. */
+static void __init kmemtrace_flagged_bounds(void)
+{
+	unsigned long lo = ULONG_MAX, hi = 0;
+	unsigned int i;
+
+	for (i = 0; i < kmemtrace_nr_flagged; i++) {
+		lo = min(lo, kmemtrace_flagged[i].start);
+		hi = max(hi, kmemtrace_flagged[i].end);
+	}
+	if (hi) {
+		kmemtrace_flagged_lo = lo;
+		kmemtrace_flagged_span = hi - lo;
+	}
 }
 
 static void __init kmemtrace_api_text_init(void)
@@ -203,6 +252,8 @@ static void __init kmemtrace_api_text_init(void)
 	unsigned int i;
 
 	kmemtrace_entries_for_each(KMEMTRACE_ENTRIES_NAMED, kmemtrace_api_entry_add);
+	kmemtrace_entries_for_each(KMEMTRACE_ENTRIES_FLAGGED, kmemtrace_flagged_add);
+	kmemtrace_flagged_bounds();
 	for (i = 0; i < ARRAY_SIZE(kmemtrace_api_names); i++)
 		kmemtrace_api_text_add(kallsyms_lookup_name(kmemtrace_api_names[i]), false);
 	for (i = 0; i < ARRAY_SIZE(kmemtrace_reclaim_names); i++)
@@ -367,7 +418,8 @@ static __always_inline void
 kmemtrace_walk(bool (*frame)(void *cookie, unsigned long addr), void *cookie,
 	       struct pt_regs *regs)
 {
-	struct unwind_state state;
+	/* Not zeroed first (INIT_STACK_ALL_ZERO): unwind_start() does. */
+	struct unwind_state state __uninitialized;
 	unsigned long ip;
 
 	if (regs && !frame(cookie, regs->ip))
@@ -472,6 +524,138 @@ noinline unsigned int kmemtrace_stack_walk_test(unsigned long *ours,
 #endif
 
 /*
+ * A sampled allocation's stack, walked before its event was reserved
+ * (kmemtrace_stack_scoped()), for __kmemtrace_stack() to save: per CPU, as
+ * interrupts stay off from the one to the other and NMIs record nothing.
+ */
+struct kmemtrace_prewalk {
+	unsigned long	ptr;	/* the allocation's; 0: none waiting */
+	unsigned int	nr;
+	unsigned long	entries[KMEMTRACE_STACK_DEPTH];
+};
+
+static DEFINE_PER_CPU(struct kmemtrace_prewalk, kmemtrace_prewalk);
+
+struct kmemtrace_flagger {
+	unsigned long	*entries;
+	/* kmemtrace_flagged_lo and _span, which @entries could alias */
+	unsigned long	lo;
+	unsigned long	span;
+	unsigned int	nr;
+	unsigned int	flags;	/* looked for; 0 once past the context's end */
+	bool		found;
+};
+
+/*
+ * Whether one of @entries ends the scope that frames above them were
+ * entered in: an interrupt's entry (an interrupt has a scope of its own)
+ * or reclaim (kmemtrace_reclaim() empties it).
+ */
+static bool kmemtrace_scope_ends(const unsigned long *entries, unsigned int nr)
+{
+	const struct kmemtrace_text *t;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		if (kmemtrace_entry_text(entries[i]))
+			return true;
+		t = kmemtrace_api_text_of(entries[i]);
+		if (t && t->reclaim)
+			return true;
+	}
+	return false;
+}
+
+static __always_inline bool kmemtrace_flagger_frame(void *cookie,
+						    unsigned long addr)
+{
+	struct kmemtrace_flagger *f = cookie;
+	unsigned int i;
+
+	f->entries[f->nr++] = addr;
+	if (likely(addr - f->lo >= f->span))
+		return f->nr < KMEMTRACE_STACK_DEPTH;
+	for (i = 0; f->flags && i < kmemtrace_nr_flagged; i++) {
+		const struct kmemtrace_flagged_text *t = &kmemtrace_flagged[i];
+
+		if (addr < t->start || addr >= t->end || !(t->flags & f->flags))
+			continue;
+		/* Rare: the frames below are looked at only now. */
+		if (kmemtrace_scope_ends(f->entries, f->nr - 1)) {
+			f->flags = 0;
+			break;
+		}
+		f->found = true;
+		return false;
+	}
+	return f->nr < KMEMTRACE_STACK_DEPTH;
+}
+
+/**
+ * kmemtrace_stack_scoped() - whether a sampled allocation is under an entry
+ *                            point that flags it
+ * @flags: the KMEMTRACE_SCOPE_* bits that keep it from being sampled
+ * @ptr: the allocation
+ *
+ * While kmemtrace_stack_scopes, the entry points that add flags to the
+ * scope are not hooked, and an allocation that crossed the count looks
+ * for them on its stack, from where its stack starts
+ * (kmemtrace_stack_from_regs()) up to the end of its context's frames (an
+ * interrupt's entry, reclaim), as their scope would have lasted: the
+ * pages of a large kmalloc(), which its own event stands for, and what
+ * vmalloc() allocates for an area (backing) are not sampled.  The walk
+ * stops at the first such frame; otherwise it is the event's stack,
+ * which __kmemtrace_stack() then saves without walking again.  An entry
+ * point deeper than KMEMTRACE_STACK_DEPTH frames is not found.
+ *
+ * Context: From kmemtrace_sample(): interrupts disabled, not NMI.
+ * Return: true if the allocation is not to be sampled.
+ */
+bool kmemtrace_stack_scoped(unsigned int flags, unsigned long ptr)
+{
+	struct kmemtrace_prewalk *pw = this_cpu_ptr(&kmemtrace_prewalk);
+	struct kmemtrace_flagger f = {
+		.entries = pw->entries,
+		.lo = kmemtrace_flagged_lo,
+		.span = kmemtrace_flagged_span,
+		.flags = flags,
+	};
+	/* Written before it is read, if at all (kmemtrace_stack_from_regs()). */
+	struct pt_regs regs __uninitialized;
+	struct pt_regs *from = kmemtrace_stack_from_regs(&regs);
+
+	pw->ptr = 0;
+#if defined(CONFIG_UNWINDER_ORC) || defined(CONFIG_ARCH_STACKWALK)
+	kmemtrace_walk(kmemtrace_flagger_frame, &f, from);
+#else
+	{
+		unsigned long entries[KMEMTRACE_STACK_DEPTH];
+		unsigned int i, nr = kmemtrace_stack_save(entries, ARRAY_SIZE(entries),
+							  from);
+
+		for (i = 0; i < nr && kmemtrace_flagger_frame(&f, entries[i]); i++)
+			;
+	}
+#endif
+	if (f.found)
+		return true;
+	pw->nr = f.nr;
+	pw->ptr = ptr;
+	return false;
+}
+
+/**
+ * kmemtrace_stack_unscoped() - the allocation kmemtrace_stack_scoped() let
+ *                              through is not recorded after all
+ *
+ * Context: As kmemtrace_stack_scoped().
+ */
+void kmemtrace_stack_unscoped(void)
+{
+	__this_cpu_write(kmemtrace_prewalk.ptr, 0);
+}
+
+/*
  * Whether the tracepoint named @ev's caller already: a call site that is
  * none of the API functions, as for kmalloc(), kfree() and vfree()
  * called directly.  A search of the stack would name the same frame.
@@ -497,7 +681,7 @@ void __kmemtrace_stack_name(struct kmemtrace_event *ev)
 		return;
 #if defined(CONFIG_UNWINDER_ORC) || defined(CONFIG_ARCH_STACKWALK)
 	struct kmemtrace_namer n = { };
-	struct pt_regs regs;
+	struct pt_regs regs __uninitialized;
 
 	kmemtrace_walk(kmemtrace_namer_frame, &n,
 		       kmemtrace_stack_from_regs(&regs));
@@ -520,15 +704,27 @@ void __kmemtrace_stack_name(struct kmemtrace_event *ev)
 void __kmemtrace_stack(struct kmemtrace_event *ev)
 {
 	struct kmemtrace_stack_cpu *sc = this_cpu_ptr(&kmemtrace_stack_cpu);
-	unsigned long entries[KMEMTRACE_STACK_DEPTH];
-	struct pt_regs regs, *from = kmemtrace_stack_from_regs(&regs);
+	struct kmemtrace_prewalk *pw = this_cpu_ptr(&kmemtrace_prewalk);
+	/* Not zeroed first: only what a walk wrote is read. */
+	unsigned long walked[KMEMTRACE_STACK_DEPTH] __uninitialized;
+	unsigned long *entries = walked;
 	depot_stack_handle_t handle;
 	unsigned int nr;
 
 	__this_cpu_write(kmemtrace_stack_countdown,
 			 READ_ONCE(kmemtrace_stack_sample));
 
-	nr = kmemtrace_stack_save(entries, ARRAY_SIZE(entries), from);
+	/* Walked already by kmemtrace_stack_scoped()? */
+	if (pw->ptr && pw->ptr == ev->ptr) {
+		entries = pw->entries;
+		nr = pw->nr;
+		pw->ptr = 0;
+	} else {
+		struct pt_regs regs __uninitialized;
+		struct pt_regs *from = kmemtrace_stack_from_regs(&regs);
+
+		nr = kmemtrace_stack_save(walked, ARRAY_SIZE(walked), from);
+	}
 	if (!static_branch_likely(&kmemtrace_name_key) &&
 	    !kmemtrace_caller_named(ev))
 		kmemtrace_stack_name(ev, entries, nr);

@@ -27,7 +27,9 @@
 # as it is, so that bin/offpath.sh can set kernel (a) beside (b) function
 # by function.  With "pairs", the same pairs while the guest records
 # (relay): the probes with the entry hooks, trampolines and scopes that
-# name the events' callers (make eventpath EVENTPATH_SAMPLE=pairs).
+# name the events' callers (make eventpath EVENTPATH_SAMPLE=pairs); with
+# "pairs-N", the same pairs while the guest samples one allocation per N
+# bytes: what every pair pays for sampling, taking no sample if N is large.
 
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -55,7 +57,11 @@ esac
 [ -f "$VMLINUX" ] || kmt_die "no $VMLINUX"
 # A sampling recording attaches the probes' sampling fast paths.  Off,
 # the breakpoints are the bench's pairs, LABEL:FUNCTION:CONDITION.
-if [ "$sample" = off ] || [ "$sample" = pairs ]; then
+case $sample in
+pairs-*) pairs_sample=${sample#pairs-} ;;
+*) pairs_sample=0 ;;
+esac
+if [ "$sample" = off ] || [ "${sample%%-*}" = pairs ]; then
 	PROBES='pages-0:pair_pages:$rdi==0 pages-3:pair_pages:$rdi==3
 		kmalloc-large:pair_kmalloc:$rdi==16384 vmalloc:pair_vmalloc:1
 		percpu:pair_percpu:1 kmalloc-64:pair_kmalloc:$rdi==64
@@ -83,8 +89,11 @@ command -v gdb >/dev/null || kmt_die "no gdb (apt-get install gdb)"
 rm -rf "$OUT"
 mkdir -p "$OUT"
 port=$((20000 + $$ % 20000))
-# The guest records everything for "pairs" (kmt.sample=0).
-cmdline="kmt.mode=eventpath kmt.sample=$([ "$sample" = pairs ] && echo 0 || echo "$sample")"
+# The guest records everything for "pairs" (kmt.sample=0), samples for
+# "pairs-N".
+guest_sample=$sample
+[ "${sample%%-*}" = pairs ] && guest_sample=$pairs_sample
+cmdline="kmt.mode=eventpath kmt.sample=$guest_sample"
 
 qemu-system-x86_64 -accel tcg,thread=single -smp "$KMT_SMP" -m 1G \
 	-cpu qemu64,-cx16 -kernel "$BUILD/arch/x86/boot/bzImage" \
@@ -147,7 +156,7 @@ for line in open(sys.argv[1]):
     calls[f[0]].append(f[2:])
 print("instructions per call of each %s, stepped to its return"
       " (%s, sample_period %s)" % ("bench pair" if sys.argv[3] == "off"
-      else "bench pair recording" if sys.argv[3] == "pairs"
+      else "bench pair recording" if sys.argv[3].startswith("pairs")
       else "probe", sys.argv[2], sys.argv[3]))
 for probe, runs in calls.items():
     best = min(runs, key=len)
