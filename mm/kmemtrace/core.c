@@ -287,7 +287,8 @@ static int kmemtrace_start_locked(unsigned int user,
 		 * A sample is named from its stack, and finds there the entry
 		 * points that add flags (stacks.c): no entry point is hooked.
 		 */
-		bool from_stack = kmemtrace_sampling() && kmemtrace_stack_names();
+		bool from_stack = kmemtrace_sampling() && kmemtrace_stack_names() &&
+				  kmemtrace_stack_scopes_ready();
 
 		WRITE_ONCE(kmemtrace_stack_scopes, from_stack);
 		static_branch_enable(&kmemtrace_scope_key);

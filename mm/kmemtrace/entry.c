@@ -475,6 +475,18 @@ void kmemtrace_entries_detach(unsigned int which)
 		kmemtrace_ops_detach(KMEMTRACE_OPS_SUPPRESS);
 }
 
+#if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
+/* For the tests: how many of the ftrace_ops are registered. */
+unsigned int kmemtrace_entries_attached(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < KMEMTRACE_NR_OPS; i++)
+		n += kmemtrace_entry_ops_on[i];
+	return n;
+}
+#endif
+
 /**
  * kmemtrace_entries_missing_count() - entry points ftrace cannot hook
  *

@@ -90,6 +90,7 @@ void kmemtrace_stacks_boot(void);
 bool kmemtrace_stack_names(void);
 bool kmemtrace_stack_scoped(unsigned int flags, unsigned long ptr);
 void kmemtrace_stack_unscoped(void);
+bool kmemtrace_stack_scopes_ready(void);
 int kmemtrace_stacks_prepare(void);
 void kmemtrace_stacks_debugfs(struct dentry *dir);
 #if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
@@ -107,6 +108,7 @@ static inline bool kmemtrace_stack_names(void) { return false; }
 static inline bool kmemtrace_stack_scoped(unsigned int flags,
 					  unsigned long ptr) { return false; }
 static inline void kmemtrace_stack_unscoped(void) { }
+static inline bool kmemtrace_stack_scopes_ready(void) { return false; }
 static inline int kmemtrace_stacks_prepare(void) { return 0; }
 static inline void kmemtrace_stacks_debugfs(struct dentry *dir) { }
 #if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
@@ -266,6 +268,9 @@ void kmemtrace_entries_init(void);
 int kmemtrace_entries_attach(unsigned int which);
 void kmemtrace_entries_detach(unsigned int which);
 unsigned int kmemtrace_entries_missing_count(void);
+#if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
+unsigned int kmemtrace_entries_attached(void);
+#endif
 void kmemtrace_entries_for_each(unsigned int which,
 				void (*fn)(const struct kmemtrace_entry *entry));
 /* The direct trampolines of x86-64 and the tests they call (entry.c). */

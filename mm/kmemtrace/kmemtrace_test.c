@@ -2225,6 +2225,9 @@ static void test_sample_every_allocation(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, pool);
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	sample_switch(test, 1);
+	/* Named and flagged from stacks: no entry point is hooked. */
+	if (kmemtrace_stack_names())
+		KUNIT_EXPECT_EQ(test, kmemtrace_entries_attached(), 0);
 	capture_begin(test, false);
 	/*
 	 * The bulk APIs, whose events the tracepoints' keys gate; in a size

@@ -527,6 +527,9 @@ noinline unsigned int kmemtrace_stack_walk_test(unsigned long *ours,
  * A sampled allocation's stack, walked before its event was reserved
  * (kmemtrace_stack_scoped()), for __kmemtrace_stack() to save: per CPU, as
  * interrupts stay off from the one to the other and NMIs record nothing.
+ * Allocated when a recording first samples, not as static per-CPU data:
+ * that would move where the percpu allocator's first chunk has room, and
+ * every alloc_percpu() with it, in kernels that never sample.
  */
 struct kmemtrace_prewalk {
 	unsigned long	ptr;	/* the allocation's; 0: none waiting */
@@ -534,7 +537,7 @@ struct kmemtrace_prewalk {
 	unsigned long	entries[KMEMTRACE_STACK_DEPTH];
 };
 
-static DEFINE_PER_CPU(struct kmemtrace_prewalk, kmemtrace_prewalk);
+static struct kmemtrace_prewalk __percpu *kmemtrace_prewalk;
 
 struct kmemtrace_flagger {
 	unsigned long	*entries;
@@ -613,7 +616,7 @@ static __always_inline bool kmemtrace_flagger_frame(void *cookie,
  */
 bool kmemtrace_stack_scoped(unsigned int flags, unsigned long ptr)
 {
-	struct kmemtrace_prewalk *pw = this_cpu_ptr(&kmemtrace_prewalk);
+	struct kmemtrace_prewalk *pw = this_cpu_ptr(kmemtrace_prewalk);
 	struct kmemtrace_flagger f = {
 		.entries = pw->entries,
 		.lo = kmemtrace_flagged_lo,
@@ -652,7 +655,17 @@ bool kmemtrace_stack_scoped(unsigned int flags, unsigned long ptr)
  */
 void kmemtrace_stack_unscoped(void)
 {
-	__this_cpu_write(kmemtrace_prewalk.ptr, 0);
+	__this_cpu_write(kmemtrace_prewalk->ptr, 0);
+}
+
+/**
+ * kmemtrace_stack_scopes_ready() - whether kmemtrace_stack_scoped() works
+ *
+ * Return: true once kmemtrace_stacks_prepare() allocated its per-CPU walks.
+ */
+bool kmemtrace_stack_scopes_ready(void)
+{
+	return READ_ONCE(kmemtrace_prewalk);
 }
 
 /*
@@ -704,7 +717,8 @@ void __kmemtrace_stack_name(struct kmemtrace_event *ev)
 void __kmemtrace_stack(struct kmemtrace_event *ev)
 {
 	struct kmemtrace_stack_cpu *sc = this_cpu_ptr(&kmemtrace_stack_cpu);
-	struct kmemtrace_prewalk *pw = this_cpu_ptr(&kmemtrace_prewalk);
+	struct kmemtrace_prewalk __percpu *pws = READ_ONCE(kmemtrace_prewalk);
+	struct kmemtrace_prewalk *pw = pws ? this_cpu_ptr(pws) : NULL;
 	/* Not zeroed first: only what a walk wrote is read. */
 	unsigned long walked[KMEMTRACE_STACK_DEPTH] __uninitialized;
 	unsigned long *entries = walked;
@@ -715,7 +729,7 @@ void __kmemtrace_stack(struct kmemtrace_event *ev)
 			 READ_ONCE(kmemtrace_stack_sample));
 
 	/* Walked already by kmemtrace_stack_scoped()? */
-	if (pw->ptr && pw->ptr == ev->ptr) {
+	if (pw && pw->ptr && pw->ptr == ev->ptr) {
 		entries = pw->entries;
 		nr = pw->nr;
 		pw->ptr = 0;
@@ -765,7 +779,9 @@ static int kmemtrace_stacks_prepare_locked(void)
  * kmemtrace_stacks_prepare() - make __kmemtrace_stack() usable
  *
  * For sampling (sample.c), which gives every sampled allocation its
- * stack whatever stack_sample says.
+ * stack whatever stack_sample says, and finds the flagged entry points on
+ * it (kmemtrace_stack_scoped(); without its per-CPU walks, which this
+ * allocates the first time, the recording flags by scope).
  *
  * Context: Process context, may sleep.
  * Return: 0, or the error of setting up the stack depot.
@@ -776,6 +792,9 @@ int kmemtrace_stacks_prepare(void)
 
 	mutex_lock(&kmemtrace_stack_mutex);
 	ret = kmemtrace_stacks_prepare_locked();
+	if (!kmemtrace_prewalk)
+		WRITE_ONCE(kmemtrace_prewalk,
+			   alloc_percpu(struct kmemtrace_prewalk));
 	mutex_unlock(&kmemtrace_stack_mutex);
 	return ret;
 }
