@@ -469,7 +469,8 @@ static __always_inline bool kmemtrace_sample(struct kmemtrace_slot *slot,
 			return false;
 		flags = __kmemtrace_sample_alloc(ptr);
 		if (unlikely(flags < 0)) {
-			kmemtrace_stack_unscoped();
+			if (unlikely(READ_ONCE(kmemtrace_stack_scopes)))
+				kmemtrace_stack_unscoped();
 			return false;
 		}
 		slot->flags |= flags;

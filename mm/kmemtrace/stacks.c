@@ -203,7 +203,7 @@ static void __init kmemtrace_api_entry_add(const struct kmemtrace_entry *entry)
  * a large kmalloc()'s pages, everything vmalloc() allocates for an area).
  * A sampling recording that names callers from stacks does not hook them
  * either: each call would pass a trampoline and a copy of the function,
- * some 130 instructions a large kmalloc()/kfree() pair, to flag the one
+ * some 110 instructions a large kmalloc()/kfree() pair, to flag the one
  * allocation in many that crosses the count.  That one finds them on its
  * stack instead (kmemtrace_stack_scoped()).  A handful: looked at in turn,
  * for a return address between the lowest and the highest of them only.
@@ -651,11 +651,14 @@ bool kmemtrace_stack_scoped(unsigned int flags, unsigned long ptr)
  * kmemtrace_stack_unscoped() - the allocation kmemtrace_stack_scoped() let
  *                              through is not recorded after all
  *
- * Context: As kmemtrace_stack_scoped().
+ * Context: As kmemtrace_stack_scoped(), after it.
  */
 void kmemtrace_stack_unscoped(void)
 {
-	__this_cpu_write(kmemtrace_prewalk->ptr, 0);
+	struct kmemtrace_prewalk __percpu *pws = READ_ONCE(kmemtrace_prewalk);
+
+	if (pws)
+		__this_cpu_write(pws->ptr, 0);
 }
 
 /**
