@@ -14,13 +14,28 @@ out=$1
 T=/sys/kernel/tracing
 cd /kmt/ftrace || exit 1
 
+# failed_logs: the logs ftracetest kept in /tmp/ft-logs (its -l) of the
+# upstream tests that failed (without -k it keeps no others), in the
+# host's out directory and on the console, which is all that says why one
+# failed.
+failed_logs() {
+	mkdir -p "$out/ftracetest-failed"
+	for f in /tmp/ft-logs/*-log.*; do
+		[ -f "$f" ] || continue
+		cp "$f" "$out/ftracetest-failed/"
+		echo "kmemtrace: upstream ftracetest failed, its log: ${f##*/}"
+		sed 's/^/  /' "$f"
+	done
+}
+
 # The comparison boot of the CONFIG_KMEMTRACE=n kernel runs only the
 # upstream tests that failed with kmemtrace, listed in ftracetest.only.
 if [ -f /kmt/ftracetest.only ]; then
 	# shellcheck disable=SC2046
-	./ftracetest -K $(cat /kmt/ftracetest.only) >"$out/ftracetest.ktap" 2>&1
+	./ftracetest -K -l /tmp/ft-logs $(cat /kmt/ftracetest.only) >"$out/ftracetest.ktap" 2>&1
 	echo "kmemtrace: upstream ftracetest (only): $(grep -c '^ok' "$out/ftracetest.ktap") ok," \
 		"$(grep -c '^not ok' "$out/ftracetest.ktap") not ok"
+	failed_logs
 	exit 0
 fi
 
@@ -104,6 +119,7 @@ test.d/instances/
 EOT
 fi
 # shellcheck disable=SC2046
-./ftracetest -K $(cat /tmp/tests) >"$out/ftracetest.ktap" 2>&1
+./ftracetest -K -l /tmp/ft-logs $(cat /tmp/tests) >"$out/ftracetest.ktap" 2>&1
 echo "kmemtrace: upstream ftracetest ($suite): $(grep -c '^ok' "$out/ftracetest.ktap") ok," \
 	"$(grep -c '^not ok' "$out/ftracetest.ktap") not ok"
+failed_logs

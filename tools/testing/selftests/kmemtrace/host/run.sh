@@ -5129,6 +5129,7 @@ ctf_metadata
 ctf_errors
 ctf_babeltrace2_reads_as_dump
 kcsan_ours_filter
+ftracetest_failed_instance
 "
 
 # The regression corpus of the fuzz targets (../fuzz) replayed under
@@ -5143,11 +5144,6 @@ t_fuzz_corpus() {
 	grep -q '^ok ' ktap || fail "fuzz/run.sh replayed nothing"
 }
 
-# The layering of the tool's modules (layering.sh): the engine names no
-# consumer, consumers reach into no other's state, lower layers include
-# no engine or consumer header.  It must fail on a bad edge: a copy of the
-# sources with a stream file including report.h, and plot.c reading the
-# run's sums.
 # kcsan-ours.awk (the KCSAN boots' splat filter): a report with a
 # kmemtrace frame stays whole, one without is one "(upstream)" line, named
 # on stderr, and the rest of the log passes untouched.
@@ -5166,6 +5162,45 @@ t_kcsan_ours_filter() {
 		fail "upstream report not named on stderr"
 }
 
+# ftracetest-failed.sh and ftracetest-compare.sh (make check's rerun of
+# the upstream ftracetest tests that failed with kmemtrace, on the
+# CONFIG_KMEMTRACE=n kernel): a test that failed only in ftracetest's
+# instance pass, "(instance) DESCRIPTION", is rerun from its own file;
+# failing there too makes it a SKIP, failing with kmemtrace only a FAIL.
+t_ftracetest_failed_instance() {
+	mkdir -p ft/test.d/ftrace ft/test.d/event
+	printf '#!/bin/sh\n# description: ftrace - function pid notrace filters\n' \
+		> ft/test.d/ftrace/func-filter-notrace-pid.tc
+	printf '#!/bin/sh\n# description: event tracing - enable/disable with event level files\n' \
+		> ft/test.d/event/event-enable.tc
+	printf '%s\n' 'KTAP version 1' '1..4' \
+		'ok 1 ftrace - function pid notrace filters' \
+		'ok 2 event tracing - enable/disable with event level files' \
+		'not ok 3 (instance) ftrace - function pid notrace filters' \
+		'not ok 4 (instance) event tracing - enable/disable with event level files' > with
+	sh "$HERE/../bin/ftracetest-failed.sh" with ft > out 2> err ||
+		fail "ftracetest-failed.sh exited $?: $(cat err)"
+	printf '%s\n' test.d/event/event-enable.tc test.d/ftrace/func-filter-notrace-pid.tc > want
+	cmp -s out want || { diff -u want out; fail "not the instance tests' files"; }
+	printf '%s\n' 'KTAP version 1' '1..4' \
+		'ok 1 event tracing - enable/disable with event level files' \
+		'ok 2 ftrace - function pid notrace filters' \
+		'not ok 3 (instance) event tracing - enable/disable with event level files' \
+		'ok 4 (instance) ftrace - function pid notrace filters' > without
+	sh "$HERE/../bin/ftracetest-compare.sh" with without > out 2> err ||
+		fail "ftracetest-compare.sh exited $?"
+	printf '%s\n' 'PASS upstream.ftrace - function pid notrace filters' \
+		'PASS upstream.event tracing - enable/disable with event level files' \
+		'FAIL upstream.(instance) ftrace - function pid notrace filters' \
+		'SKIP upstream.(instance) event tracing - enable/disable with event level files' > want
+	cmp -s out want || { diff -u want out; fail "compare's verdicts differ"; }
+}
+
+# The layering of the tool's modules (layering.sh): the engine names no
+# consumer, consumers reach into no other's state, lower layers include
+# no engine or consumer header.  It must fail on a bad edge: a copy of the
+# sources with a stream file including report.h, and plot.c reading the
+# run's sums.
 t_layering() {
 	sh "$HERE/layering.sh" "$SRC" || fail "the layering of $SRC is broken"
 	cp -R "$SRC" bad || return 1
