@@ -173,17 +173,27 @@ kmemtrace_api_text[ARRAY_SIZE(kmemtrace_api_names) +
 		   ARRAY_SIZE(kmemtrace_reclaim_names) + KMEMTRACE_ENTRY_MAX];
 static unsigned int kmemtrace_nr_api_text;
 
-static void __init kmemtrace_api_text_add(unsigned long addr, bool reclaim)
+/* The text of the function @addr is in: [*@start, *@end), if kallsyms knows it. */
+static bool __init kmemtrace_function_text(unsigned long addr, unsigned long *start,
+					   unsigned long *end)
 {
 	unsigned long size, offset;
-	struct kmemtrace_text *t;
 
 	if (!addr || !kallsyms_lookup_size_offset(addr, &size, &offset))
+		return false;
+	*start = addr - offset;
+	*end = *start + size;
+	return true;
+}
+
+static void __init kmemtrace_api_text_add(unsigned long addr, bool reclaim)
+{
+	struct kmemtrace_text *t = &kmemtrace_api_text[kmemtrace_nr_api_text];
+
+	if (!kmemtrace_function_text(addr, &t->start, &t->end))
 		return;
-	t = &kmemtrace_api_text[kmemtrace_nr_api_text++];
-	t->start = addr - offset;
-	t->end = t->start + size;
 	t->reclaim = reclaim;
+	kmemtrace_nr_api_text++;
 }
 
 static int __init kmemtrace_text_cmp(const void *a, const void *b)
@@ -220,15 +230,12 @@ static unsigned long kmemtrace_flagged_lo, kmemtrace_flagged_span;
 
 static void __init kmemtrace_flagged_add(const struct kmemtrace_entry *entry)
 {
-	unsigned long size, offset, addr = (unsigned long)entry->func;
-	struct kmemtrace_flagged_text *t;
+	struct kmemtrace_flagged_text *t = &kmemtrace_flagged[kmemtrace_nr_flagged];
 
-	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
+	if (!kmemtrace_function_text((unsigned long)entry->func, &t->start, &t->end))
 		return;
-	t = &kmemtrace_flagged[kmemtrace_nr_flagged++];
-	t->start = addr - offset;
-	t->end = t->start + size;
 	t->flags = entry->flags;
+	kmemtrace_nr_flagged++;
 }
 
 /* Where the flagged entry points lie: from the lowest to the highest end. */
