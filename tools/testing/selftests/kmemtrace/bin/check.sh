@@ -34,8 +34,10 @@
 #   perfkmem  perf kmem beside kmemtrace record on one load, alone on the
 #           off kernel (the fixes without kmemtrace), and alone on the
 #           unpatched tree (kernel (u), built here too)
-# Two lanes of boots run side by side, so that both host CPUs are busy:
-# ftrace, off, ftrace-off and perfkmem; bench and stress.
+# Work runs two at a time, so that both host CPUs are busy: host and
+# series beside the test, params, modules, overrun and pollwake boots;
+# then two lanes of boots: ftrace, off, ftrace-off and perf kmem on the
+# test and off kernels; bench, stress and perf kmem on kernel (u).
 # Every test is one line in $KMT_CACHE/out/results; the last line printed
 # is "N passed, N failed[, N skipped]".  Exits 1 if anything failed.
 
@@ -47,7 +49,12 @@ RES=$KMT_CACHE/out/results
 
 build_initramfs
 
-if [ -x "$KMT_CACHE/tool/host/kmemtrace" ]; then
+# The host tests and the series check need no QEMU: they run in the
+# background beside the first boots (one host CPU each), with results of
+# their own added to the others' when the boots' two lanes start.
+(RES=$OUT/results.host
+ : >"$RES"
+ if [ -x "$KMT_CACHE/tool/host/kmemtrace" ]; then
 	if KMT_TSAN=$(kmt_build_tsan); then
 		export KMT_TSAN
 		result PASS build.tool_tsan
@@ -59,14 +66,17 @@ if [ -x "$KMT_CACHE/tool/host/kmemtrace" ]; then
 		"$KMT_CACHE/tool/host/kmemtrace" "$OUT/host" >"$OUT/host.ktap" 2>&1
 	ktap host. <"$OUT/host.ktap"
 	grep -q . "$OUT/host.ktap" || result FAIL host.run
-fi
+	grep '^kmemtrace: stage ' "$OUT/host.ktap"
+ fi
 
-# The series as a maintainer gets it: git format-patch output that git am
-# applies to the pristine tree, giving exactly the tree built here.
-"$KMT_BIN/stage.sh" series "$KMT_BIN/series.sh" --check >"$OUT/series.txt" 2>&1
-grep '^\(PASS\|FAIL\) series\.' "$OUT/series.txt" >>"$RES" ||
+ # The series as a maintainer gets it: git format-patch output that git
+ # am applies to the pristine tree, giving exactly the tree built here.
+ "$KMT_BIN/stage.sh" series "$KMT_BIN/series.sh" --check >"$OUT/series.txt" 2>&1
+ grep '^\(PASS\|FAIL\) series\.' "$OUT/series.txt" >>"$RES" ||
 	result FAIL series.run
-grep -v '^\(PASS\|FAIL\) ' "$OUT/series.txt"
+ grep -v '^\(PASS\|FAIL\) ' "$OUT/series.txt"
+) &
+hostlane=$!
 
 # The ftrace startup selftests (CONFIG_FTRACE_STARTUP_TEST) of a boot.
 selftests() {
@@ -125,15 +135,21 @@ fi
 debug=
 build_kernel debug && debug=1
 
+# The series check's git repository is kernel (u)'s tree too (its
+# worktree): the host lane is done before the lanes below build it.
+wait "$hostlane"
+cat "$OUT/results.host" >>"$RES"
+
 # From here on, two lanes run side by side:
 #   this shell: the ftrace boot, then the off and ftrace-off boots, which
 #               rerun what failed in the ftrace boot's upstream ftracetest,
-#               then the perf kmem boots;
+#               then the perf kmem boots of the test and off kernels;
 #   background: the bench smoke (single-threaded TCG, -icount), then the
-#               stress boot, with results of their own added to the
-#               others' at the end.
-# Measured on a slow 2-core host, both lanes running: ftrace 221 s, off
-# 5 s, perf kmem 132 s; bench 108 s, stress 225 s.
+#               stress boot, then kernel (u) and its perf kmem boot, with
+#               results of their own added to the others' at the end.
+# Measured warm on a 2-core host, both lanes running: ftrace 302 s, off
+# 7 s, perf kmem 71 s and 69 s; bench smoke about 100 s, stress 298 s,
+# kernel (u) 9 s and its boot 36 s.
 #
 # The stress boot: kmemtrace on a kernel with lockdep, KASAN, debug
 # objects and lists, atomic-sleep and preemption checks and jump labels,
@@ -163,6 +179,21 @@ rm -f "$OUT/bench-smoke.done"
 	boot stress "$KERNEL_DEBUG" "$K0 pci=noacpi" 'kmemtrace_stress\.' single \
 		'stack going in the wrong direction\? at return_to_handler\+'
 	grep -q '^[A-Z]* boot\.stress$' "$RES" || result FAIL boot.stress
+ fi
+
+ # perf kmem alone on kernel (u), the unpatched tree: in this lane,
+ # which is the shorter one with it (see the perf kmem boots below).
+ TOOLS=$OUT/bench-smoke/initramfs-tools.cpio
+ if [ ! -f "$TOOLS" ]; then
+	result FAIL perfkmem.tools_initramfs_upstream
+ elif "$KMT_BIN/stage.sh" build-upstream "$KMT_BIN/upstream.sh" "$TOOLS" \
+	"$OUT/initramfs-upstream.cpio"; then
+	result PASS build.upstream
+	BOOT_INITRAMFS=$OUT/initramfs-upstream.cpio
+	boot perfkmem-upstream=perfkmem upstream "kunit.enable=0" \
+		'kmemtrace_perfkmem\.'
+ else
+	result FAIL build.upstream
  fi
 ) &
 lane=$!
@@ -195,9 +226,9 @@ fi
 # tracepoint fixes (guest/perfkmem): beside kmemtrace record on the test
 # kernel, where both see the same load; alone on the CONFIG_KMEMTRACE=n
 # kernel, where it sees the load exactly too; alone on kernel (u), the
-# unpatched tree (bin/upstream.sh), where it shows what the fixes
-# change.  Both boots append make bench's tools initramfs (perf), which
-# the bench smoke made: they wait for it, in the other lane.
+# unpatched tree (bin/upstream.sh, in the other lane), where it shows
+# what the fixes change.  The boots append make bench's tools initramfs
+# (perf), which the bench smoke made: they wait for it, in the other lane.
 while [ ! -e "$OUT/bench-smoke.done" ] && kill -0 "$lane" 2>/dev/null; do
 	sleep 1
 done
@@ -210,15 +241,6 @@ if [ -f "$TOOLS" ]; then
 		boot perfkmem-off=perfkmem "$KERNEL_OFF" "$K0" 'kmemtrace_perfkmem\.'
 	else
 		result FAIL boot.perfkmem-off
-	fi
-	if "$KMT_BIN/stage.sh" build-upstream "$KMT_BIN/upstream.sh" "$TOOLS" \
-		"$OUT/initramfs-upstream.cpio"; then
-		result PASS build.upstream
-		BOOT_INITRAMFS=$OUT/initramfs-upstream.cpio
-		boot perfkmem-upstream=perfkmem upstream "kunit.enable=0" \
-			'kmemtrace_perfkmem\.'
-	else
-		result FAIL build.upstream
 	fi
 	BOOT_INITRAMFS=
 else
