@@ -288,7 +288,10 @@ int kmemtrace_probes_on(void);
 /**
  * struct kmemtrace_ring - the positions in one CPU's buffer
  * @head:	bytes written since allocation; the writer's, published
- * @head_pos:	@head within the buffer (the writer's)
+ * @next:	where the event at @head goes in the buffer, NULL until this
+ *		CPU's first event found its buffer (the writer's)
+ * @start:	the buffer, where @next wraps to (the writer's)
+ * @end:	@start plus the ring's size: where @next wraps (the writer's)
  * @wake_at:	@head at which to wake readers next: set by the writer as
  *		it wakes them, and by a reader that polls, to when it will
  *		be readable (relay.c)
@@ -299,7 +302,9 @@ int kmemtrace_probes_on(void);
  */
 struct kmemtrace_ring {
 	u64	head;
-	size_t	head_pos;
+	void	*next;
+	void	*start;
+	void	*end;
 	u64	wake_at;
 	u64	full_at;
 	u64	tail ____cacheline_aligned;
@@ -309,6 +314,7 @@ struct kmemtrace_ring {
 DECLARE_PER_CPU(struct kmemtrace_ring, kmemtrace_ring);
 extern struct rchan *kmemtrace_chan;
 extern size_t kmemtrace_ring_size;
+void *kmemtrace_relay_attach(struct kmemtrace_ring *ring);
 void kmemtrace_relay_wake(struct kmemtrace_ring *ring);
 void kmemtrace_relay_full(void);
 
@@ -326,30 +332,32 @@ void kmemtrace_relay_full(void);
 static __always_inline struct kmemtrace_event *
 kmemtrace_relay_reserve(struct kmemtrace_ring *ring)
 {
-	struct rchan_buf *buf = *this_cpu_ptr(kmemtrace_chan->buf);
+	void *next = ring->next;
 
-	/* A CPU whose buffer could not be allocated when it came up. */
-	if (unlikely(!buf))
-		return NULL;
 	/* Never overwrite what was not read; pairs with the reader's release. */
 	if (unlikely(ring->head + KMEMTRACE_EVENT_SIZE - READ_ONCE(ring->tail) >
 		     kmemtrace_ring_size))
 		return NULL;
-	return buf->start + ring->head_pos;
+	/* This CPU's first event since the buffers were allocated. */
+	if (unlikely(!next))
+		next = kmemtrace_relay_attach(ring);
+	return next;
 }
 
 /**
  * kmemtrace_relay_commit() - publish the event in the reserved slot
  * @ring: this CPU's ring, with a slot reserved
+ * @ev: the slot, written
  *
- * Context: As kmemtrace_relay_reserve(), which returned the slot.
+ * Context: As kmemtrace_relay_reserve(), which returned @ev.
  */
-static __always_inline void kmemtrace_relay_commit(struct kmemtrace_ring *ring)
+static __always_inline void kmemtrace_relay_commit(struct kmemtrace_ring *ring,
+						   struct kmemtrace_event *ev)
 {
-	size_t pos = ring->head_pos + KMEMTRACE_EVENT_SIZE;
+	void *next = (void *)ev + KMEMTRACE_EVENT_SIZE;
 	u64 head = ring->head + KMEMTRACE_EVENT_SIZE;
 
-	ring->head_pos = pos == kmemtrace_ring_size ? 0 : pos;
+	ring->next = next == ring->end ? ring->start : next;
 	/* Publish the event; pairs with the reader's load-acquire. */
 	smp_store_release(&ring->head, head);
 	if (unlikely(head >= READ_ONCE(ring->wake_at)))
@@ -583,7 +591,7 @@ static __always_inline void kmemtrace_commit(struct kmemtrace_slot *slot)
 		ev->seq = this_cpu_inc_return(kmemtrace_cpu.seq) - 1;
 		kmemtrace_capture_event(ev);
 		if (likely(slot->ring)) {
-			kmemtrace_relay_commit(slot->ring);
+			kmemtrace_relay_commit(slot->ring, ev);
 			this_cpu_inc(kmemtrace_cpu.events);
 		} else {
 			this_cpu_inc(kmemtrace_cpu.dropped);
@@ -614,21 +622,35 @@ kmemtrace_fill(struct kmemtrace_slot *slot, u8 kind, u8 type,
 	       unsigned long call_site, unsigned long ptr)
 {
 	struct kmemtrace_event *ev = slot->ev;
+	/* The event's first 8 bytes, a constant: one store, not five. */
+	const struct {
+		u16	magic;
+		u8	abi_version;
+		u8	kind;
+		u8	type;
+		u8	__reserved0[3];
+	} __packed head = {
+		.magic		= KMEMTRACE_MAGIC,
+		.abi_version	= KMEMTRACE_ABI_VERSION,
+		.kind		= kind,
+		.type		= type,
+	};
 
-	ev->magic = KMEMTRACE_MAGIC;
-	ev->abi_version = KMEMTRACE_ABI_VERSION;
-	ev->kind = kind;
-	ev->type = type;
-	memset(ev->__reserved0, 0, sizeof(ev->__reserved0));
+	BUILD_BUG_ON(sizeof(head) != offsetof(struct kmemtrace_event, timestamp));
+	BUILD_BUG_ON(offsetof(typeof(head), type) !=
+		     offsetof(struct kmemtrace_event, type));
+	memcpy(ev, &head, sizeof(head));
 	ev->flags = slot->flags;
 	ev->__reserved1 = 0;
+	/* Both zero first: one store, and the other written while sampling. */
 	ev->stack_id = 0;
+	ev->sample_period = 0;
 	/*
 	 * The key is switched only while the relay streams do not record:
 	 * every event of a sampling recording is a sample.
 	 */
-	ev->sample_period = static_branch_unlikely(&kmemtrace_sample_key) ?
-			    READ_ONCE(kmemtrace_sample_period) : 0;
+	if (static_branch_unlikely(&kmemtrace_sample_key))
+		ev->sample_period = READ_ONCE(kmemtrace_sample_period);
 #ifdef CONFIG_MEM_ALLOC_PROFILING
 	/* The line alloc_hooks() made current: the allocation's codetag. */
 	ev->tag = kind == KMEMTRACE_KIND_FREE || kind == KMEMTRACE_KIND_SPLIT ?

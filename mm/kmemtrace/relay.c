@@ -354,6 +354,33 @@ u64 kmemtrace_relay_bytes(void)
 }
 
 /**
+ * kmemtrace_relay_attach() - find this CPU's buffer, at its first event
+ * @ring: this CPU's ring, its @next still NULL
+ *
+ * relay allocates the buffers when recording is first enabled, and that
+ * of a CPU coming up later as it comes up (its hotplug callback), and
+ * tells the ring nothing: the writer looks its buffer up here, at its
+ * first event, and keeps where it writes from then on.  The rings start
+ * over when the buffers are allocated again (kmemtrace_relay_open()).
+ *
+ * Context: As kmemtrace_relay_reserve().
+ * Return: the buffer's first slot, or NULL if this CPU has no buffer
+ * (then asked again at each event).
+ */
+void *kmemtrace_relay_attach(struct kmemtrace_ring *ring)
+{
+	struct rchan_buf *buf = *this_cpu_ptr(kmemtrace_chan->buf);
+
+	if (!buf)
+		return NULL;
+	ring->start = buf->start;
+	ring->end = buf->start + kmemtrace_ring_size;
+	/* No event was published without a slot: @ring->head is 0. */
+	ring->next = buf->start;
+	return ring->next;
+}
+
+/**
  * kmemtrace_relay_wake() - wake a reader waiting in poll
  * @ring: this CPU's ring, written up to where a reader asked to be woken
  *	or a sub-buffer's worth more since the last wake-up
