@@ -585,8 +585,11 @@ static __always_inline void kmemtrace_commit(struct kmemtrace_slot *slot)
 	/* The tracer's entry and the relay event get the same time stamp. */
 	if (static_branch_unlikely(&kmemtrace_tracer_key))
 		ts = kmemtrace_tracer_event(ev, slot->irqflags);
-	/* trace_clock_local(): sched_clock(), here with interrupts off */
-	ev->timestamp = ts ?: sched_clock();
+	/*
+	 * trace_clock_local()'s sched_clock(), without the preemption count
+	 * around it, which interrupts off make needless (as noinstr code).
+	 */
+	ev->timestamp = ts ?: sched_clock_noinstr();
 	if (static_branch_likely(&kmemtrace_relay_key)) {
 		ev->seq = this_cpu_inc_return(kmemtrace_cpu.seq) - 1;
 		kmemtrace_capture_event(ev);
