@@ -135,10 +135,15 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_puts(m, "# kmemtrace stats v2\n# cpu events dropped next_seq nmi\n");
 	for_each_possible_cpu(cpu) {
 		struct kmemtrace_cpu *kc = per_cpu_ptr(&kmemtrace_cpu, cpu);
+		/*
+		 * Events written are seq - dropped, an event the CPU is
+		 * writing among them.  Dropped first, so never below zero.
+		 */
+		unsigned long dropped = READ_ONCE(kc->dropped);
+		u64 seq = READ_ONCE(kc->seq);
 
-		seq_printf(m, "%d %lu %lu %llu %lu\n", cpu, READ_ONCE(kc->events),
-			   READ_ONCE(kc->dropped), READ_ONCE(kc->seq),
-			   READ_ONCE(kc->nmi));
+		seq_printf(m, "%d %llu %lu %llu %lu\n", cpu, seq - dropped,
+			   dropped, seq, READ_ONCE(kc->nmi));
 	}
 	return 0;
 }

@@ -24,13 +24,15 @@
  * Per-CPU state, changed only by the local CPU, with this_cpu operations
  * (safe against an NMI on the same CPU).
  * @seq:     sequence number of the next event this CPU records
- * @events:  events written to the relay buffer
  * @dropped: events lost: buffer full, or in NMI context
  * @nmi:     events in NMI context, not recorded by relay nor the tracer
+ *
+ * Each event takes a sequence number and is either written to the relay
+ * buffer or dropped: the events written are @seq - @dropped, which is not
+ * counted apart.
  */
 struct kmemtrace_cpu {
 	u64		seq;
-	unsigned long	events;
 	unsigned long	dropped;
 	unsigned long	nmi;
 };
@@ -595,7 +597,6 @@ static __always_inline void kmemtrace_commit(struct kmemtrace_slot *slot)
 		kmemtrace_capture_event(ev);
 		if (likely(slot->ring)) {
 			kmemtrace_relay_commit(slot->ring, ev);
-			this_cpu_inc(kmemtrace_cpu.events);
 		} else {
 			this_cpu_inc(kmemtrace_cpu.dropped);
 			kmemtrace_relay_full();
