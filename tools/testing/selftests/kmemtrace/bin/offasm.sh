@@ -7,9 +7,11 @@
 # kernel (a) (no kmemtrace) and (b) (kmemtrace built in, off) from the
 # function's entry to its first call (the __fentry__ call of the function
 # tracer aside), or to its first tail call or return: the path every call
-# takes before it does any work.  Addresses are left out (branch targets
-# inside the function, RIP-relative displacements, absolute addresses of
-# data), as are the static-branch no-ops of (b) that (a) does not have.
+# takes before it does any work.  A call or jump into a part GCC split
+# off the function (.part.N, .cold) is followed: it is the same path.
+# Addresses are left out (branch targets inside the function,
+# RIP-relative displacements, absolute addresses of data), as are the
+# static-branch no-ops of (b) that (a) does not have.
 # Prints one line per function:
 #
 #   KMT-OFFASM function same|reordered|DIFFERS|absent nops N instructions N +N
@@ -68,6 +70,22 @@ path() {
 		}'
 }
 
+# path_all VMLINUX FUNCTION FILE: path() into FILE, and on into the part
+# GCC split off FUNCTION (FUNCTION.part.N, FUNCTION.cold) when the path
+# ends in a call or jump to it: the rest of the function, which a split
+# (to inline the head into a caller) puts behind one jump more.
+path_all() {
+	_fn=$2
+	path "$1" "$_fn" >"$3"
+	while :; do
+		_re="s/^\\(call\\|jmp\\) *<\\($_fn\\.\\(part\\.[0-9]*\\|cold\\)\\)>\$/\\2/p"
+		_to=$(tail -n 1 "$3" | sed -n "$_re")
+		[ -n "$_to" ] || break
+		path "$1" "$_to" >>"$3"
+		_fn=$_to
+	done
+}
+
 is_nop() {
 	case $1 in
 	nop*|"xchg   %ax,%ax")	return 0 ;;
@@ -79,8 +97,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bad=0
 for f in $FUNCS; do
-	path "$1" "$f" >"$tmp/a"
-	path "$2" "$f" >"$tmp/b"
+	path_all "$1" "$f" "$tmp/a"
+	path_all "$2" "$f" "$tmp/b"
 	if [ ! -s "$tmp/a" ] && [ ! -s "$tmp/b" ]; then
 		echo "KMT-OFFASM $f absent nops 0 instructions 0 +0"
 		continue
