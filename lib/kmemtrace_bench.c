@@ -5,9 +5,10 @@
  * /sys/kernel/debug/kmemtrace_bench/run (root only): writing "OP N" runs N
  * allocation and free pairs of OP in the writer's context, on the CPU it
  * runs on (pin it with taskset to load one CPU), and returns when they are
- * done.  Reading gives the last completed run as "OP N NSECS".  The loop
- * is preemptible and gives up the CPU every few hundred pairs; a fatal
- * signal stops it with -EINTR.
+ * done.  Reading gives the last completed run as "OP N NSECS".  Writing Y
+ * to percpu_chunk gives percpu runs a chunk of their own (settle_percpu()).
+ * The loop is preemptible and gives up the CPU every few hundred pairs; a
+ * fatal signal stops it with -EINTR.
  *
  * "OP N RATE" paces the loop to RATE pairs per second: it sleeps whenever
  * it is ahead of that schedule, checked every BENCH_PACE_EVERY pairs, so a
@@ -23,6 +24,8 @@
  *                                64-byte objects of a cache of its own
  *   pages-0, pages-3             alloc_pages()/__free_pages(), order 0, 3
  *   percpu                       alloc_percpu()/free_percpu(), 64 bytes
+ *                                (in a chunk of their own if percpu_chunk
+ *                                is set, settle_percpu())
  *   vmalloc                      vmalloc()/vfree() of 16 KiB; a run
  *                                starts with the lazily freed areas
  *                                purged (settle_vmalloc())
@@ -46,6 +49,7 @@
 #include <linux/limits.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -75,7 +79,8 @@ static struct kmem_cache *bench_cache;
  * -DKMEMTRACE_BENCH_PERCPU_PAD=N, N the bytes of static per-CPU data
  * kmemtrace adds to (b): where the first percpu chunk's free space starts
  * moves with the static per-CPU data, and with it the bitmap searches of
- * alloc_percpu() and free_percpu().  Never set otherwise.
+ * alloc_percpu() and free_percpu() in it (the percpu runs of make bench
+ * have a chunk of their own, settle_percpu()).  Never set otherwise.
  */
 struct bench_percpu_pad {
 	u8 bytes[KMEMTRACE_BENCH_PERCPU_PAD];
@@ -83,6 +88,34 @@ struct bench_percpu_pad {
 
 static __used DEFINE_PER_CPU(struct bench_percpu_pad, bench_percpu_pad);
 #endif
+
+/*
+ * The percpu allocator gives the first area that fits, and what its
+ * searches cost depends on every alloc_percpu() since boot: the mm
+ * counters of each process fork and exit there, in an order that moves
+ * with the timing of the boot.  A pair in the first chunk cost 1760 to
+ * 2000 instructions in one boot by how many processes were sleeping
+ * (make bench's -icount boots, kernel (a), 0 to 11 sleepers), and the
+ * same code read 3% dearer in one kernel than another.  So, with
+ * percpu_chunk set (make bench sets it), a percpu run starts with the
+ * free areas of the pair's size taken up (fillers)
+ * until one comes from another chunk than the first, a vmalloc()ed one,
+ * which then holds only that filler: the pairs after it find their
+ * area in it, in the same state in every kernel.  The fillers stay
+ * until a run of another operation starts, so that freeing them is
+ * not counted in the percpu run that follows a warm-up (make bench
+ * counts the events of each timed run).  A filler that cannot be had
+ * leaves the run where it is; the run itself does not fail for it.
+ */
+#define BENCH_PCPU_SIZE		64
+#define BENCH_PCPU_FILL_MAX	4096
+/* mm/percpu.c's PCPU_EMPTY_POP_PAGES_HIGH */
+#define BENCH_PCPU_POP_PAGES	4
+
+static bool bench_pcpu_own;
+static DEFINE_MUTEX(bench_pcpu_mutex);
+static void __percpu **bench_pcpu_fill;
+static unsigned int bench_pcpu_nr_fill;
 
 /**
  * struct bench_op - one allocation and free pair
@@ -139,6 +172,57 @@ static int pair_percpu(size_t size)
 	return 0;
 }
 
+static void settle_percpu(void)
+{
+	void __percpu *p;
+
+	mutex_lock(&bench_pcpu_mutex);
+	if (!READ_ONCE(bench_pcpu_own) || bench_pcpu_nr_fill)
+		goto out;
+	if (!bench_pcpu_fill)
+		bench_pcpu_fill = kvmalloc_array(BENCH_PCPU_FILL_MAX,
+						 sizeof(*bench_pcpu_fill),
+						 GFP_KERNEL);
+	while (bench_pcpu_fill && bench_pcpu_nr_fill < BENCH_PCPU_FILL_MAX) {
+		/*
+		 * Aligned to the least the allocator gives, so that no area
+		 * of the pair's size is left, aligned or not: one left
+		 * misaligned for the pair would keep the first chunk on the
+		 * lists the pair's search walks, and every pair would try it
+		 * (some 60 instructions).
+		 */
+		p = __alloc_percpu(BENCH_PCPU_SIZE, PCPU_MIN_ALLOC_SIZE);
+		if (!p)
+			break;
+		bench_pcpu_fill[bench_pcpu_nr_fill++] = p;
+		/* The first chunk is embedded; the others are vmalloc()ed. */
+		if (!is_vmalloc_addr(raw_cpu_ptr(p)))
+			continue;
+		/*
+		 * The allocator keeps a few empty pages populated, and when
+		 * fewer are left its balance work populates more, in a
+		 * kworker on this CPU: during the runs, or not, by when it
+		 * gets the CPU.  Populate them now: allocate the pages after
+		 * the new chunk's filler, and free them empty.
+		 */
+		p = __alloc_percpu(BENCH_PCPU_POP_PAGES * PAGE_SIZE, PAGE_SIZE);
+		if (p)
+			free_percpu(p);
+		break;
+	}
+out:
+	mutex_unlock(&bench_pcpu_mutex);
+}
+
+/* Free what settle_percpu() took: a run of another operation starts. */
+static void bench_pcpu_release(void)
+{
+	mutex_lock(&bench_pcpu_mutex);
+	while (bench_pcpu_nr_fill)
+		free_percpu(bench_pcpu_fill[--bench_pcpu_nr_fill]);
+	mutex_unlock(&bench_pcpu_mutex);
+}
+
 static int pair_vmalloc(size_t size)
 {
 	void *p = vmalloc(size);
@@ -183,7 +267,8 @@ static const struct bench_op bench_ops[] = {
 	{ "cache",		BENCH_CACHE_SIZE,	pair_cache },
 	{ "pages-0",		0,			pair_pages },
 	{ "pages-3",		3,			pair_pages },
-	{ "percpu",		64,			pair_percpu },
+	{ "percpu",		BENCH_PCPU_SIZE,	pair_percpu,
+	  settle_percpu },
 	{ "vmalloc",		SZ_16K,			pair_vmalloc, settle_vmalloc },
 	{ "bulk",		BENCH_BULK,		pair_bulk },
 };
@@ -224,6 +309,8 @@ static int bench_run(unsigned int op, unsigned long pairs, unsigned long rate,
 	u64 start;
 	int ret;
 
+	if (op == BENCH_MIX || o->settle != settle_percpu)
+		bench_pcpu_release();
 	if (op != BENCH_MIX && o->settle)
 		o->settle();
 	start = ktime_get_ns();
@@ -343,6 +430,7 @@ static int __init kmemtrace_bench_init(void)
 		return -ENOMEM;
 	dir = debugfs_create_dir("kmemtrace_bench", NULL);
 	debugfs_create_file("run", 0600, dir, NULL, &run_fops);
+	debugfs_create_bool("percpu_chunk", 0600, dir, &bench_pcpu_own);
 	return 0;
 }
 late_initcall(kmemtrace_bench_init);

@@ -459,6 +459,10 @@ warm_all() {
 
 say "KMT-BENCH-KERNEL $(uname -r) modes: $modes scale $scale reps $reps"
 [ -f $B ] || { say "KMT-BENCH-ERROR no $B"; exit 1; }
+# The percpu pairs in a chunk of their own: where they would find room in
+# the first chunk depends on the processes of the boot so far, and what
+# the allocator's searches cost with it (kmemtrace_bench.c).
+echo 1 >${B%/run}/percpu_chunk || say "KMT-BENCH-ERROR cannot set percpu_chunk"
 warm_all
 for mode in $modes; do
 	mode_start "$mode"

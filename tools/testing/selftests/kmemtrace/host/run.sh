@@ -5102,6 +5102,7 @@ record_stop_signals
 record_many_cpus
 fuzz_corpus
 layering
+bench_table_off
 pprof_go_reads_it
 pprof_line_per_codetag
 pprof_sums_are_reports
@@ -5210,6 +5211,33 @@ t_layering() {
 	[ $? -eq 1 ] || fail "layering.sh accepts bad edges"
 	grep -q '^table.c: rule 2: includes report.h$' out || fail "rule 2 not seen"
 	grep -q '^plot.c: rule 4: ' out || fail "rule 4 not seen"
+}
+
+# make bench's off verdicts (bench-table.awk): within +0.1% of (a), or
+# within (a)'s own spread, or a figure (a) or (a') ran in one of their
+# timed runs (an operation with two states, where (b) met the slower);
+# anything else is NOT MET.  Runs of 1000 pairs, in instructions.
+t_bench_table_off() {
+	for r in "n x 1 1000000" "n x 2 1000000" "n2 x 1 1000000" \
+		 "n y 1 5359000" "n y 2 5359000" "n2 y 1 5359000" \
+		 "n3 y 1 5359000" "n3 y 2 5367000" \
+		 "n z 1 5359000" "n z 2 5359000" "n2 z 1 5359000" \
+		 "off x 1 1000500" "off y 1 5367200" "off z 1 5370000"; do
+		set -- $r
+		echo "KMT-BENCH $1 $2 $3 1000 $4 0 0"
+	done > in
+	awk -f "$HERE/bench-table.awk" in > table || fail "bench-table.awk failed"
+	sed -n '/^operation  *off/,/^$/p; /built in, off: <=/p' table > out
+	expect_out <<-'EOF'
+	operation            off    spread   off ok
+	x                 +0.05%     0.00%      yes
+	y                 +0.15%     0.00% (a) ran it
+	z                 +0.21%     0.00%       NO
+
+	  [NOT MET] built in, off: <= +0.1% instructions, or within (a)'s \
+	own spread (layout and boot), or a figure (a) ran itself, on every \
+	operation: worst +0.21% (z), over on z
+	EOF
 }
 
 # ctf_trace DIR [-s]: an ABI 3 trace of every kind and type with every
