@@ -173,12 +173,42 @@ static int pair_percpu(size_t size)
 	return 0;
 }
 
-static void settle_percpu(void)
+/*
+ * Take up the first chunk's free areas of the pair's size, and return
+ * the filler that came from another chunk (the first is embedded, the
+ * others are vmalloc()ed), or NULL if the fillers ran out.  Aligned to
+ * the least the allocator gives, so that no area of the pair's size is
+ * left, aligned or not: one left misaligned for the pair would keep the
+ * first chunk on the lists the pair's search walks, and every pair would
+ * try it (some 60 instructions).
+ */
+static void __percpu *bench_pcpu_fill_up(void)
 {
 	void __percpu *p;
 
+	while (bench_pcpu_nr_fill < BENCH_PCPU_FILL_MAX) {
+		p = __alloc_percpu(BENCH_PCPU_SIZE, PCPU_MIN_ALLOC_SIZE);
+		if (!p || is_vmalloc_addr(raw_cpu_ptr(p)))
+			return p;
+		bench_pcpu_fill[bench_pcpu_nr_fill++] = p;
+	}
+	return NULL;
+}
+
+static void settle_percpu(void)
+{
+	void __percpu *p;
+	bool held;
+
 	mutex_lock(&bench_pcpu_mutex);
+	held = bench_pcpu_nr_fill;
 	if (!READ_ONCE(bench_pcpu_own))
+		goto out;
+	if (!bench_pcpu_fill)
+		bench_pcpu_fill = kvmalloc_array(BENCH_PCPU_FILL_MAX,
+						 sizeof(*bench_pcpu_fill),
+						 GFP_KERNEL);
+	if (!bench_pcpu_fill)
 		goto out;
 	/*
 	 * Held from a run before: take up again what was freed in the
@@ -189,50 +219,24 @@ static void settle_percpu(void)
 	 * such exits, cost 1858.6 instructions a pair without this, 1797.6
 	 * with it, as every other mode.
 	 */
-	if (bench_pcpu_nr_fill) {
-		while (bench_pcpu_nr_fill < BENCH_PCPU_FILL_MAX) {
-			p = __alloc_percpu(BENCH_PCPU_SIZE, PCPU_MIN_ALLOC_SIZE);
-			if (!p)
-				break;
-			if (is_vmalloc_addr(raw_cpu_ptr(p))) {
-				free_percpu(p);
-				break;
-			}
-			bench_pcpu_fill[bench_pcpu_nr_fill++] = p;
-		}
+	p = bench_pcpu_fill_up();
+	if (!p)
+		goto out;
+	if (held || bench_pcpu_nr_fill == BENCH_PCPU_FILL_MAX) {
+		free_percpu(p);
 		goto out;
 	}
-	if (!bench_pcpu_fill)
-		bench_pcpu_fill = kvmalloc_array(BENCH_PCPU_FILL_MAX,
-						 sizeof(*bench_pcpu_fill),
-						 GFP_KERNEL);
-	while (bench_pcpu_fill && bench_pcpu_nr_fill < BENCH_PCPU_FILL_MAX) {
-		/*
-		 * Aligned to the least the allocator gives, so that no area
-		 * of the pair's size is left, aligned or not: one left
-		 * misaligned for the pair would keep the first chunk on the
-		 * lists the pair's search walks, and every pair would try it
-		 * (some 60 instructions).
-		 */
-		p = __alloc_percpu(BENCH_PCPU_SIZE, PCPU_MIN_ALLOC_SIZE);
-		if (!p)
-			break;
-		bench_pcpu_fill[bench_pcpu_nr_fill++] = p;
-		/* The first chunk is embedded; the others are vmalloc()ed. */
-		if (!is_vmalloc_addr(raw_cpu_ptr(p)))
-			continue;
-		/*
-		 * The allocator keeps a few empty pages populated, and when
-		 * fewer are left its balance work populates more, in a
-		 * kworker on this CPU: during the runs, or not, by when it
-		 * gets the CPU.  Populate them now: allocate the pages after
-		 * the new chunk's filler, and free them empty.
-		 */
-		p = __alloc_percpu(BENCH_PCPU_POP_PAGES * PAGE_SIZE, PAGE_SIZE);
-		if (p)
-			free_percpu(p);
-		break;
-	}
+	bench_pcpu_fill[bench_pcpu_nr_fill++] = p;
+	/*
+	 * The allocator keeps a few empty pages populated, and when fewer
+	 * are left its balance work populates more, in a kworker on this
+	 * CPU: during the runs, or not, by when it gets the CPU.  Populate
+	 * them now: allocate the pages after the new chunk's filler, and
+	 * free them empty.
+	 */
+	p = __alloc_percpu(BENCH_PCPU_POP_PAGES * PAGE_SIZE, PAGE_SIZE);
+	if (p)
+		free_percpu(p);
 out:
 	mutex_unlock(&bench_pcpu_mutex);
 }
