@@ -442,6 +442,36 @@ u64 kmemtrace_buffer_bytes(void)
 	return bytes;
 }
 
+/**
+ * kmemtrace_set_clock() - choose what the relay events are stamped with
+ * @tsc: the "tsc" clock (clock.c) if true, "local" if false
+ *
+ * A stream holds the events of one clock: the clock changes only while
+ * the buffers are released.
+ *
+ * Context: Process context, may sleep.
+ * Return: 0; -ENODEV if @tsc and sched_clock() is not the TSC here;
+ * -EBUSY to change it while the buffers are allocated.
+ */
+int kmemtrace_set_clock(bool tsc)
+{
+	int ret = 0;
+
+	if (tsc && !kmemtrace_tsc_usable())
+		return -ENODEV;
+	mutex_lock(&kmemtrace_mutex);
+	if (tsc != static_key_enabled(&kmemtrace_tsc_key)) {
+		if (kmemtrace_relay_allocated())
+			ret = -EBUSY;
+		else if (tsc)
+			static_branch_enable(&kmemtrace_tsc_key);
+		else
+			static_branch_disable(&kmemtrace_tsc_key);
+	}
+	mutex_unlock(&kmemtrace_mutex);
+	return ret;
+}
+
 int kmemtrace_enable(void)
 {
 	int ret;
@@ -529,6 +559,7 @@ static int __init kmemtrace_init(void)
 {
 	kmemtrace_entries_init();
 	kmemtrace_stacks_boot();
+	kmemtrace_clock_boot();
 	if (kmemtrace_enable_at_boot)
 		return kmemtrace_enable();
 	return 0;

@@ -14,6 +14,10 @@
  *                /proc/slabinfo: cache names and sizes help heap exploits)
  *   subbufs      sub-buffers per CPU (kmemtrace.subbufs), 0444
  *   subbuf_size  bytes per sub-buffer (kmemtrace.subbuf_size), 0444
+ *   clock        "[local] tsc": what the events are stamped with (clock.c);
+ *                "local" or "tsc" while the buffers are released, -EBUSY
+ *                while allocated, -ENODEV for tsc where it is not offered,
+ *                0600
  *   sample_*     sampling (sample.c)
  *
  * See Documentation/trace/kmemtrace.rst.
@@ -114,6 +118,53 @@ static const struct file_operations buffers_fops = {
 	.release	= single_release,
 };
 
+static int clock_show(struct seq_file *m, void *v)
+{
+	bool tsc = static_key_enabled(&kmemtrace_tsc_key);
+
+	if (!kmemtrace_tsc_usable() && !tsc)
+		seq_puts(m, "[local]\n");
+	else
+		seq_puts(m, tsc ? "local [tsc]\n" : "[local] tsc\n");
+	return 0;
+}
+
+static int clock_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, clock_show, NULL);
+}
+
+static ssize_t clock_write(struct file *file, const char __user *ubuf,
+			   size_t count, loff_t *off)
+{
+	char buf[16];
+	int ret;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	strim(buf);
+
+	if (!strcmp(buf, "local"))
+		ret = kmemtrace_set_clock(false);
+	else if (!strcmp(buf, "tsc"))
+		ret = kmemtrace_set_clock(true);
+	else
+		ret = -EINVAL;
+	return ret ? ret : count;
+}
+
+static const struct file_operations clock_fops = {
+	.owner		= THIS_MODULE,
+	.open		= clock_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.write		= clock_write,
+	.release	= single_release,
+};
+
 static int abi_version_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "%d\n", KMEMTRACE_ABI_VERSION);
@@ -174,6 +225,7 @@ static int __init kmemtrace_debugfs_init(void)
 
 	debugfs_create_file("enabled", 0600, dir, NULL, &enabled_fops);
 	debugfs_create_file("buffers", 0600, dir, NULL, &buffers_fops);
+	debugfs_create_file("clock", 0600, dir, NULL, &clock_fops);
 	debugfs_create_file("abi_version", 0444, dir, NULL, &abi_version_fops);
 	debugfs_create_file("dropped", 0444, dir, NULL, &dropped_fops);
 	debugfs_create_file("stats", 0444, dir, NULL, &stats_fops);

@@ -20,6 +20,10 @@
 #include <linux/types.h>
 #include <uapi/linux/kmemtrace.h>
 
+#ifdef CONFIG_X86_TSC
+#include <asm/msr.h>
+#endif
+
 /*
  * Per-CPU state, changed only by the local CPU, with this_cpu operations
  * (safe against an NMI on the same CPU).
@@ -40,12 +44,14 @@ struct kmemtrace_cpu {
 DECLARE_PER_CPU(struct kmemtrace_cpu, kmemtrace_cpu);
 
 struct dentry;
+struct kmemtrace_ring;
 
 /* Boot parameters, validated; see core.c. */
 extern unsigned int kmemtrace_subbufs;
 extern unsigned int kmemtrace_subbuf_size;
 
 /* core.c */
+int kmemtrace_set_clock(bool tsc);
 DECLARE_STATIC_KEY_FALSE(kmemtrace_relay_key);
 DECLARE_STATIC_KEY_FALSE(kmemtrace_tracer_key);
 DECLARE_PER_CPU(struct kmemtrace_event, kmemtrace_spare);
@@ -55,6 +61,47 @@ int kmemtrace_allocate(void);
 int kmemtrace_release(void);
 u64 kmemtrace_buffer_bytes(void);
 int kmemtrace_set_dir(struct dentry *dir);
+
+/* clock.c */
+DECLARE_STATIC_KEY_FALSE(kmemtrace_tsc_key);
+bool kmemtrace_tsc_usable(void);
+void kmemtrace_clock_boot(void);
+void kmemtrace_clock_convert(struct kmemtrace_ring *ring, void *start, u64 head);
+#if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
+u64 kmemtrace_tsc_to_ns(u64 tsc);
+#endif
+
+/**
+ * kmemtrace_stamp() - record the event in the tracer too, and time it
+ * @ev: the event, written but for its time stamp and sequence number
+ * @irqflags: the interrupt state before kmemtrace_begin() disabled them
+ *
+ * With the "tsc" clock, the TSC, read after the tracer's entry is written,
+ * which a reader converts to sched_clock() nanoseconds as it takes the
+ * events (kmemtrace_clock_convert()).  Otherwise trace_clock_local()'s
+ * sched_clock(), without the preemption count around it, which interrupts
+ * off make needless (as noinstr code), or, when the tracer records the
+ * event too, its entry's time stamp, the same time in both.
+ *
+ * Context: Interrupts disabled.
+ * Return: the time stamp.
+ */
+static __always_inline u64 kmemtrace_stamp(const struct kmemtrace_event *ev,
+					   unsigned long irqflags)
+{
+	u64 ts = 0;
+
+#ifdef CONFIG_X86_TSC
+	if (static_branch_unlikely(&kmemtrace_tsc_key)) {
+		if (static_branch_unlikely(&kmemtrace_tracer_key))
+			kmemtrace_tracer_event(ev, irqflags);
+		return rdtsc();
+	}
+#endif
+	if (static_branch_unlikely(&kmemtrace_tracer_key))
+		ts = kmemtrace_tracer_event(ev, irqflags);
+	return ts ?: sched_clock_noinstr();
+}
 
 /* stacks.c */
 #ifdef CONFIG_KMEMTRACE_STACKS
@@ -301,6 +348,9 @@ int kmemtrace_probes_on(void);
  *		writer's): it woke a reader then, once
  * @tail:	bytes read since allocation; the reader's, published
  * @tail_pos:	@tail within the buffer (the reader's)
+ * @stamped:	bytes whose time stamps are nanoseconds: with the "tsc"
+ *		clock, the reader converts the events up to @head before it
+ *		hands them out (clock.c; the reader's)
  */
 struct kmemtrace_ring {
 	u64	head;
@@ -311,6 +361,7 @@ struct kmemtrace_ring {
 	u64	full_at;
 	u64	tail ____cacheline_aligned;
 	size_t	tail_pos;
+	u64	stamped;
 };
 
 DECLARE_PER_CPU(struct kmemtrace_ring, kmemtrace_ring);
@@ -580,18 +631,10 @@ static __always_inline bool kmemtrace_begin(struct kmemtrace_slot *slot,
 static __always_inline void kmemtrace_commit(struct kmemtrace_slot *slot)
 {
 	struct kmemtrace_event *ev = slot->ev;
-	u64 ts = 0;
 
 	ev->cpu = smp_processor_id();
 	ev->pid = current->pid;
-	/* The tracer's entry and the relay event get the same time stamp. */
-	if (static_branch_unlikely(&kmemtrace_tracer_key))
-		ts = kmemtrace_tracer_event(ev, slot->irqflags);
-	/*
-	 * trace_clock_local()'s sched_clock(), without the preemption count
-	 * around it, which interrupts off make needless (as noinstr code).
-	 */
-	ev->timestamp = ts ?: sched_clock_noinstr();
+	ev->timestamp = kmemtrace_stamp(ev, slot->irqflags);
 	if (static_branch_likely(&kmemtrace_relay_key)) {
 		ev->seq = this_cpu_inc_return(kmemtrace_cpu.seq) - 1;
 		kmemtrace_capture_event(ev);

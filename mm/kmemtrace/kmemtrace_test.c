@@ -50,6 +50,10 @@
 #include <linux/vmalloc.h>
 #include <trace/events/kmem.h>
 
+#ifdef CONFIG_X86_TSC
+#include <asm/tsc.h>
+#endif
+
 #include "../percpu-internal.h"
 #include "../slab.h"
 #include "kmemtrace.h"
@@ -1614,6 +1618,110 @@ static void test_late_files_for_offline_cpu(struct kunit *test)
 	debugfs_remove(dir);
 }
 
+/* === Clocks ============================================================== */
+
+#ifdef CONFIG_X86_TSC
+/* Recording again with @tsc for clock: the buffers released in between. */
+static void record_with_clock(struct kunit *test, bool tsc)
+{
+	kmemtrace_disable();
+	KUNIT_ASSERT_EQ(test, kmemtrace_release(), 0);
+	KUNIT_ASSERT_EQ(test, kmemtrace_set_clock(tsc), 0);
+	KUNIT_ASSERT_EQ(test, kmemtrace_enable(), 0);
+}
+
+/*
+ * The "tsc" clock: a stream holds one clock's events, so the clock cannot
+ * change while the buffers are allocated; the probe stamps the TSC; a
+ * reader converts it as sched_clock() does, to the nanosecond, in place,
+ * each event once, across the end of the ring.
+ */
+static void test_clock_tsc(struct kunit *test)
+{
+	size_t size = kmemtrace_ring_size, es = KMEMTRACE_EVENT_SIZE;
+	const struct kmemtrace_event *found;
+	struct kmemtrace_ring ring = { };
+	struct kmemtrace_event *ev[4];
+	u64 t0, t1, tsc, head, want[3];
+	unsigned int i;
+	void *buf, *p;
+
+	if (!kmemtrace_tsc_usable())
+		kunit_skip(test, "sched_clock() is not the TSC here");
+
+	preempt_disable();
+	tsc = rdtsc();
+	KUNIT_EXPECT_EQ(test, kmemtrace_tsc_to_ns(tsc),
+			native_sched_clock_from_tsc(tsc));
+	preempt_enable();
+
+	KUNIT_EXPECT_EQ(test, kmemtrace_set_clock(false), 0);
+	KUNIT_EXPECT_EQ(test, kmemtrace_set_clock(true), -EBUSY);
+	KUNIT_EXPECT_FALSE(test, static_key_enabled(&kmemtrace_tsc_key));
+	record_with_clock(test, true);
+	KUNIT_EXPECT_TRUE(test, static_key_enabled(&kmemtrace_tsc_key));
+	KUNIT_EXPECT_EQ(test, kmemtrace_set_clock(false), -EBUSY);
+
+	capture_begin(test, false);
+	t0 = rdtsc();
+	p = kmalloc(64, GFP_KERNEL);
+	kfree(p);
+	t1 = rdtsc();
+	capture_end(test);
+	KUNIT_EXPECT_EQ(test, count_events(test, p, KMEMTRACE_KIND_ALLOC,
+					   KMEMTRACE_TYPE_KMALLOC, &found), 1);
+	if (found) {
+		KUNIT_EXPECT_GE(test, found->timestamp, t0);
+		KUNIT_EXPECT_LE(test, found->timestamp, t1);
+	}
+
+	/* Three events from the ring's last slot on, and one not written. */
+	buf = vzalloc(size);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < ARRAY_SIZE(ev); i++)
+		ev[i] = buf + (size - es + i * es) % size;
+	preempt_disable();
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		ev[i]->timestamp = t0 + i;
+		want[i] = kmemtrace_tsc_to_ns(t0 + i);
+	}
+	ev[3]->timestamp = 42;
+	ring.tail = 5 * size + size - es;
+	ring.tail_pos = size - es;
+	head = ring.tail + 3 * es;
+	kmemtrace_clock_convert(&ring, buf, head);
+	/* Again: nothing new to convert. */
+	kmemtrace_clock_convert(&ring, buf, head);
+	preempt_enable();
+	for (i = 0; i < ARRAY_SIZE(want); i++)
+		KUNIT_EXPECT_EQ(test, ev[i]->timestamp, want[i]);
+	KUNIT_EXPECT_EQ(test, ev[3]->timestamp, 42);
+	KUNIT_EXPECT_EQ(test, ring.stamped, head);
+	/* Handed back unconverted: only what follows is converted. */
+	ev[3]->timestamp = t0;
+	ev[0] = buf + 3 * es;
+	ev[0]->timestamp = t1;
+	ring.tail = head + es;
+	ring.tail_pos = 3 * es;
+	preempt_disable();
+	kmemtrace_clock_convert(&ring, buf, head + 2 * es);
+	want[0] = kmemtrace_tsc_to_ns(t1);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, ev[3]->timestamp, t0);
+	KUNIT_EXPECT_EQ(test, ev[0]->timestamp, want[0]);
+	KUNIT_EXPECT_EQ(test, ring.stamped, head + 2 * es);
+	vfree(buf);
+
+	record_with_clock(test, false);
+	KUNIT_EXPECT_FALSE(test, static_key_enabled(&kmemtrace_tsc_key));
+}
+#else
+static void test_clock_tsc(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_X86_TSC");
+}
+#endif
+
 /* === Cache names ========================================================= */
 
 struct cache_name_work {
@@ -2955,6 +3063,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_enabled_after_probes),
 	KUNIT_CASE(test_nmi_event_counted_not_recorded),
 	KUNIT_CASE(test_late_files_for_offline_cpu),
+	KUNIT_CASE(test_clock_tsc),
 	KUNIT_CASE(test_cache_name_lockless),
 	KUNIT_CASE(test_named_scope_without_key),
 	KUNIT_CASE(test_api_unnamed_not_under_suppress),

@@ -20,6 +20,10 @@
  *   @tail  bytes read; the reader copies events out, then hands their room
  *          back with a store-release of @tail.
  *
+ * With the "tsc" clock (clock.c) the writer stamps the TSC, and the reader
+ * converts the stamps of the events up to @head before it copies them out
+ * or gives their positions, each event once (@stamped).
+ *
  * The writer never overwrites what was not read: when the ring is full
  * the event is dropped (and counted by the caller).  A reader sees an event
  * only once it is whole.  The ring size is the buffer size rounded down to
@@ -100,6 +104,8 @@ static ssize_t cpu_file_read(struct file *file, char __user *ubuf,
 	inode_lock(file_inode(file));
 	/* Pairs with the writer's store-release: the events are whole. */
 	head = smp_load_acquire(&ring->head);
+	if (!READ_ONCE(buf->finalized))
+		kmemtrace_clock_convert(ring, buf->start, head);
 	while (!READ_ONCE(buf->finalized) && done < count && ring->tail != head) {
 		n = min3(count - done, (size_t)(head - ring->tail),
 			 size - ring->tail_pos);
@@ -128,6 +134,8 @@ static void cpu_file_pos(struct rchan_buf *buf, struct kmemtrace_ring_pos *pos)
 	/* Released: the positions may be a new buffer's already. */
 	if (READ_ONCE(buf->finalized))
 		pos->head = pos->tail;
+	else
+		kmemtrace_clock_convert(ring, buf->start, pos->head);
 }
 
 /* Hand back @bytes an mmap() reader used: whole events it was given. */

@@ -114,7 +114,9 @@ enum kmemtrace_type {
  * @__reserved0: 0
  * @timestamp: nanoseconds of trace_clock_local() (ftrace's trace_clock
  *	"local"); while the kmemtrace ftrace tracer records the event too,
- *	exactly the time stamp of its entry there
+ *	exactly the time stamp of its entry there.  With the "tsc" clock
+ *	(/sys/kernel/debug/kmemtrace/clock), the TSC, which the kernel
+ *	converts to the same nanoseconds as a reader takes the event
  * @flags: KMEMTRACE_FLAG_* bits
  * @cpu: CPU the event was recorded on
  * @order: page order for KMEMTRACE_TYPE_PAGES (of the pieces for a split),

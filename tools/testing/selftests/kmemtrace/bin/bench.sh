@@ -283,7 +283,7 @@ if [ -z "$smoke" ]; then
 	sed -i 's/^KMT-BENCH n /KMT-BENCH n4 /' "$OUT/bench-a4.txt"
 	a2="$a2 $OUT/bench-a3.txt $OUT/bench-a4.txt"
 fi
-modes=off,relay,drain,tracer,events,relay+tracer,relay+function
+modes=off,relay,relay+tsc,drain,tracer,events,relay+tracer,relay+function
 boot bench-b $kb "$modes,relay+stacks,relay+stacks64" kmt.ramp=$ramp
 boot bench-c $kc c-off,profiling,profiling+relay,relay+sample,relay+sample1
 # (c) with frame pointers: its modes renamed fp-*, set beside (c)'s.

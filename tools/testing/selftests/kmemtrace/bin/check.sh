@@ -98,6 +98,7 @@ PARAMS="maxcpus=1 sysctl.vm.mem_profiling=0 kmemtrace.subbufs=abc"
 PARAMS="$PARAMS kmemtrace.subbuf_size=100 kmemtrace.enable=maybe"
 PARAMS="$PARAMS kmemtrace.subbufs=2048 kmemtrace.subbuf_size=2097152"
 PARAMS="$PARAMS kmemtrace.sample=2147483648 kmemtrace.sample_seed=xyz"
+PARAMS="$PARAMS kmemtrace.clock=hpet kmemtrace.clock=tsc"
 boot params "$KERNEL" "$K0 $PARAMS" 'kmemtrace_params\.'
 # The sample modules: a known pattern, its codetags against allocinfo, a
 # module unloaded with live allocations (alloc_tag warns about each of

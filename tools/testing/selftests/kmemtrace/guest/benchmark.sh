@@ -197,6 +197,11 @@ mode_start() {
 	*sample1) echo 1 >$K/sample_period ;;
 	*sample*) echo "$period" >$K/sample_period ;;
 	esac
+	# The clock changes only while the buffers are released.
+	case $1 in
+	*tsc*)	echo release >$K/buffers
+		echo tsc >$K/clock || say "KMT-BENCH-ERROR $1: no tsc clock" ;;
+	esac
 	case $1 in
 	*relay*|drain) record_start 1 ;;
 	perf|bpf-*) anchor_start "$1" ;;
@@ -223,6 +228,10 @@ mode_stop() {
 	perf|bpf-*) anchor_stop "$1" ;;
 	esac
 	record_stop
+	case $1 in
+	*tsc*)	echo release >$K/buffers
+		echo local >$K/clock ;;
+	esac
 	if [ -d $T ]; then
 		echo nop >$T/current_tracer
 		[ -f $T/options/kmem_function ] && echo 0 >$T/options/kmem_function

@@ -3,12 +3,14 @@
 # description: bad kmemtrace.* boot parameters are rejected with a message
 #              naming them, and the defaults stay in force; a buffer size
 #              above the per-CPU cap is refused; nothing is allocated
-#              before recording is first enabled
+#              before recording is first enabled; kmemtrace.clock=tsc
+#              records with the TSC
 # requires: booted with kmemtrace.subbufs=abc kmemtrace.subbuf_size=100
 #           kmemtrace.enable=maybe kmemtrace.subbufs=2048
 #           kmemtrace.subbuf_size=2097152 kmemtrace.sample=2147483648
-#           kmemtrace.sample_seed=xyz, no kunit (the harness's params
-#           boot); runs first in that boot
+#           kmemtrace.sample_seed=xyz kmemtrace.clock=hpet
+#           kmemtrace.clock=tsc, no kunit (the harness's params boot);
+#           runs first in that boot
 
 D=/sys/kernel/debug/kmemtrace
 P=/sys/module/kmemtrace/parameters
@@ -34,6 +36,10 @@ want_msg "$msg are above the 1024 MiB limit, keeping 65536"
 msg="kmemtrace: invalid kmemtrace.sample=2147483648: want 0 (every event)"
 want_msg "$msg to 1073741824 bytes, keeping 0"
 want_msg "kmemtrace: invalid kmemtrace.sample_seed=xyz: want a number, 0 for a random seed"
+want_msg "kmemtrace: invalid kmemtrace.clock=hpet: want local or tsc, keeping local"
+# Then kmemtrace.clock=tsc, where the TSC is sched_clock()'s (x86 here).
+[ "$(cat $P/clock)" = tsc ] || fail "parameter clock is $(cat $P/clock)"
+[ "$(cat $D/clock)" = "local [tsc]" ] || fail "clock is '$(cat $D/clock)'"
 [ "$(cat $D/sample_period)" = 0 ] || fail "sample_period is $(cat $D/sample_period)"
 [ "$(cat $D/sample_seed)" = 0 ] || fail "sample_seed is $(cat $D/sample_seed)"
 
@@ -51,5 +57,5 @@ kmemtrace check /tmp/params || fail "check failed"
 want=$((2048 * 65536 * $(ls -d $D/cpu[0-9]* | wc -l)))
 [ "$(cat $D/buffers)" = "allocated $want" ] ||
 	fail "buffers is '$(cat $D/buffers)', want 'allocated $want'"
-echo "ok: 4 bad parameters rejected with messages, defaults in force," \
-	"buffers allocated on first use ($want bytes)"
+echo "ok: 7 bad parameters rejected with messages, defaults in force," \
+	"buffers allocated on first use ($want bytes), recorded with the tsc clock"

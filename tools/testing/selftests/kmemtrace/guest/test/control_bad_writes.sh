@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# description: writes to enabled other than 0 and 1, and to buffers other
-#              than allocate and release, fail with EINVAL and change
+# description: writes to enabled other than 0 and 1, to buffers other
+#              than allocate and release, and to clock other than local
+#              and tsc, fail with EINVAL (a clock change while the
+#              buffers are allocated with EBUSY) and change
 #              nothing, on or off, and lose no recorded event; the
 #              read-only files refuse any write and keep their content
 # requires: CONFIG_KMEMTRACE, debugfs at /sys/kernel/debug
@@ -38,6 +40,26 @@ for bad in 1 0 free allocatex "allocate release" " "; do
 	esac
 done
 [ "$(cat $D/enabled)" = 1 ] || fail "bad buffers writes stopped recording"
+
+# clock takes "local" and "tsc", and changes only while the buffers are
+# released: the clock in force is taken, the other is busy.
+clock0=$(cat $D/clock)
+for bad in TSC loca "local tsc" " " hpet; do
+	err=$(printf '%s' "$bad" | dd of=$D/clock 2>&1) &&
+		fail "writing '$bad' to clock succeeded"
+	case $err in
+	*"Invalid argument"*) ;;
+	*) fail "writing '$bad' to clock: '$err', want Invalid argument" ;;
+	esac
+done
+err=$(printf tsc | dd of=$D/clock 2>&1) && fail "changing clock while allocated succeeded"
+case $err in
+*"Device or resource busy"*) ;;
+*) fail "changing clock while allocated: '$err', want busy" ;;
+esac
+printf local | dd of=$D/clock 2>/dev/null || fail "writing the clock in force failed"
+[ "$(cat $D/clock)" = "$clock0" ] || fail "clock went from '$clock0' to '$(cat $D/clock)'"
+[ "$(cat $D/enabled)" = 1 ] || fail "bad clock writes stopped recording"
 
 # stack_sample takes a number up to 2^32-1, stack_frees 0 or 1.
 for f in stack_sample stack_frees; do

@@ -14,6 +14,7 @@ mode_is() {
 
 mode_is enabled 600
 mode_is buffers 600
+mode_is clock 600
 mode_is abi_version 444
 mode_is dropped 444
 mode_is stats 444
@@ -37,6 +38,8 @@ while [ $i -lt "$ncpu" ]; do
 done
 [ ! -e "$D/cpu$ncpu" ] || fail "cpu$ncpu exists with $ncpu CPUs"
 
+# The TSC is sched_clock()'s on x86 (not under a hypervisor's clock).
+[ "$(cat $D/clock)" = "[local] tsc" ] || fail "clock is '$(cat $D/clock)'"
 [ "$(cat $D/abi_version)" = 3 ] || fail "abi_version is $(cat $D/abi_version)"
 [ "$(cat $D/subbufs)" = 64 ] || fail "subbufs is $(cat $D/subbufs), want 64"
 [ "$(cat $D/subbuf_size)" = 65536 ] || fail "subbuf_size is $(cat $D/subbuf_size)"
