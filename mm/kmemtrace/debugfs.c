@@ -41,11 +41,6 @@ static int enabled_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int enabled_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, enabled_show, NULL);
-}
-
 static ssize_t enabled_write(struct file *file, const char __user *ubuf,
 			     size_t count, loff_t *off)
 {
@@ -65,14 +60,7 @@ static ssize_t enabled_write(struct file *file, const char __user *ubuf,
 	return ret ? ret : count;
 }
 
-static const struct file_operations enabled_fops = {
-	.owner		= THIS_MODULE,
-	.open		= enabled_open,
-	.read		= seq_read,
-	.llseek		= seq_lseek,
-	.write		= enabled_write,
-	.release	= single_release,
-};
+DEFINE_SHOW_STORE_ATTRIBUTE(enabled);
 
 static int buffers_show(struct seq_file *m, void *v)
 {
@@ -82,16 +70,14 @@ static int buffers_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int buffers_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, buffers_show, NULL);
-}
-
-static ssize_t buffers_write(struct file *file, const char __user *ubuf,
-			     size_t count, loff_t *off)
+/*
+ * Which of @words a control file was written, trailing whitespace (a
+ * newline) aside: its index, -EINVAL for any other, or -EFAULT.
+ */
+static int word_from_user(const char *const *words, size_t n,
+			  const char __user *ubuf, size_t count)
 {
 	char buf[16];
-	int ret;
 
 	if (count >= sizeof(buf))
 		return -EINVAL;
@@ -99,24 +85,21 @@ static ssize_t buffers_write(struct file *file, const char __user *ubuf,
 		return -EFAULT;
 	buf[count] = '\0';
 	strim(buf);
+	return match_string(words, n, buf);
+}
 
-	if (!strcmp(buf, "allocate"))
-		ret = kmemtrace_allocate();
-	else if (!strcmp(buf, "release"))
-		ret = kmemtrace_release();
-	else
-		ret = -EINVAL;
+static ssize_t buffers_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *off)
+{
+	static const char *const words[] = { "allocate", "release" };
+	int ret = word_from_user(words, ARRAY_SIZE(words), ubuf, count);
+
+	if (ret >= 0)
+		ret = ret ? kmemtrace_release() : kmemtrace_allocate();
 	return ret ? ret : count;
 }
 
-static const struct file_operations buffers_fops = {
-	.owner		= THIS_MODULE,
-	.open		= buffers_open,
-	.read		= seq_read,
-	.llseek		= seq_lseek,
-	.write		= buffers_write,
-	.release	= single_release,
-};
+DEFINE_SHOW_STORE_ATTRIBUTE(buffers);
 
 static int clock_show(struct seq_file *m, void *v)
 {
@@ -129,41 +112,18 @@ static int clock_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int clock_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, clock_show, NULL);
-}
-
 static ssize_t clock_write(struct file *file, const char __user *ubuf,
 			   size_t count, loff_t *off)
 {
-	char buf[16];
-	int ret;
+	static const char *const words[] = { "local", "tsc" };
+	int ret = word_from_user(words, ARRAY_SIZE(words), ubuf, count);
 
-	if (count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	strim(buf);
-
-	if (!strcmp(buf, "local"))
-		ret = kmemtrace_set_clock(false);
-	else if (!strcmp(buf, "tsc"))
-		ret = kmemtrace_set_clock(true);
-	else
-		ret = -EINVAL;
+	if (ret >= 0)
+		ret = kmemtrace_set_clock(ret);
 	return ret ? ret : count;
 }
 
-static const struct file_operations clock_fops = {
-	.owner		= THIS_MODULE,
-	.open		= clock_open,
-	.read		= seq_read,
-	.llseek		= seq_lseek,
-	.write		= clock_write,
-	.release	= single_release,
-};
+DEFINE_SHOW_STORE_ATTRIBUTE(clock);
 
 static int abi_version_show(struct seq_file *m, void *v)
 {
