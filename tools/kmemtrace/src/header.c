@@ -52,6 +52,7 @@ static const struct {
 	{ "build_id",		VALUE_BUILD_ID },
 	{ "text",		VALUE_U64 },
 	{ "clock",		VALUE_STRING },
+	{ "stamp",		VALUE_STRING },
 	{ "cpus",		VALUE_U64 },
 	{ "cpus_online",	VALUE_U64 },
 	{ "page_size",		VALUE_U64 },
@@ -339,6 +340,25 @@ static void write_start_time(FILE *f)
 		fprintf(f, "start_time=%s\n", buf);
 }
 
+/*
+ * What the kernel stamps the events with: the word in brackets of its
+ * clock file ("[local] tsc"); nothing from a kernel without one.
+ */
+static void write_stamp(FILE *f, const char *debugfs)
+{
+	char *path = path_join(debugfs, "clock"), *buf, *open, *close;
+	size_t len;
+
+	if (!read_file(path, &buf, &len)) {
+		open = strchr(buf, '[');
+		close = open ? strchr(open, ']') : NULL;
+		if (close && close > open + 1)
+			fprintf(f, "stamp=%.*s\n", (int)(close - open - 1), open + 1);
+		free(buf);
+	}
+	free(path);
+}
+
 static void write_fields(FILE *f, const struct kmt_header_src *src, int argc,
 			 char **argv)
 {
@@ -358,6 +378,7 @@ static void write_fields(FILE *f, const struct kmt_header_src *src, int argc,
 	write_text(f, src->kallsyms);
 	/* Documentation/trace/kmemtrace.rst: trace_clock_local() ns. */
 	fprintf(f, "clock=local\n");
+	write_stamp(f, src->debugfs);
 	fprintf(f, "cpus=%ld\n", sysconf(_SC_NPROCESSORS_CONF));
 	fprintf(f, "cpus_online=%ld\n", sysconf(_SC_NPROCESSORS_ONLN));
 	fprintf(f, "page_size=%ld\n", sysconf(_SC_PAGESIZE));

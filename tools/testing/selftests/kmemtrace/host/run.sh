@@ -2991,6 +2991,7 @@ t_record_replaces_earlier_recording() {
 # back.
 t_record_writes_header() {
 	fake_debugfs fake && mkelf -N notes $BUILD_ID || return 1
+	printf 'local [tsc]\n' > fake/clock || return 1
 	run record -D fake -o rec -K kallsyms --notes notes -- sh -c ': "$@"' x \
 		"it's" "$(printf 'a\tb')" '' '$HOME'
 	expect_rc 0 && expect_err <<-'END' || return 1
@@ -3008,6 +3009,7 @@ t_record_writes_header() {
 	build_id=$BUILD_ID
 	text=0xffffffff81000000
 	clock=local
+	stamp=tsc
 	cpus=$(getconf _NPROCESSORS_CONF)
 	cpus_online=$(getconf _NPROCESSORS_ONLN)
 	page_size=$(getconf PAGESIZE)
