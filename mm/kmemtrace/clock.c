@@ -49,12 +49,6 @@ static u64 tsc_to_ns(const struct cyc2ns_data *data, u64 tsc)
 	return data->cyc2ns_offset +
 	       mul_u64_u32_shr(tsc, data->cyc2ns_mul, data->cyc2ns_shift);
 }
-
-static void tsc_scale(struct cyc2ns_data *data)
-{
-	cyc2ns_read_begin(data);
-	cyc2ns_read_end();
-}
 #endif
 
 /* kmemtrace.clock=: "local" or "tsc", applied by kmemtrace_clock_boot(). */
@@ -65,24 +59,24 @@ static bool kmemtrace_tsc_at_boot;
 #endif
 #define MODULE_PARAM_PREFIX "kmemtrace."
 
+static const char *const kmemtrace_clock_names[] = { "local", "tsc" };
+
 static int param_set_clock(const char *val, const struct kernel_param *kp)
 {
-	char buf[8];
+	int i = sysfs_match_string(kmemtrace_clock_names, val ?: "");
 
-	strscpy(buf, val ?: "", sizeof(buf));
-	strim(buf);
-	if (!strcmp(buf, "local") || !strcmp(buf, "tsc")) {
-		*(bool *)kp->arg = buf[0] == 't';
+	if (i >= 0) {
+		*(bool *)kp->arg = i;
 		return 0;
 	}
 	pr_err("invalid %s=%s: want local or tsc, keeping %s\n", kp->name,
-	       val ?: "", *(bool *)kp->arg ? "tsc" : "local");
+	       val ?: "", kmemtrace_clock_names[*(bool *)kp->arg]);
 	return -EINVAL;
 }
 
 static int param_get_clock(char *buffer, const struct kernel_param *kp)
 {
-	return sysfs_emit(buffer, "%s\n", *(bool *)kp->arg ? "tsc" : "local");
+	return sysfs_emit(buffer, "%s\n", kmemtrace_clock_names[*(bool *)kp->arg]);
 }
 
 static const struct kernel_param_ops kmemtrace_clock_ops = {
@@ -147,7 +141,9 @@ void kmemtrace_clock_convert(struct kmemtrace_ring *ring, void *start, u64 head)
 
 	if (!static_key_enabled(&kmemtrace_tsc_key) || from >= head)
 		return;
-	tsc_scale(&data);
+	/* sched_clock()'s scale, read once for the batch. */
+	cyc2ns_read_begin(&data);
+	cyc2ns_read_end();
 	off = ring->tail_pos + (from - ring->tail);
 	if (off >= size)
 		off -= size;
@@ -162,25 +158,3 @@ void kmemtrace_clock_convert(struct kmemtrace_ring *ring, void *start, u64 head)
 	ring->stamped = head;
 #endif
 }
-
-#if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
-/**
- * kmemtrace_tsc_to_ns() - convert a TSC value as a reader of the streams does
- * @tsc: the value
- *
- * For the KUnit test, which compares it with sched_clock()'s conversion.
- *
- * Return: @tsc in sched_clock() nanoseconds, or 0 without the "tsc" clock.
- */
-u64 kmemtrace_tsc_to_ns(u64 tsc)
-{
-#ifdef CONFIG_X86_TSC
-	struct cyc2ns_data data;
-
-	tsc_scale(&data);
-	return tsc_to_ns(&data, tsc);
-#else
-	return 0;
-#endif
-}
-#endif

@@ -67,9 +67,6 @@ DECLARE_STATIC_KEY_FALSE(kmemtrace_tsc_key);
 bool kmemtrace_tsc_usable(void);
 void kmemtrace_clock_boot(void);
 void kmemtrace_clock_convert(struct kmemtrace_ring *ring, void *start, u64 head);
-#if IS_ENABLED(CONFIG_KMEMTRACE_KUNIT_TEST)
-u64 kmemtrace_tsc_to_ns(u64 tsc);
-#endif
 
 /**
  * kmemtrace_stamp() - record the event in the tracer too, and time it
