@@ -34,19 +34,89 @@ if [ -z "$thread" ]; then
 fi
 kmt_log "booting ($mode, $KMT_SMP vCPUs, TCG $thread," \
 	"timeout ${KMT_TIMEOUT}s); console: $LOG"
+# QEMU's human monitor on two FIFOs (chardev pipe): when the guest hangs,
+# or the kernel reports an RCU stall, the watchdog below saves what QEMU
+# itself knows of every vCPU (registers, local APIC: IRR, ISR, timer)
+# to monitor.log before it kills QEMU: a hang under TCG is then told
+# apart as the guest's or the emulator's.
+MON=$OUT/monitor
+mkfifo "$MON.in" "$MON.out"
 rc=0
-timeout --foreground -k 10 "$KMT_TIMEOUT" \
-	qemu-system-x86_64 -accel "tcg,thread=$thread" \
+qemu-system-x86_64 -accel "tcg,thread=$thread" \
 	-smp "$KMT_SMP" -m 1G ${KMT_QEMU_EXTRA:-} \
 	-kernel "$BUILD/arch/x86/boot/bzImage" \
 	-initrd "${KMT_INITRAMFS:-$KMT_CACHE/out/initramfs.cpio}" \
 	-append "console=ttyS0 panic=-1 nokaslr kmt.mode=$mode $extra" \
 	-drive file="$DISK",format=raw,if=virtio \
 	-display none -monitor none -serial file:"$LOG" -no-reboot \
-	</dev/null || rc=$?
+	-chardev pipe,id=mon,path="$MON" -mon chardev=mon,mode=readline \
+	</dev/null &
+qpid=$!
 
-if [ $rc = 124 ] || [ $rc = 137 ]; then
-	kmt_die "guest timed out after ${KMT_TIMEOUT}s; console: $LOG"
+# monitor_dump WHY: QEMU's state of each vCPU, appended to monitor.log
+# without the monitor's echo of the commands; waits until QEMU has
+# answered them all (the output stops growing; at most 10 seconds).
+# Both FIFOs are opened read-write, which never blocks: QEMU may have
+# exited since the watchdog looked, and an open for writing alone would
+# then wait for a reader for ever (the open for reading, cat's, would
+# wait for a writer: cat is killed at the end either way).
+monitor_dump() {
+	raw=$OUT/monitor.raw
+	: >"$raw"
+	cat 0<>"$MON.out" >>"$raw" &
+	cat_pid=$!
+	cpu=0
+	{
+		echo "info cpus"
+		while [ $cpu -lt "$KMT_SMP" ]; do
+			echo "cpu $cpu"
+			echo "info registers"
+			echo "info lapic $cpu"
+			cpu=$((cpu + 1))
+		done
+	} 1<>"$MON.in"
+	size=-1
+	waited=0
+	while [ "$(wc -c <"$raw")" != "$size" ] && [ $waited -lt 10 ]; do
+		size=$(wc -c <"$raw")
+		sleep 1
+		waited=$((waited + 1))
+	done
+	kill "$cat_pid" 2>/dev/null || true
+	{ echo "== $1"; grep -av '^(qemu)' "$raw" || true; } >>"$OUT/monitor.log"
+	rm -f "$raw"
+}
+
+# The watchdog: polls once a second, so that it ends with QEMU.
+(
+	n=0
+	stalled=
+	while kill -0 "$qpid" 2>/dev/null; do
+		if [ $n -ge "$KMT_TIMEOUT" ]; then
+			monitor_dump "timeout after ${KMT_TIMEOUT}s"
+			: >"$OUT/timed-out"
+			kill "$qpid" 2>/dev/null || break
+			sleep 10
+			kill -9 "$qpid" 2>/dev/null || true
+			break
+		fi
+		if [ -z "$stalled" ] &&
+		   grep -q 'rcu: INFO: .* detected stalls' "$LOG" 2>/dev/null; then
+			stalled=1
+			monitor_dump "RCU stall on the console after ${n}s"
+		fi
+		sleep 1
+		n=$((n + 1))
+	done
+) &
+wpid=$!
+wait "$qpid" || rc=$?
+wait "$wpid" || true
+[ -f "$OUT/timed-out" ] && rc=124
+
+if [ $rc = 124 ]; then
+	kmt_die "guest timed out after ${KMT_TIMEOUT}s; console: $LOG," \
+		"QEMU's vCPU state: $OUT/monitor.log"
 elif [ $rc != 0 ]; then
 	kmt_die "qemu exited with $rc; console: $LOG"
 elif ! grep -q '^KMT-DONE' "$LOG"; then
