@@ -5,9 +5,11 @@
 #   kcsan      a KCSAN kernel (configs/kcsan.config) running the debug
 #              kernel's stress workload (switching on and off, tracers,
 #              readers, CPU hotplug, back-to-back records under a 2-CPU
-#              allocation load) and the relay stress test: no KCSAN report
+#              allocation load) and the relay stress test with the tsc
+#              clock: no KCSAN report
 #   smp8       the relay stress test with 8 vCPUs (TCG runs them on the
-#              host's cores): every CPU's stream checked exactly
+#              host's cores) and the tsc clock: every CPU's stream
+#              checked exactly
 #   failures   the debug kernel with fault injection and small buffers:
 #              kmemtrace's own allocations failed one by one (fail-nth),
 #              a load whose allocations fail at random, and the OOM
@@ -32,16 +34,20 @@ build_kernel debug
 build_kernel kcsan
 
 # KCSAN: the stress workload, and the test boot's relay stress.  Any
-# "BUG: KCSAN" report is a splat (boot-lib.sh).
+# "BUG: KCSAN" report is a splat (boot-lib.sh).  The relay stress runs
+# with the tsc clock (make check's with local): the reader then writes
+# the stamps it converts into the pages the probes write, up to the head
+# it read, while every CPU records; KCSAN watches both.
 boot kcsan=stress kcsan "$K0 pci=noacpi" 'kmemtrace_stress\.' single \
 	'stack going in the wrong direction\? at return_to_handler\+'
-boot kcsan-relay=test kcsan "$K0" 'kmemtrace_test\.relay_stress'
+boot kcsan-relay=test kcsan "$K0 kmemtrace.clock=tsc" 'kmemtrace_test\.relay_stress'
 
 # Eight vCPUs on the test kernel: the relay stress test allocates on
 # every online CPU and checks every stream; a quarter of the pairs per CPU
 # per chunk, so that a chunk's streams still fit in the guest's memory
-# (the kernel hands KMT_STRESS_PAIRS= to init's environment).
-KMT_SMP=8 boot smp8=test "$KERNEL" "$K0 KMT_STRESS_PAIRS=40000" \
+# (the kernel hands KMT_STRESS_PAIRS= to init's environment); the tsc
+# clock, converted on eight streams at once.
+KMT_SMP=8 boot smp8=test "$KERNEL" "$K0 kmemtrace.clock=tsc KMT_STRESS_PAIRS=40000" \
 	'kmemtrace_test\.relay_stress'
 
 # Failed allocations and memory pressure.  Small buffers, so that

@@ -5,7 +5,9 @@
 #              over at least 10 M events, recorded in chunks that fit in
 #              memory, every event is well formed and in seq order, and
 #              on every CPU the events missing from the stream are exactly
-#              those counted as dropped (record-check.sh)
+#              those counted as dropped (record-check.sh); with
+#              kmemtrace.clock=tsc (make stress), the recording's header
+#              says the kernel stamped the TSC
 # requires: CONFIG_KMEMTRACE, CONFIG_KMEMTRACE_BENCH, 2 or more CPUs, the
 #           kmemtrace tool in PATH
 
@@ -33,6 +35,10 @@ while [ $attempted -lt "$TARGET" ]; do
 	attempted=$((attempted + $3))
 	recorded=$((recorded + $5))
 	dropped=$((dropped + $7))
+	if [ $chunks = 1 ] && grep -qw 'kmemtrace.clock=tsc' /proc/cmdline &&
+	   ! grep -qx stamp=tsc $out/header; then
+		fail "kmemtrace.clock=tsc, but the header has $(grep stamp= $out/header)"
+	fi
 	if [ $rc != 0 ]; then
 		failed=$((failed + 1))
 		echo "chunk $chunks FAILED:"
