@@ -496,8 +496,8 @@ void kmemtrace_tracer_stop(void);
  * @ev: the complete event but its timestamp
  * @irqflags: the interrupt flags of the context that recorded it
  *
- * Called by kmemtrace for every event while the kmemtrace tracer runs
- * (kernel/trace/trace_kmemtrace.c).
+ * Called by kmemtrace for every event while the kmemtrace tracer and the
+ * relay streams both record (kernel/trace/trace_kmemtrace.c).
  *
  * Context: Interrupts disabled, any context but NMI.
  * Return: the time stamp of the entry written, in trace_clock_local()
@@ -505,11 +505,29 @@ void kmemtrace_tracer_stop(void);
  */
 u64 kmemtrace_tracer_event(const struct kmemtrace_event *ev,
 			   unsigned long irqflags);
+
+/**
+ * kmemtrace_tracer_write() - write an event to the kmemtrace tracer only
+ * @ev: the complete event but its timestamp
+ * @irqflags: the interrupt flags of the context that recorded it
+ *
+ * kmemtrace_tracer_event() without the time stamp: while the tracer
+ * records alone, or the relay streams stamp the TSC.
+ *
+ * Context: Interrupts disabled, any context but NMI.
+ */
+void kmemtrace_tracer_write(const struct kmemtrace_event *ev,
+			    unsigned long irqflags);
 #else
 static inline u64 kmemtrace_tracer_event(const struct kmemtrace_event *ev,
 					 unsigned long irqflags)
 {
 	return 0;
+}
+
+static inline void kmemtrace_tracer_write(const struct kmemtrace_event *ev,
+					  unsigned long irqflags)
+{
 }
 #endif
 

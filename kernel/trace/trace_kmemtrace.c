@@ -23,10 +23,13 @@
  * saved at each context switch, so that readers of the buffer (trace-cmd,
  * perf) name the tasks.
  *
- * Clock: kmemtrace_tracer_event() returns the time stamp the ring buffer
- * gave the entry, and kmemtrace_commit() stamps the relay event with it, so
- * an event recorded by both has the same time in both; both use
- * trace_clock_local() ("local", the default trace_clock).
+ * Clock: while the relay streams record too, kmemtrace_tracer_event()
+ * returns the time stamp the ring buffer gave the entry, and
+ * kmemtrace_commit() stamps the relay event with it, so an event recorded
+ * by both has the same time in both; both use trace_clock_local()
+ * ("local", the default trace_clock).  While the tracer records alone,
+ * or the relay streams stamp the TSC, kmemtrace_tracer_write() leaves the
+ * stamp unread.
  *
  * Pointers: the text outputs ("trace", kmem_minimalistic) print the
  * allocation's address with %p, hashed like the kmem trace events; raw,
@@ -146,26 +149,30 @@ static char type_letter(unsigned int type)
 /* === Recording =========================================================== */
 
 /*
- * Commit an entry and return its time stamp, read while it is still
- * reserved, which is what readers see for it: ring_buffer_event_time_stamp() returns the
- * time the reservation took, from which the entry's delta is computed.
- * The one exception is an NMI writing into this CPU's buffer in the
- * middle of the reservation: the ring buffer may then give the entry the
- * time of the one before it (delta 0).
+ * Commit an entry and, if @stamp, return its time stamp, read while it is
+ * still reserved, which is what readers see for it:
+ * ring_buffer_event_time_stamp() returns the time the reservation took,
+ * from which the entry's delta is computed.  The one exception is an NMI
+ * writing into this CPU's buffer in the middle of the reservation: the
+ * ring buffer may then give the entry the time of the one before it
+ * (delta 0).  Only the relay streams want the stamp (the same time in
+ * both): while the tracer alone records, the entry keeps its own and the
+ * lookup is not made.
  */
-static u64 commit_stamped(struct trace_buffer *buffer,
-			  struct ring_buffer_event *event)
+static __always_inline u64 commit_stamped(struct trace_buffer *buffer,
+					  struct ring_buffer_event *event,
+					  bool stamp)
 {
 	/* Only between reserve and commit: read it first. */
-	u64 ts = ring_buffer_event_time_stamp(buffer, event);
+	u64 ts = stamp ? ring_buffer_event_time_stamp(buffer, event) : 0;
 
 	trace_buffer_unlock_commit_nostack(buffer, event);
 	return ts;
 }
 
-static u64 record_alloc(struct trace_buffer *buffer,
-			const struct kmemtrace_event *ev,
-			unsigned int trace_ctx)
+static __always_inline u64 record_alloc(struct trace_buffer *buffer,
+					const struct kmemtrace_event *ev,
+					unsigned int trace_ctx, bool stamp)
 {
 	struct ring_buffer_event *event;
 	struct kmemtrace_alloc_entry *entry;
@@ -187,12 +194,12 @@ static u64 record_alloc(struct trace_buffer *buffer,
 	entry->kind		= ev->kind;
 	entry->order		= ev->order;
 	entry->migratetype	= ev->migratetype;
-	return commit_stamped(buffer, event);
+	return commit_stamped(buffer, event, stamp);
 }
 
-static u64 record_free(struct trace_buffer *buffer,
-		       const struct kmemtrace_event *ev,
-		       unsigned int trace_ctx)
+static __always_inline u64 record_free(struct trace_buffer *buffer,
+				       const struct kmemtrace_event *ev,
+				       unsigned int trace_ctx, bool stamp)
 {
 	struct ring_buffer_event *event;
 	struct kmemtrace_free_entry *entry;
@@ -209,11 +216,15 @@ static u64 record_free(struct trace_buffer *buffer,
 	entry->flags		= ev->flags;
 	entry->type		= ev->type;
 	entry->order		= ev->order;
-	return commit_stamped(buffer, event);
+	return commit_stamped(buffer, event, stamp);
 }
 
-u64 kmemtrace_tracer_event(const struct kmemtrace_event *ev,
-			   unsigned long irqflags)
+/*
+ * The entry of @ev, and its time stamp if @stamp: a constant in each of
+ * the two callers below, so that neither tests it.
+ */
+static __always_inline u64 tracer_record(const struct kmemtrace_event *ev,
+					 unsigned long irqflags, bool stamp)
 {
 	struct trace_array *tr = READ_ONCE(kmemtrace_array);
 	struct trace_array_cpu *data;
@@ -227,11 +238,25 @@ u64 kmemtrace_tracer_event(const struct kmemtrace_event *ev,
 		return 0;
 	trace_ctx = tracing_gen_ctx_flags(irqflags);
 	if (ev->kind == KMEMTRACE_KIND_FREE)
-		ts = record_free(tr->array_buffer.buffer, ev, trace_ctx);
+		ts = record_free(tr->array_buffer.buffer, ev, trace_ctx, stamp);
 	else
-		ts = record_alloc(tr->array_buffer.buffer, ev, trace_ctx);
+		ts = record_alloc(tr->array_buffer.buffer, ev, trace_ctx, stamp);
+	if (!stamp)
+		return 0;
 	/* Relay events are in trace_clock_local() time, whatever trace_clock. */
 	return READ_ONCE(tr->clock_id) == KMEMTRACE_CLOCK_LOCAL ? ts : 0;
+}
+
+u64 kmemtrace_tracer_event(const struct kmemtrace_event *ev,
+			   unsigned long irqflags)
+{
+	return tracer_record(ev, irqflags, true);
+}
+
+void kmemtrace_tracer_write(const struct kmemtrace_event *ev,
+			    unsigned long irqflags)
+{
+	tracer_record(ev, irqflags, false);
 }
 
 #ifdef CONFIG_FUNCTION_TRACER

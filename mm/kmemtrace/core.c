@@ -504,7 +504,7 @@ bool kmemtrace_enabled(void)
 
 #ifdef CONFIG_KMEMTRACE_TRACER
 /**
- * kmemtrace_tracer_start() - send events to kmemtrace_tracer_event()
+ * kmemtrace_tracer_start() - send events to the kmemtrace tracer
  *
  * For the kmemtrace ftrace tracer; the relay streams are independent.
  *
@@ -520,7 +520,7 @@ int kmemtrace_tracer_start(void)
  * kmemtrace_tracer_stop() - stop sending events to the tracer
  *
  * Context: Process context, may sleep.  Returns once no probe runs
- * kmemtrace_tracer_event() any more.
+ * kmemtrace_tracer_event() or kmemtrace_tracer_write() any more.
  */
 void kmemtrace_tracer_stop(void)
 {

@@ -78,10 +78,12 @@ void kmemtrace_clock_convert(struct kmemtrace_ring *ring, void *start, u64 head)
  * events (kmemtrace_clock_convert()).  Otherwise trace_clock_local()'s
  * sched_clock(), without the preemption count around it, which interrupts
  * off make needless (as noinstr code), or, when the tracer records the
- * event too, its entry's time stamp, the same time in both.
+ * event too, its entry's time stamp, the same time in both.  While the
+ * tracer alone records, nothing: the event is this CPU's spare, which no
+ * stream publishes, and the tracer's entry has its own time.
  *
  * Context: Interrupts disabled.
- * Return: the time stamp.
+ * Return: the time stamp (0 while only the tracer records).
  */
 static __always_inline u64 kmemtrace_stamp(const struct kmemtrace_event *ev,
 					   unsigned long irqflags)
@@ -91,12 +93,17 @@ static __always_inline u64 kmemtrace_stamp(const struct kmemtrace_event *ev,
 #ifdef CONFIG_X86_TSC
 	if (static_branch_unlikely(&kmemtrace_tsc_key)) {
 		if (static_branch_unlikely(&kmemtrace_tracer_key))
-			kmemtrace_tracer_event(ev, irqflags);
+			kmemtrace_tracer_write(ev, irqflags);
 		return rdtsc();
 	}
 #endif
-	if (static_branch_unlikely(&kmemtrace_tracer_key))
+	if (static_branch_unlikely(&kmemtrace_tracer_key)) {
+		if (!static_branch_likely(&kmemtrace_relay_key)) {
+			kmemtrace_tracer_write(ev, irqflags);
+			return 0;
+		}
 		ts = kmemtrace_tracer_event(ev, irqflags);
+	}
 	return ts ?: sched_clock_noinstr();
 }
 
