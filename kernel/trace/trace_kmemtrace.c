@@ -159,9 +159,9 @@ static char type_letter(unsigned int type)
  * both): while the tracer alone records, the entry keeps its own and the
  * lookup is not made.
  */
-static __always_inline u64 commit_stamped(struct trace_buffer *buffer,
-					  struct ring_buffer_event *event,
-					  bool stamp)
+static __always_inline u64 commit_entry(struct trace_buffer *buffer,
+					struct ring_buffer_event *event,
+					bool stamp)
 {
 	/* Only between reserve and commit: read it first. */
 	u64 ts = stamp ? ring_buffer_event_time_stamp(buffer, event) : 0;
@@ -194,7 +194,7 @@ static __always_inline u64 record_alloc(struct trace_buffer *buffer,
 	entry->kind		= ev->kind;
 	entry->order		= ev->order;
 	entry->migratetype	= ev->migratetype;
-	return commit_stamped(buffer, event, stamp);
+	return commit_entry(buffer, event, stamp);
 }
 
 static __always_inline u64 record_free(struct trace_buffer *buffer,
@@ -216,7 +216,7 @@ static __always_inline u64 record_free(struct trace_buffer *buffer,
 	entry->flags		= ev->flags;
 	entry->type		= ev->type;
 	entry->order		= ev->order;
-	return commit_stamped(buffer, event, stamp);
+	return commit_entry(buffer, event, stamp);
 }
 
 /*

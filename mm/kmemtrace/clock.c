@@ -59,7 +59,8 @@ static bool kmemtrace_tsc_at_boot;
 #endif
 #define MODULE_PARAM_PREFIX "kmemtrace."
 
-static const char *const kmemtrace_clock_names[] = { "local", "tsc" };
+/* The clocks by number: kmemtrace_tsc_key on is 1. */
+const char *const kmemtrace_clock_names[2] = { "local", "tsc" };
 
 static int param_set_clock(const char *val, const struct kernel_param *kp)
 {

@@ -115,8 +115,8 @@ static int clock_show(struct seq_file *m, void *v)
 static ssize_t clock_write(struct file *file, const char __user *ubuf,
 			   size_t count, loff_t *off)
 {
-	static const char *const words[] = { "local", "tsc" };
-	int ret = word_from_user(words, ARRAY_SIZE(words), ubuf, count);
+	int ret = word_from_user(kmemtrace_clock_names,
+				 ARRAY_SIZE(kmemtrace_clock_names), ubuf, count);
 
 	if (ret >= 0)
 		ret = kmemtrace_set_clock(ret);

@@ -64,6 +64,7 @@ int kmemtrace_set_dir(struct dentry *dir);
 
 /* clock.c */
 DECLARE_STATIC_KEY_FALSE(kmemtrace_tsc_key);
+extern const char *const kmemtrace_clock_names[2];
 bool kmemtrace_tsc_usable(void);
 void kmemtrace_clock_boot(void);
 void kmemtrace_clock_convert(struct kmemtrace_ring *ring, void *start, u64 head);
