@@ -25,6 +25,8 @@
 #                    on the off kernel (ftrace-off)
 #           off      a CONFIG_KMEMTRACE=n kernel (built here too), with
 #                    the KUnit suite of the series' tracepoint fixes
+#           watchdog a guest that never ends, on the off kernel: run.sh
+#                    stops it at its timeout with QEMU's vCPU state saved
 #           stress   a debug kernel (lockdep, KASAN, ...; built here too)
 #                    under a 2-CPU allocation load: switching on and off,
 #                    tracers, readers, CPU hotplug, back-to-back records
@@ -221,6 +223,8 @@ if [ -n "$off" ]; then
 		result FAIL kunit.kmem_trace_suite_ran_without_kmemtrace
 	# Only the upstream tests that failed with kmemtrace.
 	rerun_off ftrace-off "$OUT/ftrace/guest/ftracetest.ktap" "kunit.enable=0"
+	# run.sh's watchdog, on a guest that never ends (kmt.mode=hang).
+	"$KMT_BIN/watchdog-check.sh" "$KERNEL_OFF" "$K0" >>"$RES"
 fi
 
 # perf kmem, the tool users run, as the witness of the series' slab

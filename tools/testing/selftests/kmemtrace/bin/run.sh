@@ -96,7 +96,11 @@ monitor_dump() {
 			monitor_dump "timeout after ${KMT_TIMEOUT}s"
 			: >"$OUT/timed-out"
 			kill "$qpid" 2>/dev/null || break
-			sleep 10
+			n=0
+			while kill -0 "$qpid" 2>/dev/null && [ $n -lt 10 ]; do
+				sleep 1
+				n=$((n + 1))
+			done
 			kill -9 "$qpid" 2>/dev/null || true
 			break
 		fi
