@@ -55,7 +55,10 @@ qpid=$!
 
 # monitor_dump WHY: QEMU's state of each vCPU, appended to monitor.log
 # without the monitor's echo of the commands; waits until QEMU has
-# answered them all (the output stops growing; at most 10 seconds).
+# answered them all (every vCPU's IRR line is in, and the output stopped
+# growing: the monitor's greeting is there before any answer, and a host
+# busy with other guests may take more than a second to give one; at
+# most 10 seconds).
 # Both FIFOs are opened read-write, which never blocks: QEMU may have
 # exited since the watchdog looked, and an open for writing alone would
 # then wait for a reader for ever (the open for reading, cat's, would
@@ -77,8 +80,13 @@ monitor_dump() {
 	} 1<>"$MON.in"
 	size=-1
 	waited=0
-	while [ "$(wc -c <"$raw")" != "$size" ] && [ $waited -lt 10 ]; do
-		size=$(wc -c <"$raw")
+	while [ $waited -lt 10 ]; do
+		now=$(wc -c <"$raw")
+		if [ "$now" = "$size" ] &&
+		   [ "$(grep -ac '^IRR' "$raw")" -ge "$KMT_SMP" ]; then
+			break
+		fi
+		size=$now
 		sleep 1
 		waited=$((waited + 1))
 	done
