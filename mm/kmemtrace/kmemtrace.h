@@ -93,8 +93,11 @@ static __always_inline u64 kmemtrace_stamp(const struct kmemtrace_event *ev,
 
 #ifdef CONFIG_X86_TSC
 	if (static_branch_unlikely(&kmemtrace_tsc_key)) {
-		if (static_branch_unlikely(&kmemtrace_tracer_key))
+		if (static_branch_unlikely(&kmemtrace_tracer_key)) {
 			kmemtrace_tracer_write(ev, irqflags);
+			if (!static_branch_likely(&kmemtrace_relay_key))
+				return 0;
+		}
 		return rdtsc();
 	}
 #endif

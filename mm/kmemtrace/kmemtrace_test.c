@@ -1716,6 +1716,72 @@ static void test_clock_tsc(struct kunit *test)
 }
 #endif
 
+#if defined(CONFIG_X86_TSC) && defined(CONFIG_KMEMTRACE_TRACER)
+static void clock_tracer_stop_action(void *unused)
+{
+	kmemtrace_tracer_stop();
+}
+
+static void clock_local_action(void *unused)
+{
+	kmemtrace_disable();
+	if (!kmemtrace_release())
+		kmemtrace_set_clock(false);
+}
+
+/*
+ * While the tracer alone records, the probes write the CPU's spare event,
+ * which no stream publishes: with the "tsc" clock as with "local", they
+ * stamp it with nothing (it had the TSC read for it), and a relay
+ * recording started beside the tracer stamps its events again.
+ */
+static void test_clock_tsc_tracer_alone(struct kunit *test)
+{
+	struct kmemtrace_test_ctx *ctx = test->priv;
+	const struct kmemtrace_event *ev;
+	void *p;
+
+	if (!kmemtrace_tsc_usable())
+		kunit_skip(test, "sched_clock() is not the TSC here");
+	if (ctx->was_enabled)
+		kunit_skip(test, "kmemtrace was recording already");
+	kmemtrace_disable();
+	KUNIT_ASSERT_EQ(test, kmemtrace_release(), 0);
+	KUNIT_ASSERT_EQ(test, kmemtrace_set_clock(true), 0);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, clock_local_action, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kmemtrace_tracer_start(), 0);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, clock_tracer_stop_action,
+						  NULL), 0);
+
+	capture_begin(test, false);
+	p = kmalloc(64, GFP_KERNEL);
+	kfree(p);
+	capture_end(test);
+	ev = find_one(test, p, KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_KMALLOC);
+	if (ev)
+		KUNIT_EXPECT_EQ(test, ev->timestamp, 0);
+	ev = find_one(test, p, KMEMTRACE_KIND_FREE, KMEMTRACE_TYPE_KMALLOC);
+	if (ev)
+		KUNIT_EXPECT_EQ(test, ev->timestamp, 0);
+
+	KUNIT_ASSERT_EQ(test, kmemtrace_enable(), 0);
+	capture_begin(test, false);
+	p = kmalloc(64, GFP_KERNEL);
+	kfree(p);
+	capture_end(test);
+	ev = find_one(test, p, KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_KMALLOC);
+	if (ev)
+		KUNIT_EXPECT_NE(test, ev->timestamp, 0);
+}
+#else
+static void test_clock_tsc_tracer_alone(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_X86_TSC and CONFIG_KMEMTRACE_TRACER");
+}
+#endif
+
 /* === Cache names ========================================================= */
 
 struct cache_name_work {
@@ -3058,6 +3124,7 @@ static struct kunit_case kmemtrace_test_cases[] = {
 	KUNIT_CASE(test_nmi_event_counted_not_recorded),
 	KUNIT_CASE(test_late_files_for_offline_cpu),
 	KUNIT_CASE(test_clock_tsc),
+	KUNIT_CASE(test_clock_tsc_tracer_alone),
 	KUNIT_CASE(test_cache_name_lockless),
 	KUNIT_CASE(test_named_scope_without_key),
 	KUNIT_CASE(test_api_unnamed_not_under_suppress),
