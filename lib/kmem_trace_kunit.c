@@ -42,6 +42,7 @@ struct kt_event {
 	const void *ptr;		/* the struct page for page events */
 	size_t bytes;
 	unsigned int new_order;		/* of the pieces, for mm_page_split */
+	const struct kmem_cache *cache;	/* kfree's */
 };
 
 #define KT_MAX_EVENTS	512
@@ -105,9 +106,15 @@ static void kt_krealloc(void *data, unsigned long call_site, const void *ptr,
 	kt_add(data, KT_KREALLOC, call_site, ptr, bytes_req);
 }
 
-static void kt_kfree(void *data, unsigned long call_site, const void *ptr)
+static void kt_kfree(void *data, unsigned long call_site, const void *ptr,
+		     const struct kmem_cache *s)
 {
+	struct kt_log *log = data;
+	unsigned int nr = log->nr;
+
 	kt_add(data, KT_KFREE, call_site, ptr, 0);
+	if (log->nr > nr)
+		log->ev[nr].cache = s;
 }
 
 static void kt_cache_free(void *data, unsigned long call_site,
@@ -437,6 +444,70 @@ static noinline void *kt_krealloc_smaller(void *p)
 	return q;
 }
 
+static noinline void kt_kfree_bulk(void **objs, size_t nr)
+{
+	kfree_bulk(nr, objs);
+	barrier();
+}
+
+/* The kfree event of @ptr: one, naming @func, with @cache for its cache. */
+static void kt_expect_kfree(struct kunit *test, const void *ptr,
+			    const struct kmem_cache *cache, void *func)
+{
+	struct kt_event ev = {};
+
+	kt_expect_one(test, KT_KFREE, ptr, 0, func);
+	kt_count(test->priv, KT_KFREE, ptr, &ev);
+	KUNIT_EXPECT_PTR_EQ_MSG(test, ev.cache, cache, "kfree of %p", ptr);
+}
+
+/*
+ * kfree passes probes the cache it frees to, which kfree() looks up
+ * anyway: a cache's object freed with kfree() or kfree_bulk() names its
+ * cache, a large kmalloc and NULL none.
+ */
+static void test_kfree_cache(struct kunit *test)
+{
+	struct kt_log *log = test->priv;
+	unsigned int i, nr_null = 0;
+	struct kmem_cache *s;
+	void *objs[2] = { }, *o, *large;
+
+	s = kmem_cache_create("kmem_trace_kfree", 40, 0, SLAB_NO_MERGE, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	o = kmem_cache_alloc(s, GFP_KERNEL);
+	if (kmem_cache_alloc_bulk(s, GFP_KERNEL, 2, objs) != 2)
+		memset(objs, 0, sizeof(objs));
+	large = kt_kmalloc_large();
+	if (o)
+		kt_kfree_call(o);
+	if (objs[0])
+		kt_kfree_bulk(objs, 2);
+	if (large)
+		kt_kfree_call(large);
+	kt_kfree_call(NULL);
+	kt_stop(log);
+	kmem_cache_destroy(s);
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	KUNIT_ASSERT_NOT_NULL(test, objs[0]);
+	KUNIT_ASSERT_NOT_NULL(test, large);
+	kt_expect_kfree(test, o, s, kt_kfree_call);
+	kt_expect_kfree(test, objs[0], s, kt_kfree_bulk);
+	kt_expect_kfree(test, objs[1], s, kt_kfree_bulk);
+	kt_expect_kfree(test, large, NULL, kt_kfree_call);
+	/* The test's task may free NULL elsewhere too. */
+	for (i = 0; i < log->nr; i++) {
+		struct kt_event *ev = &log->ev[i];
+
+		if (ev->type == KT_KFREE && !ev->ptr &&
+		    kt_in(ev->call_site, kt_kfree_call)) {
+			KUNIT_EXPECT_NULL(test, ev->cache);
+			nr_null++;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, nr_null, 1);
+}
+
 /* A krealloc() that keeps the object where it is fires krealloc. */
 static void test_krealloc_in_place(struct kunit *test)
 {
@@ -588,6 +659,7 @@ static struct kunit_case kmem_trace_test_cases[] = {
 	KUNIT_CASE(test_pages_bulk),
 	KUNIT_CASE(test_objects_bulk),
 	KUNIT_CASE(test_large_kmalloc_once),
+	KUNIT_CASE(test_kfree_cache),
 	KUNIT_CASE(test_krealloc_in_place),
 	KUNIT_CASE(test_pages_exact),
 	KUNIT_CASE(test_split_page),

@@ -430,7 +430,8 @@ void kmemtrace_sampled_kmalloc(unsigned long call_site, const void *ptr,
 void kmemtrace_sampled_krealloc(unsigned long call_site, const void *ptr,
 				size_t bytes_req, size_t bytes_alloc,
 				gfp_t gfp_flags);
-void kmemtrace_sampled_kfree(unsigned long call_site, const void *ptr);
+void kmemtrace_sampled_kfree(unsigned long call_site, const void *ptr,
+			     const struct kmem_cache *s);
 void kmemtrace_sampled_kmem_cache_alloc(unsigned long call_site,
 					const void *ptr, struct kmem_cache *s,
 					gfp_t gfp_flags, int node);

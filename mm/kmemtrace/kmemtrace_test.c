@@ -1544,7 +1544,7 @@ static void test_nmi_event_counted_not_recorded(struct kunit *test)
 	before = *this_cpu_ptr(&kmemtrace_cpu);
 	nmi_enter();
 	/* What a probe sees when an NMI handler frees memory. */
-	trace_kfree(_THIS_IP_, p);
+	trace_kfree(_THIS_IP_, p, NULL);
 	nmi_exit();
 	after = *this_cpu_ptr(&kmemtrace_cpu);
 	local_irq_restore(flags);

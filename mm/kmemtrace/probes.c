@@ -195,33 +195,28 @@ static void probe_krealloc_sampled(void *ignore, unsigned long call_site,
  * kfree() frees any slab object, and kfree_bulk() and kfree_rcu() free
  * through it: an object of a kmem_cache is a free of that cache, typed as
  * its allocation was.  Objects of kmalloc caches and large kmallocs (no
- * slab) are kmalloc's.
+ * slab) are kmalloc's.  The tracepoint passes the cache kfree() looked
+ * up, NULL for a large kmalloc, so the probe need not look it up again.
  */
 static __noipa void probe_kfree(void *ignore, unsigned long call_site,
-				const void *ptr)
+				const void *ptr, const struct kmem_cache *s)
 {
-	struct folio *folio;
-
 	if (ZERO_OR_NULL_PTR(ptr))
 		return;
-	folio = virt_to_folio(ptr);
-	if (folio_test_slab(folio)) {
-		struct kmem_cache *s = folio_slab(folio)->slab_cache;
-
-		if (!is_kmalloc_cache(s)) {
-			record_free(KMEMTRACE_TYPE_CACHE, s->kmemtrace_id,
-				    cache_flags(s), call_site, ptr);
-			return;
-		}
+	if (s && !(s->flags & SLAB_KMALLOC)) {
+		record_free(KMEMTRACE_TYPE_CACHE, s->kmemtrace_id,
+			    cache_flags(s), call_site, ptr);
+		return;
 	}
 	record_free(KMEMTRACE_TYPE_KMALLOC, 0, 0, call_site, ptr);
 }
 
-static void probe_kfree_sampled(void *ignore, unsigned long call_site, const void *ptr)
+static void probe_kfree_sampled(void *ignore, unsigned long call_site,
+				const void *ptr, const struct kmem_cache *s)
 {
 	if (ZERO_OR_NULL_PTR(ptr) || sample_skip_other(ptr))
 		return;
-	probe_kfree(ignore, call_site, ptr);
+	probe_kfree(ignore, call_site, ptr, s);
 }
 
 static __noipa void probe_kmem_cache_alloc(void *ignore,
@@ -603,11 +598,12 @@ void kmemtrace_sampled_krealloc(unsigned long call_site, const void *ptr,
 				   bytes_alloc, gfp_flags);
 }
 
-void kmemtrace_sampled_kfree(unsigned long call_site, const void *ptr)
+void kmemtrace_sampled_kfree(unsigned long call_site, const void *ptr,
+			     const struct kmem_cache *s)
 {
 	guard(preempt_notrace)();
 	if (sample_hooked_other(ptr))
-		sample_hook_record(probe_kfree, call_site, ptr);
+		sample_hook_record(probe_kfree, call_site, ptr, s);
 }
 
 void kmemtrace_sampled_kmem_cache_alloc(unsigned long call_site,

@@ -175,7 +175,8 @@ static void kmtp_krealloc(void *ignore, unsigned long call_site,
 		kmtp_count(KMTP_KMALLOC, KMTP_REALLOC, call_site);
 }
 
-static void kmtp_kfree(void *ignore, unsigned long call_site, const void *ptr)
+static void kmtp_kfree(void *ignore, unsigned long call_site, const void *ptr,
+		       const struct kmem_cache *s)
 {
 	if (!ZERO_OR_NULL_PTR(ptr))
 		kmtp_count(KMTP_KMALLOC, KMTP_FREE, call_site);
