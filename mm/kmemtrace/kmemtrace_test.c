@@ -1716,17 +1716,35 @@ static void test_clock_tsc(struct kunit *test)
 }
 #endif
 
-#if defined(CONFIG_X86_TSC) && defined(CONFIG_KMEMTRACE_TRACER)
-static void clock_tracer_stop_action(void *unused)
+#ifdef CONFIG_KMEMTRACE_TRACER
+static void tracer_stop_action(void *unused)
 {
 	kmemtrace_tracer_stop();
 }
+#endif
 
+#if defined(CONFIG_X86_TSC) && defined(CONFIG_KMEMTRACE_TRACER)
 static void clock_local_action(void *unused)
 {
 	kmemtrace_disable();
 	if (!kmemtrace_release())
 		kmemtrace_set_clock(false);
+}
+
+/* The time stamps of a kmalloc()/kfree() pair's events, captured. */
+static void pair_stamps(struct kunit *test, u64 *alloc, u64 *freed)
+{
+	const struct kmemtrace_event *ev;
+	void *p;
+
+	capture_begin(test, false);
+	p = kmalloc(64, GFP_KERNEL);
+	kfree(p);
+	capture_end(test);
+	ev = find_one(test, p, KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_KMALLOC);
+	*alloc = ev ? ev->timestamp : U64_MAX;
+	ev = find_one(test, p, KMEMTRACE_KIND_FREE, KMEMTRACE_TYPE_KMALLOC);
+	*freed = ev ? ev->timestamp : U64_MAX;
 }
 
 /*
@@ -1738,8 +1756,7 @@ static void clock_local_action(void *unused)
 static void test_clock_tsc_tracer_alone(struct kunit *test)
 {
 	struct kmemtrace_test_ctx *ctx = test->priv;
-	const struct kmemtrace_event *ev;
-	void *p;
+	u64 alloc, freed;
 
 	if (!kmemtrace_tsc_usable())
 		kunit_skip(test, "sched_clock() is not the TSC here");
@@ -1752,28 +1769,16 @@ static void test_clock_tsc_tracer_alone(struct kunit *test)
 			kunit_add_action_or_reset(test, clock_local_action, NULL), 0);
 	KUNIT_ASSERT_EQ(test, kmemtrace_tracer_start(), 0);
 	KUNIT_ASSERT_EQ(test,
-			kunit_add_action_or_reset(test, clock_tracer_stop_action,
-						  NULL), 0);
+			kunit_add_action_or_reset(test, tracer_stop_action, NULL), 0);
 
-	capture_begin(test, false);
-	p = kmalloc(64, GFP_KERNEL);
-	kfree(p);
-	capture_end(test);
-	ev = find_one(test, p, KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_KMALLOC);
-	if (ev)
-		KUNIT_EXPECT_EQ(test, ev->timestamp, 0);
-	ev = find_one(test, p, KMEMTRACE_KIND_FREE, KMEMTRACE_TYPE_KMALLOC);
-	if (ev)
-		KUNIT_EXPECT_EQ(test, ev->timestamp, 0);
+	pair_stamps(test, &alloc, &freed);
+	KUNIT_EXPECT_EQ(test, alloc, 0);
+	KUNIT_EXPECT_EQ(test, freed, 0);
 
 	KUNIT_ASSERT_EQ(test, kmemtrace_enable(), 0);
-	capture_begin(test, false);
-	p = kmalloc(64, GFP_KERNEL);
-	kfree(p);
-	capture_end(test);
-	ev = find_one(test, p, KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_KMALLOC);
-	if (ev)
-		KUNIT_EXPECT_NE(test, ev->timestamp, 0);
+	pair_stamps(test, &alloc, &freed);
+	KUNIT_EXPECT_NE(test, alloc, 0);
+	KUNIT_EXPECT_NE(test, freed, 0);
 }
 #else
 static void test_clock_tsc_tracer_alone(struct kunit *test)
@@ -2964,11 +2969,6 @@ static void test_sample_excludes_tracer(struct kunit *test)
 	/* Nor can the period change while recording. */
 	KUNIT_EXPECT_EQ(test, kmemtrace_sample_configure(8192, 1, false),
 			-EBUSY);
-}
-
-static void tracer_stop_action(void *unused)
-{
-	kmemtrace_tracer_stop();
 }
 
 /*
