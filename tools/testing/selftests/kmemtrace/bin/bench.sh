@@ -285,11 +285,19 @@ if [ -z "$smoke" ]; then
 fi
 modes=off,relay,relay+tsc,drain,tracer,events,relay+tracer,relay+function
 boot bench-b $kb "$modes,relay+stacks,relay+stacks64" kmt.ramp=$ramp
-boot bench-c $kc c-off,profiling,profiling+relay,relay+sample,relay+sample1
+# Allocation profiling can be switched on at run time only in a kernel
+# booted with sysctl.vm.mem_profiling set (to 0 here, off until the
+# profiling modes turn it on): without it, a kernel built with
+# CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT=n, as (c) is, makes the
+# sysctl read-only at boot (lib/alloc_tag.c: the page allocator's tags
+# need page_ext, set up at boot or never).
+boot bench-c $kc c-off,profiling,profiling+relay,relay+sample,relay+sample1 \
+	sysctl.vm.mem_profiling=0
 # (c) with frame pointers: its modes renamed fp-*, set beside (c)'s.
 fp=
 if [ -z "$smoke" ] && [ "${KMT_BENCH_FP:-0}" != 0 ]; then
-	boot bench-cfp bench-cfp c-off,relay+sample,relay+sample1
+	boot bench-cfp bench-cfp c-off,relay+sample,relay+sample1 \
+		sysctl.vm.mem_profiling=0
 	fp=$OUT/bench-cfp.txt
 	sed -i 's/^\(KMT-BENCH\(-MACRO\)\{0,1\}\) c-off /\1 fp-off /
 		s/^\(KMT-BENCH\(-MACRO\)\{0,1\}\) relay+sample /\1 fp-sample /
