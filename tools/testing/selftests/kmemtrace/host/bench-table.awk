@@ -284,8 +284,8 @@ function lossless_why(	op, n, all, rd) {
 # Sampling (relay+sample on (c)) against allocation profiling's counting,
 # per alloc+free pair, and on the macro workloads.  Sampling's cost is
 # what switching it on adds to (c); profiling's what a user pays for it,
-# (c) with it on against (a) without it: its hooks cost the same on or
-# off once built in (alloc_hooks() sets current->alloc_tag either way).
+# (c) with it on against (a) without it: its hooks built in
+# (alloc_hooks() sets current->alloc_tag either way) and its counting.
 function sample_goals(	i, op, s, p, r, worst, worst_op, fails, w, ws, u, unsure, why_op, why_s) {
 	if (!("relay+sample" in seen_mode))
 		return
