@@ -98,8 +98,9 @@ bench-tool: tool
 # gdb (bench kernel (b); EVENTPATH_SAMPLE=N: sampling; EVENTPATH_SAMPLE=pairs:
 # whole bench pairs while recording, pairs-N: while sampling one allocation
 # per N bytes; EVENTPATH_KERNEL=bench-c: the kernel
-# of make bench's sampling columns, with the allocators' hooks): a few
-# minutes.
+# of make bench's sampling columns, with the allocators' hooks, where
+# EVENTPATH_SAMPLE=prof steps the pairs with allocation profiling
+# switched on and nothing recording): a few minutes.
 EVENTPATH_KERNEL ?= bench-b
 eventpath: prepare tool
 	@$(STAGE) initramfs $(BIN)/mkinitramfs.sh

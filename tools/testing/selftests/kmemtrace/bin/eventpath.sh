@@ -30,6 +30,9 @@
 # name the events' callers (make eventpath EVENTPATH_SAMPLE=pairs); with
 # "pairs-N", the same pairs while the guest samples one allocation per N
 # bytes: what every pair pays for sampling, taking no sample if N is large.
+# With "prof" (a kernel with allocation profiling, such as bench-c), the
+# pairs of "off" with profiling switched on and nothing recording: where
+# the figures of make bench's (c)prof column go.
 
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -61,7 +64,7 @@ case $sample in
 pairs-*) pairs_sample=${sample#pairs-} ;;
 *) pairs_sample=0 ;;
 esac
-if [ "$sample" = off ] || [ "${sample%%-*}" = pairs ]; then
+if [ "$sample" = off ] || [ "$sample" = prof ] || [ "${sample%%-*}" = pairs ]; then
 	PROBES='pages-0:pair_pages:$rdi==0 pages-3:pair_pages:$rdi==3
 		kmalloc-large:pair_kmalloc:$rdi==16384 vmalloc:pair_vmalloc:1
 		percpu:pair_percpu:1 kmalloc-64:pair_kmalloc:$rdi==64
@@ -94,6 +97,10 @@ port=$((20000 + $$ % 20000))
 guest_sample=$sample
 [ "${sample%%-*}" = pairs ] && guest_sample=$pairs_sample
 cmdline="kmt.mode=eventpath kmt.sample=$guest_sample"
+# Profiling can be switched on at run time only in a kernel booted so.
+if [ "$sample" = prof ]; then
+	cmdline="$cmdline sysctl.vm.mem_profiling=0"
+fi
 
 qemu-system-x86_64 -accel tcg,thread=single -smp "$KMT_SMP" -m 1G \
 	-cpu qemu64,-cx16 -kernel "$BUILD/arch/x86/boot/bzImage" \
@@ -156,6 +163,7 @@ for line in open(sys.argv[1]):
     calls[f[0]].append(f[2:])
 print("instructions per call of each %s, stepped to its return"
       " (%s, sample_period %s)" % ("bench pair" if sys.argv[3] == "off"
+      else "bench pair, allocation profiling on" if sys.argv[3] == "prof"
       else "bench pair recording" if sys.argv[3].startswith("pairs")
       else "probe", sys.argv[2], sys.argv[3]))
 for probe, runs in calls.items():

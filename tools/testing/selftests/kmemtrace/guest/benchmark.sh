@@ -215,11 +215,12 @@ mode_start() {
 	esac
 	case $1 in
 	profiling*)
-		# A kernel that cannot switch it on has the sysctl read-only:
-		# the mode would measure no profiling at all.
+		# A kernel that cannot switch it on has the sysctl read-only
+		# (booted without sysctl.vm.mem_profiling=): the mode would
+		# measure no profiling at all.
 		{ echo 1 >/proc/sys/vm/mem_profiling; } 2>/dev/null
 		[ "$(cat /proc/sys/vm/mem_profiling 2>/dev/null)" = 1 ] ||
-			say "KMT-BENCH-ERROR $1: vm.mem_profiling is not 1 (boot with sysctl.vm.mem_profiling=0 to switch it at run time)" ;;
+			say "KMT-BENCH-ERROR $1: vm.mem_profiling is not 1" ;;
 	esac
 	# Stack traces: of every event, or of one in 64 per CPU.
 	case $1 in

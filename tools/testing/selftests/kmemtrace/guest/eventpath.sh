@@ -3,7 +3,8 @@
 #
 # eventpath.sh - the guest half of bin/eventpath.sh: records (relay, or
 # sampled with kmt.sample=N on the command line, or not at all with
-# kmt.sample=off) and keeps allocating
+# kmt.sample=off or, allocation profiling switched on, kmt.sample=prof)
+# and keeps allocating
 # through kmemtrace_bench while the host single-steps allocator events
 # through QEMU's gdb stub.  A reader keeps the buffers from filling up,
 # so that the events stepped are written, not dropped.  Stops after
@@ -22,8 +23,15 @@ for arg in $(cat /proc/cmdline); do
 done
 
 # kmt.sample=off: nothing records (bin/offpath.sh), on kernels with or
-# without kmemtrace.
-if [ "$sample" != off ]; then
+# without kmemtrace; kmt.sample=prof: nothing records either, but
+# allocation profiling counts (a kernel built with it, booted with
+# sysctl.vm.mem_profiling set).
+if [ "$sample" = prof ]; then
+	{ echo 1 >/proc/sys/vm/mem_profiling; } 2>/dev/null
+	[ "$(cat /proc/sys/vm/mem_profiling 2>/dev/null)" = 1 ] ||
+		echo "KMT-EVENTPATH-ERROR vm.mem_profiling is not 1"
+	sample=off
+elif [ "$sample" != off ]; then
 	[ "$sample" = 0 ] || echo "$sample" >$K/sample_period ||
 		echo "KMT-EVENTPATH-ERROR sample_period"
 	echo 1 >$K/enabled || echo "KMT-EVENTPATH-ERROR enabled"
