@@ -71,6 +71,7 @@ struct record_params {
 	bool has_modules;
 	const char *notes;
 	const char *tracefs;
+	const char *proc;
 	uint64_t duration;
 	bool has_duration;
 	uint64_t pprof_every;
@@ -164,6 +165,7 @@ struct recorder {
 	int pidfd;
 	sigset_t sigs;
 	struct kmt_comm_rec *comms;	/* NULL with --pprof-only */
+	bool rescan_comms;		/* read every task's name each second */
 	struct kmt_periodic_params periodic_params;
 	struct kmt_periodic *periodic;
 	bool periodic_failed;
@@ -178,8 +180,8 @@ static void record_usage(int status)
 	fprintf(out,
 		"  usage: kmemtrace record -o DIR [-e] [-q] [-d SECONDS] [-D DEBUGFS_DIR]\n"
 		"                          [-K KALLSYMS] [--modules FILE] [--notes FILE]\n"
-		"                          [--tracefs DIR] [--read] [--pprof-every SECONDS]\n"
-		"                          [--pprof-only] [-s BYTES]\n"
+		"                          [--tracefs DIR] [--proc DIR] [--read]\n"
+		"                          [--pprof-every SECONDS] [--pprof-only] [-s BYTES]\n"
 		"                          [-- CMD [ARGS...]]\n"
 		"\n"
 		"  Write DIR/header (the traced kernel and the recording), enable\n"
@@ -217,6 +219,8 @@ static void record_usage(int status)
 		"                             DIR/" KMT_KMALLOC_FORMAT "\n"
 		"                             (default: the tracing directory beside the\n"
 		"                             debugfs one, else " KMT_TRACEFS ")\n"
+		"     --proc DIR              read the names of tasks from DIR instead\n"
+		"                             of " KMT_PROC "\n"
 		"     --read                  copy the streams with read(), even where\n"
 		"                             the kernel lets record map its buffers\n"
 		"     --pprof-every SECONDS   while recording, write a pprof heap profile\n"
@@ -276,6 +280,7 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 		{ "notes",	required_argument,	NULL, 'N' },
 		{ "modules",	required_argument,	NULL, 'M' },
 		{ "tracefs",	required_argument,	NULL, 'T' },
+		{ "proc",	required_argument,	NULL, 'p' },
 		{ "quiet",	no_argument,		NULL, 'q' },
 		{ "read",	no_argument,		NULL, 'R' },
 		{ "pprof-every", required_argument,	NULL, 'P' },
@@ -291,6 +296,7 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 	p->kallsyms = KMT_KALLSYMS;
 	p->modules = KMT_MODULES;
 	p->notes = KMT_NOTES;
+	p->proc = KMT_PROC;
 	/* '+': stop at CMD, its options are its own. */
 	while ((c = getopt_long(argc, argv, "+o:ed:D:K:s:qh", long_options, NULL)) != -1) {
 		switch (c) {
@@ -327,6 +333,9 @@ static void record_parse_args(int argc, char **argv, struct record_params *p)
 			break;
 		case 'T':
 			p->tracefs = optarg;
+			break;
+		case 'p':
+			p->proc = optarg;
 			break;
 		case 'q':
 			p->quiet = true;
@@ -1216,7 +1225,7 @@ static int record_loop(struct recorder *r)
 				return -1;
 			}
 		}
-		if (r->comms && now_ms() - comms_scanned >= KMT_COMMS_MS) {
+		if (r->rescan_comms && now_ms() - comms_scanned >= KMT_COMMS_MS) {
 			kmt_comm_rec_scan(r->comms);
 			comms_scanned = now_ms();
 		}
@@ -1626,6 +1635,7 @@ int record_main(int argc, char **argv)
 	struct kmt_header_src src;
 	struct record_params p;
 	struct recorder *r;
+	uint32_t period;
 	int ret;
 
 	record_parse_args(argc, argv, &p);
@@ -1646,8 +1656,16 @@ int record_main(int argc, char **argv)
 	 * second and keep every pid it saw.
 	 */
 	if (!p.pprof_only) {
-		r->comms = kmt_comm_rec_new(KMT_PROC);
+		r->comms = kmt_comm_rec_new(p.proc);
 		kmt_comm_rec_scan(r->comms);
+		/*
+		 * A sampled recording names its few tasks as it first sees
+		 * them: reading every task's name each second would cost more
+		 * than the samples (make bench's guest of some 70 tasks: 0.95
+		 * million instructions a second, three quarters of what an
+		 * idle record ran), and grows with the tasks.
+		 */
+		r->rescan_comms = !recording_period(r, &period) || !period;
 	}
 	r->pidfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (r->pidfd < 0) {

@@ -3086,6 +3086,33 @@ t_record_saves_comms() {
 	END
 }
 
+# record reads every task's name again each second, to see the names a
+# task takes later (exec): not in a sampled recording, which names its
+# tasks as it first sees them, as the scan would cost more than its samples
+# (--proc: a directory standing in for /proc; record has read it once
+# before CMD starts, scans it again 1 and 2 seconds in, and the task is
+# gone by the scan at the end).
+t_record_comms_rescan() {
+	fake_debugfs fake && echo 0 > fake/sample_period || return 1
+	for s in "" "-s 4096"; do
+		mkdir -p fp/7/task/7 && echo before > fp/7/task/7/comm || return 1
+		# shellcheck disable=SC2086 # $s is no option or one
+		run record -q -D fake -o rec -K kallsyms --proc fp $s -- sh -c '
+			echo after > fp/7/task/7/comm; sleep 2.5; rm -r fp/7'
+		expect_rc 0 && grep "^7	" rec/comms > names || return 1
+		if [ -z "$s" ]; then
+			expect_file names <<-'END' || return 1
+			7	before
+			7	after
+			END
+		else
+			expect_file names <<-'END' || return 1
+			7	before
+			END
+		fi
+	done
+}
+
 # The comms reader: a pid's last name is its name, every name matches;
 # names are unescaped; bad lines are skipped and counted.
 t_comms_reader() {
@@ -5091,6 +5118,7 @@ record_copies_tags
 record_modules_change
 record_writes_header
 record_saves_comms
+record_comms_rescan
 record_progress_on_terminal
 comms_reader
 record_replaces_earlier_recording
