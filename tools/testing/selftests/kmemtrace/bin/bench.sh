@@ -300,7 +300,7 @@ if [ -z "$smoke" ] && [ "${KMT_BENCH_FP:-0}" != 0 ]; then
 		sysctl.vm.mem_profiling=0
 	fp=$OUT/bench-cfp.txt
 	sed -i 's/^\(KMT-BENCH\(-MACRO\)\{0,1\}\) c-off /\1 fp-off /
-		s/^\(KMT-BENCH\(-MACRO\)\{0,1\}\) relay+sample /\1 fp-sample /
+		s/^\(KMT-BENCH\(-MACRO\|-READER\)\{0,1\}\) relay+sample /\1 fp-sample /
 		s/^\(KMT-BENCH\(-MACRO\)\{0,1\}\) relay+sample1 /\1 fp-sample1 /' "$fp"
 fi
 

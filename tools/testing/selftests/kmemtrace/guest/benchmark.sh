@@ -12,8 +12,9 @@
 # EVENTS and DROPPED are what the mode's recorder saw on CPU 0 during the
 # timed run (0 where nothing records).  Also prints "KMT-BENCH-MEM" lines
 # (what kmemtrace holds), "KMT-BENCH-MACRO" lines (the macro workloads,
-# see run_macro) and, for kmt.ramp=1, "KMT-BENCH-RAMP" lines (the
-# lossless capture ramp).  kmt.scale= is the percentage of the default
+# see run_macro), "KMT-BENCH-READER" lines (what the reader of modes relay
+# and relay+sample runs when idle, see reader_idle) and, for kmt.ramp=1,
+# "KMT-BENCH-RAMP" lines (the lossless capture ramp).  kmt.scale= is the percentage of the default
 # pair counts to run, kmt.reps= how many timed runs per operation,
 # kmt.mreps= how many runs of each macro workload (kmt.reps=), kmt.period=
 # the sampling modes' mean bytes between samples (524288).
@@ -505,6 +506,28 @@ if command -v macro >/dev/null; then
 	done
 	anchor_tag=KMT-BENCH-ANCHOR
 fi
+# What `kmemtrace record` itself runs while nothing allocates (its
+# wake-ups, the names of tasks): its threads' run time over two seconds
+# with CPU 0 idle, which under -icount is their instructions (the vCPUs
+# share one clock, and only CPU 1 runs).  "KMT-BENCH-READER MODE N", N an
+# average second's instructions; needs /proc/PID/sched (SCHED_DEBUG).
+reader_ns() {
+	awk '/^se.sum_exec_runtime/ { n += $NF } END { printf "%.0f", n * 1e6 }' \
+		/proc/"$rec"/task/*/sched
+}
+reader_idle() {
+	mode_start "$1"
+	if [ -f /proc/"$rec"/sched ]; then
+		sleep 1
+		t0=$(reader_ns)
+		sleep 2
+		say "KMT-BENCH-READER $1 $((($(reader_ns) - t0) / 2))"
+	fi
+	mode_stop "$1"
+}
+for mode in $modes; do
+	case $mode in relay|relay+sample) reader_idle "$mode" ;; esac
+done
 case $ramp in
 1)	ramp 4 ;;
 smoke)	ramp_step 100000 >/dev/null ;;

@@ -39,6 +39,7 @@ $1 == "KMT-BENCH-MACRO" {
 }
 $1 == "KMT-BENCH-MACRO-SAMPLES" { msamples[$2, $3] += $5; nmsamples[$2, $3]++; next }
 $1 == "KMT-BENCH-MEM" { mem[$2] = $3; next }
+$1 == "KMT-BENCH-READER" { reader[$2] = $3; next }
 $1 == "KMT-BENCH-RAMP" { ramp[nramp++] = $0; next }
 $1 == "KMT-BENCH-LOSSLESS" { lossless_good = $2; lossless_bad = $3; lossless_by = $4; next }
 $1 == "KMT-BENCH-ANCHOR" { anchor[$2] = "lost " $4 ", " $6 " samples"; next }
@@ -325,6 +326,7 @@ function sample_goals(	i, op, s, p, r, worst, worst_op, fails, w, ws, u, unsure,
 		goal(ws <= 1, "sampling (512 KiB) on the macro workloads, over (c) off, the medians' difference and its 95% interval: <= 1%:" w \
 			(unsure ? "; more runs (make bench KMT_BENCH_MREPS=N) narrow the interval" : ""))
 	macro_samples_line()
+	reader_line()
 }
 
 # What the samples of a macro run cost: the samples per run times what a
@@ -355,6 +357,18 @@ function macro_samples_line(	i, k, ko, n, lo, hi, one, op, w, ops, nops) {
 	}
 	if (w != "")
 		printf "  sampling (512 KiB) on the macro workloads, the samples alone (a sampled pair costs %.0f-%.0f instructions over (c) off, slab to pages, (c)smp1), of (c) off's run:%s\n", lo, hi, w
+}
+
+# What kmemtrace record runs a second while nothing allocates: under
+# -icount, what the other vCPU adds to a macro run while it records.
+function reader_line(	w) {
+	if ("relay" in reader)
+		w = sprintf(" full recording (b) %.2f million", reader["relay"] / 1e6)
+	if ("relay+sample" in reader)
+		w = w sprintf("%s sampling (c) %.2f million", w == "" ? "" : ",",
+			reader["relay+sample"] / 1e6)
+	if (w != "")
+		printf "  the reader idle (kmemtrace record, nothing allocating), instructions a second:%s\n", w
 }
 
 # How much slower @mode runs macro workload @i than @base, in percent of
