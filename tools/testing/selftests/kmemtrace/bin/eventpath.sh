@@ -68,6 +68,7 @@ if [ "$sample" = off ] || [ "$sample" = prof ] || [ "${sample%%-*}" = pairs ]; t
 	PROBES='pages-0:pair_pages:$rdi==0 pages-3:pair_pages:$rdi==3
 		kmalloc-large:pair_kmalloc:$rdi==16384 vmalloc:pair_vmalloc:1
 		percpu:pair_percpu:1 kmalloc-64:pair_kmalloc:$rdi==64
+		kmalloc-4096:pair_kmalloc:$rdi==4096
 		cache:pair_cache:1'
 elif [ "$sample" != 0 ] &&
 	grep -q '^CONFIG_KMEMTRACE_SAMPLE_HOOKS=y' "$BUILD/.config"; then

@@ -245,7 +245,9 @@ mode_stop() {
 		echo 0 >$T/events/kmem/enable
 		echo >$T/trace
 	fi
-	[ -f /proc/sys/vm/mem_profiling ] && echo 0 >/proc/sys/vm/mem_profiling
+	# Read-only where it could not be switched on: only switch it off.
+	[ "$(cat /proc/sys/vm/mem_profiling 2>/dev/null)" = 1 ] &&
+		echo 0 >/proc/sys/vm/mem_profiling
 	[ -f $K/stack_sample ] && echo 0 >$K/stack_sample
 	[ -f $K/sample_period ] && echo 0 >$K/sample_period
 }

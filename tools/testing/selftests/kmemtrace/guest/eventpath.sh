@@ -39,7 +39,8 @@ fi
 echo "KMT-EVENTPATH-READY sample $sample"
 i=0
 while [ $i -lt $((seconds * 5)) ]; do
-	for op in kmalloc-64 cache pages-0 pages-3 kmalloc-large vmalloc percpu; do
+	for op in kmalloc-64 kmalloc-4096 cache pages-0 pages-3 kmalloc-large \
+	    vmalloc percpu; do
 		echo "$op 4" >$B
 	done
 	cat $K/cpu0 $K/cpu1 >/dev/null 2>&1
