@@ -1635,6 +1635,7 @@ int record_main(int argc, char **argv)
 	struct kmt_header_src src;
 	struct record_params p;
 	struct recorder *r;
+	bool has_period;
 	uint32_t period;
 	int ret;
 
@@ -1650,6 +1651,8 @@ int record_main(int argc, char **argv)
 	r->p = &p;
 	r->sigfd = -1;
 	raise_nofile(r);
+	/* Before enabling, read once for the names and the profiles. */
+	has_period = recording_period(r, &period);
 	/*
 	 * The names of the tasks are for report: the profiles do not use
 	 * them, and a recording left on for days would scan /proc every
@@ -1661,11 +1664,11 @@ int record_main(int argc, char **argv)
 		/*
 		 * A sampled recording names its few tasks as it first sees
 		 * them: reading every task's name each second would cost more
-		 * than the samples (make bench's guest of some 70 tasks: 0.95
-		 * million instructions a second, three quarters of what an
+		 * than the samples (make bench's guest of some 70 tasks: about
+		 * 0.95 million instructions a second, three quarters of what an
 		 * idle record ran), and grows with the tasks.
 		 */
-		r->rescan_comms = !recording_period(r, &period) || !period;
+		r->rescan_comms = !has_period || !period;
 	}
 	r->pidfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (r->pidfd < 0) {
@@ -1683,10 +1686,9 @@ int record_main(int argc, char **argv)
 		r->periodic_params = (struct kmt_periodic_params){
 			.dir = p.outdir, .debugfs = p.debugfs,
 			.kallsyms = p.kallsyms, .seconds = p.pprof_every,
-			.release = p.pprof_only,
+			.release = p.pprof_only, .period = period,
+			.has_period = has_period,
 		};
-		r->periodic_params.has_period =
-			recording_period(r, &r->periodic_params.period);
 		r->periodic = kmt_periodic_start(&r->periodic_params, now_ms());
 		if (!r->periodic)
 			ret = -1;

@@ -14,10 +14,11 @@
 # (what kmemtrace holds), "KMT-BENCH-MACRO" lines (the macro workloads,
 # see run_macro), "KMT-BENCH-READER" lines (what the reader of modes relay
 # and relay+sample runs when idle, see reader_idle) and, for kmt.ramp=1,
-# "KMT-BENCH-RAMP" lines (the lossless capture ramp).  kmt.scale= is the percentage of the default
-# pair counts to run, kmt.reps= how many timed runs per operation,
-# kmt.mreps= how many runs of each macro workload (kmt.reps=), kmt.period=
-# the sampling modes' mean bytes between samples (524288).
+# "KMT-BENCH-RAMP" lines (the lossless capture ramp).  kmt.scale= is the
+# percentage of the default pair counts to run, kmt.reps= how many timed
+# runs per operation, kmt.mreps= how many runs of each macro workload
+# (kmt.reps=), kmt.period= the sampling modes' mean bytes between samples
+# (524288).
 #
 # The timed loop runs on CPU 0.  A relay mode's `kmemtrace record` runs
 # on CPU 1 and is stopped (SIGSTOP) during the timed loop, so the figure
