@@ -26,7 +26,8 @@
 # with the kprobe events bpftrace needs), so on (a) only perf stands for
 # what users run instead; the bpftrace modes run in make bench only.
 # KMT_BENCH_REPS (2) is how many timed runs of each micro-operation,
-# KMT_BENCH_MREPS (9) of each macro workload, KMT_BENCH_SCALE (100) the
+# KMT_BENCH_MREPS (9) of each macro workload, KMT_BENCH_SMREPS (40) of the
+# paired runs sampling's macro goal is judged by, KMT_BENCH_SCALE (100) the
 # percentage of the default pair counts.  KMT_BENCH_FP=1 builds and boots
 # a fourth kernel, (c) with the frame-pointer unwinder instead of ORC
 # (configs/bench-fp.config, bench-cfp), in (c)'s sampling modes: what a
@@ -49,6 +50,7 @@ mkdir -p "$OUT"
 
 if [ -n "$smoke" ]; then
 	reps=1
+	smreps=1
 	args="kmt.scale=1 kmt.reps=1"
 	ramp=smoke
 else
@@ -57,6 +59,7 @@ else
 	# schedule differs run to run): the table takes the median of these.
 	args="kmt.scale=${KMT_BENCH_SCALE:-100} kmt.reps=$reps"
 	args="$args kmt.mreps=${KMT_BENCH_MREPS:-9}"
+	smreps=${KMT_BENCH_SMREPS:-40}
 	ramp=1
 fi
 
@@ -260,6 +263,10 @@ boot() {	# boot NAME KERNEL MODES [EXTRA_CMDLINE [INITRAMFS]]
 	if awk '$1 == "KMT-BENCH" && $8 != 0 { bad = 1 } END { exit !bad }' "$OUT/$1.txt"; then
 		kmt_die "$1: events were dropped in a timed run; see $OUT/$1.txt"
 	fi
+	# The paired sampling runs hold the reader: the buffers keep it all.
+	if awk '$1 == "KMT-BENCH-SMACRO" && $6 != 0 { bad = 1 } END { exit !bad }' "$OUT/$1.txt"; then
+		kmt_die "$1: a paired sampling run dropped events; see $OUT/$1.txt"
+	fi
 	if awk '$1 == "KMT-BENCH-ANCHOR" && ($4 != 0 || $6 == 0) { bad = 1 } END { exit !bad }' \
 		"$OUT/$1.txt"; then
 		grep '^KMT-BENCH-ANCHOR' "$OUT/$1.txt"
@@ -291,8 +298,13 @@ boot bench-b $kb "$modes,relay+stacks,relay+stacks64" kmt.ramp=$ramp
 # CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT=n, as (c) is, makes the
 # sysctl read-only at boot (lib/alloc_tag.c: the page allocator's tags
 # need page_ext, set up at boot or never).
+# Sampling's goal on the macro workloads from paired runs of their own
+# (guest/benchmark.sh, sample_macro): KMT_BENCH_SMREPS (40) of each.
 boot bench-c $kc c-off,profiling,profiling+relay,relay+sample,relay+sample1 \
-	sysctl.vm.mem_profiling=0
+	"sysctl.vm.mem_profiling=0 kmt.smacro=$smreps"
+n=$(grep -c '^KMT-BENCH-SMACRO ' "$OUT/bench-c.txt" || true)
+[ "$n" = $((4 * smreps)) ] ||
+	kmt_die "bench-c: $n paired sampling runs, want $((4 * smreps))"
 # (c) with frame pointers: its modes renamed fp-*, set beside (c)'s.
 fp=
 if [ -z "$smoke" ] && [ "${KMT_BENCH_FP:-0}" != 0 ]; then

@@ -5133,6 +5133,7 @@ record_many_cpus
 fuzz_corpus
 layering
 bench_table_off
+bench_table_sample_macro
 pprof_go_reads_it
 pprof_line_per_codetag
 pprof_sums_are_reports
@@ -5267,6 +5268,46 @@ t_bench_table_off() {
 	  [NOT MET] built in, off: <= +0.1% instructions, or within (a)'s \
 	own spread (layout and boot), or a figure (a) ran itself, on every \
 	operation: worst +0.21% (z), over on z
+	EOF
+}
+
+# make bench's verdict on sampling's macro cost (bench-table.awk): by the
+# paired runs (KMT-BENCH-SMACRO) when the bench ran them, else by the
+# table's runs; met only if the whole interval is within 1%.
+t_bench_table_sample_macro() {
+	{
+		echo "KMT-BENCH relay+sample x 1 1000 1000000 0 0"
+		for i in 1 2 3 4 5; do
+			echo "KMT-BENCH-MACRO c-off tree $i 1000000 0"
+			echo "KMT-BENCH-MACRO relay+sample tree $i 1030000 0"
+		done
+	} > in1
+	# smacro FILE N STEP: N paired runs, relay+sample STEP apart each.
+	smacro() {
+		cp in1 "$1"
+		for i in $(seq 1 "$2"); do
+			echo "KMT-BENCH-SMACRO c-off tree $i $((1000000 + i * 1000)) 0"
+			echo "KMT-BENCH-SMACRO relay+sample tree $i $((1004000 + i * $3)) 0"
+		done >> "$1"
+	}
+	smacro in2 4 1000
+	smacro in3 8 2000
+	for f in in1 in2 in3; do
+		awk -f "$HERE/bench-table.awk" $f || fail "bench-table.awk failed on $f"
+	done > table
+	grep 'on the macro workloads, over' table > out
+	expect_out <<-'EOF'
+	  [NOT MET] sampling (512 KiB) on the macro workloads, over (c) off, \
+	the medians' difference and its 95% interval: <= 1%: tree +3.00% +-0.00%
+	  [met] sampling (512 KiB) on the macro workloads, over (c) off, 4 runs \
+	of each, the two alternating, the reader stopped (the allocating CPU's \
+	cost), the medians' difference and its 95% interval: <= 1%: tree \
+	+0.40% +-0.32%
+	  [NOT MET] sampling (512 KiB) on the macro workloads, over (c) off, 8 \
+	runs of each, the two alternating, the reader stopped (the allocating \
+	CPU's cost), the medians' difference and its 95% interval: <= 1%: tree \
+	+0.85% +-0.67% (cannot tell); more runs (make bench \
+	KMT_BENCH_SMREPS=N) narrow the interval
 	EOF
 }
 
