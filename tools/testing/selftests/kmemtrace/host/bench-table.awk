@@ -334,7 +334,7 @@ function sample_goals(	i, op, s, p, r, worst, worst_op, fails, w, ws, u, unsure,
 	}
 	if (w != "")
 		goal(ws <= 1, "sampling (512 KiB) on the macro workloads, over (c) off, " \
-			(sm ? sprintf("%d runs of each, the two alternating, the reader stopped (the allocating CPU's cost), ", mcount[sm "c-off", macros[0]]) : "") \
+			(sm ? sprintf("%d run%s of each, the two alternating, the reader stopped (the allocating CPU's cost), ", mcount[sm "c-off", macros[0]], mcount[sm "c-off", macros[0]] == 1 ? "" : "s") : "") \
 			"the medians' difference and its 95% interval: <= 1%:" w \
 			(unsure ? sprintf("; more runs (make bench KMT_BENCH_%s=N) narrow the interval", sm ? "SMREPS" : "MREPS") : ""))
 	macro_samples_line(sm)
