@@ -264,7 +264,8 @@ boot() {	# boot NAME KERNEL MODES [EXTRA_CMDLINE [INITRAMFS]]
 		kmt_die "$1: events were dropped in a timed run; see $OUT/$1.txt"
 	fi
 	# The paired sampling runs hold the reader: the buffers keep it all.
-	if awk '$1 == "KMT-BENCH-SMACRO" && $6 != 0 { bad = 1 } END { exit !bad }' "$OUT/$1.txt"; then
+	if awk '$1 == "KMT-BENCH-SMACRO" && $6 != 0 { bad = 1 } END { exit !bad }' \
+		"$OUT/$1.txt"; then
 		kmt_die "$1: a paired sampling run dropped events; see $OUT/$1.txt"
 	fi
 	if awk '$1 == "KMT-BENCH-ANCHOR" && ($4 != 0 || $6 == 0) { bad = 1 } END { exit !bad }' \
