@@ -519,10 +519,12 @@ macro_release() {
 # trace/kmemtrace.rst, Cost).
 # Prints "KMT-BENCH-SMACRO MODE NAME REP NSECS DROPPED".
 sample_macro() {
-	case " $modes " in
-	*" c-off "*" relay+sample "*) ;;
-	*) return 0 ;;
-	esac
+	for mode in c-off relay+sample; do
+		case " $modes " in
+		*" $mode "*) ;;
+		*) return 0 ;;
+		esac
+	done
 	macro_held=1
 	for rep in $(seq 1 "$smacro"); do
 		for mode in c-off relay+sample; do
