@@ -300,12 +300,13 @@ boot bench-b $kb "$modes,relay+stacks,relay+stacks64" kmt.ramp=$ramp
 # sysctl read-only at boot (lib/alloc_tag.c: the page allocator's tags
 # need page_ext, set up at boot or never).
 # Sampling's goal on the macro workloads from paired runs of their own
-# (guest/benchmark.sh, sample_macro): KMT_BENCH_SMREPS (40) of each.
+# (guest/benchmark.sh, sample_macro): KMT_BENCH_SMREPS (40) of each: two
+# modes, three workloads.
 boot bench-c $kc c-off,profiling,profiling+relay,relay+sample,relay+sample1 \
 	"sysctl.vm.mem_profiling=0 kmt.smacro=$smreps"
 n=$(grep -c '^KMT-BENCH-SMACRO ' "$OUT/bench-c.txt" || true)
-[ "$n" = $((4 * smreps)) ] ||
-	kmt_die "bench-c: $n paired sampling runs, want $((4 * smreps))"
+[ "$n" = $((6 * smreps)) ] ||
+	kmt_die "bench-c: $n paired sampling runs, want $((6 * smreps))"
 # (c) with frame pointers: its modes renamed fp-*, set beside (c)'s.
 fp=
 if [ -z "$smoke" ] && [ "${KMT_BENCH_FP:-0}" != 0 ]; then

@@ -412,14 +412,25 @@ ramp() {
 
 # The macro workloads: what a whole workload pays, with the mode's reader
 # running (not stopped: the user's recording drains as it goes).
-#   messaging  hackbench's pattern (perf bench sched messaging -p): 2
-#              groups of 20 senders and 20 receivers on pipes, 20 rounds
-#   tree       unpack a tree of files into tmpfs, walk it, remove it
-# Both run on CPU 0, as the micro-operations' loop does, and the reader on
+#   messaging       hackbench's pattern (perf bench sched messaging -p):
+#                   2 groups of 20 senders and 20 receivers on pipes, 20
+#                   rounds
+#   msg-fifo        the same processes under SCHED_FIFO (chrt -f 1): a
+#                   woken receiver waits for the sender to finish, so the
+#                   program, not the time, decides every switch.  Under
+#                   the default policy the run's instructions follow its
+#                   context switches (some 3000 each), and how often a
+#                   woken receiver preempts its sender changes with a few
+#                   instructions here or there: runs in a row fall into
+#                   regimes of 1100 to 3500 switches, 43 to 52 million
+#                   instructions (Documentation/trace/kmemtrace.rst, Cost)
+#   tree            unpack a tree of files into tmpfs, walk it, remove it
+# All run on CPU 0, as the micro-operations' loop does, and the reader on
 # CPU 1: spread over both CPUs, messaging's runs spread twice as far (an
 # interquartile range of 13% of the median against 7%, 12 runs of each).
-# Prints "KMT-BENCH-MACRO MODE NAME REP NSECS DROPPED" (DROPPED: what
-# kmemtrace dropped meanwhile).  They run in a pass of their own, after the
+# Prints "KMT-BENCH-MACRO MODE NAME REP NSECS DROPPED CTXT" (DROPPED: what
+# kmemtrace dropped meanwhile; CTXT: the context switches of the whole
+# system meanwhile).  They run in a pass of their own, after the
 # micro-operations: a reader that keeps up with the paced loops may not
 # keep up with a whole workload (bpftrace printing every event does not),
 # and what an anchor loses then is reported ("KMT-BENCH-ANCHOR-MACRO"),
@@ -441,33 +452,46 @@ sampled_now() {
 	fi
 }
 
-# While sampling, also "KMT-BENCH-MACRO-SAMPLES MODE NAME REP SAMPLES": how
-# much of what the run paid were samples, and how much the count-down.
-# MODE REP [TAG]: TAG (KMT-BENCH-MACRO) names the lines; with macro_held
-# set, each run waits for the system to settle and holds the reader first.
-run_macro() {	# run_macro MODE REP [TAG]
+# Context switches since boot, all CPUs.
+ctxt_now() {
+	awk '$1 == "ctxt" { print $2 }' /proc/stat
+}
+
+# macro_one MODE REP TAG NAME CMD...: one timed run of CMD on CPU 0, its
+# line; while sampling, also "TAG-SAMPLES MODE NAME REP SAMPLES": how much
+# of what the run paid were samples, and how much the count-down.  With
+# macro_held set, the run waits for the system to settle and holds the
+# reader first.
+macro_one() {
+	m=$1
+	r=$2
+	tag=$3
+	name=$4
+	shift 4
 	d0=$(dropped_now)
 	s0=$(sampled_now)
-	macro_hold "$1"
-	ns=$(taskset -c 0 macro messaging 2 "$((20 * scale / 100 + 1))") ||
-		say "KMT-BENCH-ERROR $1 messaging failed"
+	macro_hold "$m"
+	c0=$(ctxt_now)
+	ns=$(taskset -c 0 "$@") || say "KMT-BENCH-ERROR $m $name failed"
+	c1=$(ctxt_now)
 	macro_release
-	d1=$(dropped_now)
-	s1=$(sampled_now)
-	say "${3:-KMT-BENCH-MACRO} $1 messaging $2 $ns $((d1 - d0))"
-	macro_hold "$1"
-	ns=$(taskset -c 0 macro time sh -c 'mkdir /tmp/tree &&
-		tar -xf /tmp/tree.tar -C /tmp/tree &&
-		find /tmp/tree >/dev/null && rm -rf /tmp/tree') ||
-		say "KMT-BENCH-ERROR $1 tree failed"
-	macro_release
-	s2=$(sampled_now)
-	say "${3:-KMT-BENCH-MACRO} $1 tree $2 $ns $(($(dropped_now) - d1))"
-	case $1 in
-	*sample*)
-		say "${3:-KMT-BENCH-MACRO}-SAMPLES $1 messaging $2 $((s1 - s0))"
-		say "${3:-KMT-BENCH-MACRO}-SAMPLES $1 tree $2 $((s2 - s1))" ;;
+	say "$tag $m $name $r $ns $(($(dropped_now) - d0)) $((c1 - c0))"
+	case $m in
+	*sample*) say "$tag-SAMPLES $m $name $r $(($(sampled_now) - s0))" ;;
 	esac
+}
+
+# MODE REP [TAG]: TAG (KMT-BENCH-MACRO) names the lines.
+run_macro() {	# run_macro MODE REP [TAG]
+	loops=$((20 * scale / 100 + 1))
+	macro_one "$1" "$2" "${3:-KMT-BENCH-MACRO}" messaging \
+		macro messaging 2 "$loops"
+	macro_one "$1" "$2" "${3:-KMT-BENCH-MACRO}" msg-fifo \
+		chrt -f 1 macro messaging 2 "$loops"
+	macro_one "$1" "$2" "${3:-KMT-BENCH-MACRO}" tree \
+		macro time sh -c 'mkdir /tmp/tree &&
+			tar -xf /tmp/tree.tar -C /tmp/tree &&
+			find /tmp/tree >/dev/null && rm -rf /tmp/tree'
 }
 
 # Whether every thread of the reader has stopped.
@@ -517,7 +541,7 @@ macro_release() {
 # reader running: there the reader's work, and what the mode before left
 # to do, moved tree's difference by a percent or two (Documentation/
 # trace/kmemtrace.rst, Cost).
-# Prints "KMT-BENCH-SMACRO MODE NAME REP NSECS DROPPED".
+# Prints "KMT-BENCH-SMACRO MODE NAME REP NSECS DROPPED CTXT".
 sample_macro() {
 	for mode in c-off relay+sample; do
 		case " $modes " in
