@@ -422,8 +422,9 @@ ramp() {
 #                   context switches (some 3000 each), and how often a
 #                   woken receiver preempts its sender changes with a few
 #                   instructions here or there: runs in a row fall into
-#                   regimes of 1100 to 3500 switches, 43 to 52 million
-#                   instructions (Documentation/trace/kmemtrace.rst, Cost)
+#                   regimes of 1800 to 3500 switches a run, single runs
+#                   340 to 4900, 40 to 57 million instructions
+#                   (Documentation/trace/kmemtrace.rst, Cost)
 #   tree            unpack a tree of files into tmpfs, walk it, remove it
 # All run on CPU 0, as the micro-operations' loop does, and the reader on
 # CPU 1: spread over both CPUs, messaging's runs spread twice as far (an
