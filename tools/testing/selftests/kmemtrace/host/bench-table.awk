@@ -298,7 +298,7 @@ function lossless_why(	op, n, all, rd) {
 # what switching it on adds to (c); profiling's what a user pays for it,
 # (c) with it on against (a) without it: its hooks built in
 # (alloc_hooks() sets current->alloc_tag either way) and its counting.
-function sample_goals(	i, op, s, p, r, worst, worst_op, fails, w, ws, u, unsure, why_op, why_s, sm) {
+function sample_goals(	i, op, s, p, r, worst, worst_op, fails, w, ws, u, unsure, why_op, why_s, sm, fifo) {
 	if (!("relay+sample" in seen_mode))
 		return
 	worst = -1e9; fails = ""
@@ -326,10 +326,11 @@ function sample_goals(	i, op, s, p, r, worst, worst_op, fails, w, ws, u, unsure,
 	# medians' half-widths added, as notches that must not overlap.
 	ws = 0; w = ""; unsure = 0
 	sm = nspair ? "s:" : ""
+	# Judged by msg-fifo when it ran: the same processes on a schedule
+	# the program fixes; messaging is shown beside (messaging_line()).
+	fifo = sm && (("c-off", "msg-fifo", 1) in spair)
 	for (i = 0; i < nmacros; i++) {
-		# Judged by msg-fifo when it ran: the same processes on a
-		# schedule the program fixes (messaging_line()).
-		if (sm && macros[i] == "messaging" && (("c-off", "msg-fifo", 1) in spair))
+		if (fifo && macros[i] == "messaging")
 			continue
 		if (sm)
 			r = paired_diff(macros[i])
@@ -351,7 +352,7 @@ function sample_goals(	i, op, s, p, r, worst, worst_op, fails, w, ws, u, unsure,
 			 "the medians' difference") \
 			" and its 95% interval: <= 1%:" w \
 			(unsure ? sprintf("; more runs (make bench KMT_BENCH_%s=N) narrow the interval", sm ? "SMREPS" : "MREPS") : ""))
-	if (sm && (("c-off", "msg-fifo", 1) in spair))
+	if (fifo)
 		messaging_line()
 	macro_samples_line(sm)
 	reader_line()
