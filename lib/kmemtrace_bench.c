@@ -35,7 +35,13 @@
  *
  * It does not depend on kmemtrace: the same load runs on a kernel without
  * it, which is how kmemtrace's cost is measured, and it is the load of
- * kmemtrace's stress tests.  See Documentation/trace/kmemtrace.rst.
+ * kmemtrace's stress tests.
+ *
+ * /sys/kernel/debug/kmemtrace_bench/floor (root only): writing Y attaches
+ * the floor, the least a recorder on the allocators' tracepoints can do
+ * per event (see below), N detaches it; reading gives "CPU EVENTS" for
+ * each possible CPU, the events it wrote since boot.  make bench sets its
+ * cost per event beside kmemtrace's.  See Documentation/trace/kmemtrace.rst.
  */
 
 #define pr_fmt(fmt) "kmemtrace_bench: " fmt
@@ -54,12 +60,31 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
+#include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+
+/*
+ * The floor (below) is built in only: built as a module of a kernel
+ * without kmemtrace (make check's upstream boot), the tracepoints it
+ * attaches to are not all there, nor exported.
+ */
+#if defined(CONFIG_TRACEPOINTS) && !defined(MODULE)
+#define BENCH_FLOOR
+#include <trace/events/kmem.h>
+#include <trace/events/percpu.h>
+#include <trace/events/vmalloc.h>
+#include <uapi/linux/kmemtrace.h>
+#ifdef CONFIG_X86_TSC
+#include <asm/msr.h>
+#endif
+#endif
 
 #define BENCH_RESCHED_EVERY	256
 #define BENCH_PACE_EVERY	32
@@ -447,6 +472,276 @@ static const struct file_operations run_fops = {
 	.llseek	= default_llseek,
 };
 
+#ifdef BENCH_FLOOR
+/*
+ * The floor: a probe on each tracepoint the bench's operations fire that
+ * writes the 96 bytes of a kmemtrace event (struct kmemtrace_event, in
+ * its little-endian layout) as twelve words into a small per-CPU array,
+ * from what the tracepoint hands it, stamped with the TSC and numbered,
+ * and does nothing else: no interrupt safety (an interrupt's event may
+ * overwrite the one it interrupted), no reader to publish to, no loss
+ * counted, no callers named, no lookups (a page event holds the struct
+ * page, a slab event the cache).  Its cost per event is what writing an
+ * event through a tracepoint costs at the least; what kmemtrace pays
+ * beyond it is for what the floor leaves out.
+ */
+#define BENCH_FLOOR_EVENTS	64
+#define BENCH_FLOOR_WORDS	(KMEMTRACE_EVENT_SIZE / sizeof(u64))
+
+struct bench_floor_cpu {
+	u64 written;
+	u64 ev[BENCH_FLOOR_EVENTS][BENCH_FLOOR_WORDS];
+} ____cacheline_aligned;
+
+/* nr_cpu_ids of them, from the first attach on; never freed. */
+static struct bench_floor_cpu *bench_floor;
+static bool bench_floor_on;
+static DEFINE_MUTEX(bench_floor_mutex);
+
+/* The first word: magic, ABI, kind and type, a constant per probe. */
+#define FLOOR_HEAD(kind, type)						\
+	(KMEMTRACE_MAGIC | (u64)KMEMTRACE_ABI_VERSION << 16 |		\
+	 (u64)(kind) << 24 | (u64)(type) << 32)
+
+static __always_inline u64 floor_clock(void)
+{
+#ifdef CONFIG_X86_TSC
+	return rdtsc();
+#else
+	return local_clock();
+#endif
+}
+
+/*
+ * Context: Preemption disabled (a tracepoint's probe).
+ */
+static __always_inline void floor_write(u64 head, unsigned long call_site,
+					const void *ptr, u64 bytes_req,
+					u64 bytes_alloc, u64 order_mt,
+					gfp_t gfp_flags, int node, u64 tag)
+{
+	unsigned int cpu = smp_processor_id();
+	struct bench_floor_cpu *c = &bench_floor[cpu];
+	u64 n = c->written;
+	u64 *w = c->ev[n & (BENCH_FLOOR_EVENTS - 1)];
+
+	w[0] = head;
+	w[1] = floor_clock();
+	w[2] = (u64)cpu << 16 | order_mt << 32;
+	w[3] = (u32)current->pid | (u64)(u32)node << 32;
+	w[4] = (__force u32)gfp_flags;
+	w[5] = 0;
+	w[6] = n;
+	w[7] = call_site;
+	w[8] = (unsigned long)ptr;
+	w[9] = bytes_req;
+	w[10] = bytes_alloc;
+	w[11] = tag;
+	c->written = n + 1;
+}
+
+static void floor_kmalloc(void *ignore, unsigned long call_site,
+			  const void *ptr, size_t bytes_req, size_t bytes_alloc,
+			  gfp_t gfp_flags, int node)
+{
+	floor_write(FLOOR_HEAD(KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_KMALLOC),
+		    call_site, ptr, bytes_req, bytes_alloc, 0, gfp_flags, node,
+		    0);
+}
+
+static void floor_kfree(void *ignore, unsigned long call_site,
+			const void *ptr, const struct kmem_cache *s)
+{
+	floor_write(FLOOR_HEAD(KMEMTRACE_KIND_FREE, KMEMTRACE_TYPE_KMALLOC),
+		    call_site, ptr, 0, 0, 0, 0, NUMA_NO_NODE,
+		    (unsigned long)s);
+}
+
+static void floor_kmem_cache_alloc(void *ignore, unsigned long call_site,
+				   const void *ptr, struct kmem_cache *s,
+				   gfp_t gfp_flags, int node)
+{
+	floor_write(FLOOR_HEAD(KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_CACHE),
+		    call_site, ptr, 0, 0, 0, gfp_flags, node,
+		    (unsigned long)s);
+}
+
+static void floor_kmem_cache_free(void *ignore, unsigned long call_site,
+				  const void *ptr, const struct kmem_cache *s)
+{
+	floor_write(FLOOR_HEAD(KMEMTRACE_KIND_FREE, KMEMTRACE_TYPE_CACHE),
+		    call_site, ptr, 0, 0, 0, 0, NUMA_NO_NODE,
+		    (unsigned long)s);
+}
+
+static void floor_mm_page_alloc(void *ignore, struct page *page,
+				unsigned int order, gfp_t gfp_flags,
+				int migratetype)
+{
+	floor_write(FLOOR_HEAD(KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_PAGES), 0,
+		    page, 0, 0, order | (u64)(u8)migratetype << 8, gfp_flags,
+		    NUMA_NO_NODE, 0);
+}
+
+static void floor_mm_page_free(void *ignore, struct page *page,
+			       unsigned int order)
+{
+	floor_write(FLOOR_HEAD(KMEMTRACE_KIND_FREE, KMEMTRACE_TYPE_PAGES), 0,
+		    page, 0, 0, order, 0, NUMA_NO_NODE, 0);
+}
+
+static void floor_percpu_alloc_percpu(void *ignore, unsigned long call_site,
+				      bool reserved, bool is_atomic,
+				      size_t size, size_t align,
+				      void *base_addr, int off,
+				      void __percpu *ptr, size_t bytes_alloc,
+				      gfp_t gfp_flags)
+{
+	floor_write(FLOOR_HEAD(KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_PERCPU),
+		    call_site, (__force const void *)ptr, size, bytes_alloc, 0,
+		    gfp_flags, NUMA_NO_NODE, 0);
+}
+
+static void floor_percpu_free_percpu(void *ignore, void *base_addr, int off,
+				     void __percpu *ptr)
+{
+	floor_write(FLOOR_HEAD(KMEMTRACE_KIND_FREE, KMEMTRACE_TYPE_PERCPU), 0,
+		    (__force const void *)ptr, 0, 0, 0, 0, NUMA_NO_NODE, 0);
+}
+
+static void floor_vmalloc(void *ignore, unsigned long call_site,
+			  const void *ptr, size_t bytes_req, size_t bytes_alloc,
+			  gfp_t gfp_flags, int node)
+{
+	floor_write(FLOOR_HEAD(KMEMTRACE_KIND_ALLOC, KMEMTRACE_TYPE_VMALLOC),
+		    call_site, ptr, bytes_req, bytes_alloc, 0, gfp_flags, node,
+		    0);
+}
+
+static void floor_vfree(void *ignore, unsigned long call_site,
+			const void *ptr)
+{
+	floor_write(FLOOR_HEAD(KMEMTRACE_KIND_FREE, KMEMTRACE_TYPE_VMALLOC),
+		    call_site, ptr, 0, 0, 0, 0, NUMA_NO_NODE, 0);
+}
+
+struct bench_floor_probe {
+	struct tracepoint *tp;
+	void *probe;
+};
+
+#define FLOOR_PROBE(name)	{ &__tracepoint_##name, floor_##name }
+
+static const struct bench_floor_probe bench_floor_probes[] = {
+	FLOOR_PROBE(kmalloc),
+	FLOOR_PROBE(kfree),
+	FLOOR_PROBE(kmem_cache_alloc),
+	FLOOR_PROBE(kmem_cache_free),
+	FLOOR_PROBE(mm_page_alloc),
+	FLOOR_PROBE(mm_page_free),
+	FLOOR_PROBE(percpu_alloc_percpu),
+	FLOOR_PROBE(percpu_free_percpu),
+	FLOOR_PROBE(vmalloc),
+	FLOOR_PROBE(vfree),
+};
+
+/* The table loses the probes' types: let the compiler check them here. */
+static void __maybe_unused bench_floor_check_types(void)
+{
+	check_trace_callback_type_kmalloc(floor_kmalloc);
+	check_trace_callback_type_kfree(floor_kfree);
+	check_trace_callback_type_kmem_cache_alloc(floor_kmem_cache_alloc);
+	check_trace_callback_type_kmem_cache_free(floor_kmem_cache_free);
+	check_trace_callback_type_mm_page_alloc(floor_mm_page_alloc);
+	check_trace_callback_type_mm_page_free(floor_mm_page_free);
+	check_trace_callback_type_percpu_alloc_percpu(floor_percpu_alloc_percpu);
+	check_trace_callback_type_percpu_free_percpu(floor_percpu_free_percpu);
+	check_trace_callback_type_vmalloc(floor_vmalloc);
+	check_trace_callback_type_vfree(floor_vfree);
+}
+
+/* Detach the first @n probes of the table. */
+static void bench_floor_detach(unsigned int n)
+{
+	while (n--)
+		tracepoint_probe_unregister(bench_floor_probes[n].tp,
+					    bench_floor_probes[n].probe, NULL);
+	tracepoint_synchronize_unregister();
+}
+
+static int bench_floor_attach(void)
+{
+	unsigned int i;
+	int ret;
+
+	BUILD_BUG_ON(BENCH_FLOOR_WORDS * sizeof(u64) != KMEMTRACE_EVENT_SIZE);
+	if (!bench_floor) {
+		bench_floor = vzalloc(array_size(nr_cpu_ids, sizeof(*bench_floor)));
+		if (!bench_floor)
+			return -ENOMEM;
+	}
+	for (i = 0; i < ARRAY_SIZE(bench_floor_probes); i++) {
+		ret = tracepoint_probe_register(bench_floor_probes[i].tp,
+						bench_floor_probes[i].probe, NULL);
+		if (ret) {
+			pr_warn("floor: cannot attach to %s: %d\n",
+				bench_floor_probes[i].tp->name, ret);
+			bench_floor_detach(i);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static ssize_t floor_write_file(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	bool on;
+	int ret;
+
+	ret = kstrtobool_from_user(ubuf, count, &on);
+	if (ret) {
+		pr_warn("floor: want Y or N\n");
+		return ret;
+	}
+	mutex_lock(&bench_floor_mutex);
+	if (on && !bench_floor_on)
+		ret = bench_floor_attach();
+	else if (!on && bench_floor_on)
+		bench_floor_detach(ARRAY_SIZE(bench_floor_probes));
+	if (!ret)
+		bench_floor_on = on;
+	mutex_unlock(&bench_floor_mutex);
+	return ret ?: count;
+}
+
+static int floor_show(struct seq_file *m, void *v)
+{
+	unsigned int cpu;
+
+	mutex_lock(&bench_floor_mutex);
+	for_each_possible_cpu(cpu)
+		seq_printf(m, "%u %llu\n", cpu,
+			   bench_floor ? READ_ONCE(bench_floor[cpu].written) : 0);
+	mutex_unlock(&bench_floor_mutex);
+	return 0;
+}
+
+static int floor_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, floor_show, NULL);
+}
+
+static const struct file_operations floor_fops = {
+	.owner		= THIS_MODULE,
+	.open		= floor_open,
+	.read		= seq_read,
+	.write		= floor_write_file,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+#endif /* BENCH_FLOOR */
+
 static int __init kmemtrace_bench_init(void)
 {
 	struct dentry *dir;
@@ -458,6 +753,9 @@ static int __init kmemtrace_bench_init(void)
 	dir = debugfs_create_dir("kmemtrace_bench", NULL);
 	debugfs_create_file("run", 0600, dir, NULL, &run_fops);
 	debugfs_create_bool("percpu_chunk", 0600, dir, &bench_pcpu_own);
+#ifdef BENCH_FLOOR
+	debugfs_create_file("floor", 0600, dir, NULL, &floor_fops);
+#endif
 	return 0;
 }
 late_initcall(kmemtrace_bench_init);

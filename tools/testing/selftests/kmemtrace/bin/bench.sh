@@ -198,7 +198,7 @@ if [ -n "$smoke" ]; then
 	ka=off
 	kb=kmemtrace
 	kc=kmemtrace
-	anchors=n,perf
+	anchors=n,floor,perf
 	# Every boot without the ftrace startup selftests, which the test
 	# kernels run at boot, and with allocation profiling off until (c)
 	# turns it on, as the bench kernels have it.
@@ -211,7 +211,7 @@ else
 	ka=bench-a
 	kb=bench-b
 	kc=bench-c
-	anchors=n,perf,bpf-live,bpf-print
+	anchors=n,floor,perf,bpf-live,bpf-print
 	build bench-a
 	build bench-b "$CFG/bench-kmemtrace.config"
 	# (a') is (a) laid out as (b) is, but for kmemtrace's code: every
@@ -260,6 +260,11 @@ boot() {	# boot NAME KERNEL MODES [EXTRA_CMDLINE [INITRAMFS]]
 		[ "$n" = $((12 * ${reps:-1})) ] ||
 			kmt_die "$1: mode $mode has $n timed runs, want $((12 * ${reps:-1}))"
 	done
+	# The floor writes an event for each allocation and each free.
+	if awk '$1 == "KMT-BENCH" && $2 == "floor" && $7 < 2 * $5 { bad = 1 }
+		END { exit !bad }' "$OUT/$1.txt"; then
+		kmt_die "$1: the floor wrote fewer events than allocations and frees; see $OUT/$1.txt"
+	fi
 	if awk '$1 == "KMT-BENCH" && $8 != 0 { bad = 1 } END { exit !bad }' "$OUT/$1.txt"; then
 		kmt_die "$1: events were dropped in a timed run; see $OUT/$1.txt"
 	fi

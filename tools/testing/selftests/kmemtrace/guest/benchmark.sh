@@ -37,9 +37,14 @@
 # and what they lost is checked when the mode ends ("KMT-BENCH-ANCHOR
 # MODE lost N").  EVENTS is 0 for them: make bench divides by the events
 # mode's count.
+#
+# "floor" attaches kmemtrace_bench's floor (lib/kmemtrace_bench.c) to the
+# same tracepoints: the least a recorder writes per event, counted as
+# relay's events are.
 
 out=$1
 B=/sys/kernel/debug/kmemtrace_bench/run
+F=/sys/kernel/debug/kmemtrace_bench/floor
 K=/sys/kernel/debug/kmemtrace
 T=/sys/kernel/tracing
 modes=
@@ -217,6 +222,8 @@ mode_start() {
 		echo kmemtrace >$T/current_tracer ;;
 	events)
 		echo 1 >$T/events/kmem/enable ;;
+	floor)
+		echo Y >$F || say "KMT-BENCH-ERROR $1: cannot attach the floor" ;;
 	esac
 	case $1 in
 	profiling*)
@@ -239,6 +246,7 @@ mode_stop() {
 	perf|bpf-*) anchor_stop "$1" ;;
 	esac
 	record_stop
+	[ "$1" = floor ] && echo N >$F
 	case $1 in
 	*tsc*)	echo release >$K/buffers
 		echo local >$K/clock ;;
@@ -262,7 +270,7 @@ mode_stop() {
 # the empty run, OP "none", measures).  Prints "NSECS EVENTS DROPPED".
 timed() {
 	taskset -c 0 sh -c '
-		K=$1 T=$2 B=$3 mode=$4 op=$5 pairs=$6
+		K=$1 T=$2 B=$3 F=$4 mode=$5 op=$6 pairs=$7
 		count() {	# sets E and D for CPU 0
 			E=0 D=0
 			case $mode in
@@ -276,6 +284,10 @@ timed() {
 					entries:|overrun:) E=$((E + v)) ;;
 					esac
 				done <$T/per_cpu/cpu0/stats ;;
+			floor)
+				while read -r c e; do
+					[ "$c" = 0 ] && E=$e
+				done <$F ;;
 			esac
 		}
 		[ -d $T ] && echo >$T/trace
@@ -285,7 +297,7 @@ timed() {
 		read -r o p ns <$B
 		count
 		echo "$ns $((E - e0)) $((D - d0))"
-	' sh $K $T $B "$@"
+	' sh $K $T $B $F "$@"
 }
 
 # run_op MODE OP PAIRS REP: warm up, then one timed run on CPU 0.

@@ -5133,6 +5133,7 @@ record_many_cpus
 fuzz_corpus
 layering
 bench_table_off
+bench_table_floor
 bench_table_sample_macro
 pprof_go_reads_it
 pprof_line_per_codetag
@@ -5268,6 +5269,31 @@ t_bench_table_off() {
 	  [NOT MET] built in, off: <= +0.1% instructions, or within (a)'s \
 	own spread (layout and boot), or a figure (a) ran itself, on every \
 	operation: worst +0.21% (z), over on z
+	EOF
+}
+
+# make bench's floor (kmemtrace_bench's floor mode): its cost per event
+# from its own count, and the relay goal's line giving it beside relay's.
+# Runs of 1000 pairs, in instructions: x 2 events a pair, y 4.
+t_bench_table_floor() {
+	for r in "n x 1000000 0" "n y 4000000 0" \
+		 "floor x 1110000 2000" "floor y 4232000 4000" \
+		 "relay x 1300000 2000" "relay y 4480000 2000"; do
+		set -- $r
+		echo "KMT-BENCH $1 $2 1 1000 $3 $4 0"
+	done > in
+	awk -f "$HERE/bench-table.awk" in > table || fail "bench-table.awk failed"
+	sed -n '/^operation  *relay  *floor$/,/^$/p; /relay on: <= 60/p' table > out
+	expect_out <<-'EOF'
+	operation               relay          floor
+	x                 150.0 [  2]     55.0 [  2]
+	y                 240.0 [  2]     58.0 [  4]
+
+	  [NOT MET] relay on: <= 60 instructions per recorded event: worst \
+	240.0 (y) (the least event, x's, costs 150.0; the events a scope \
+	names or flags pay up to 90.0 more: entry hooks, the page events a \
+	large kmalloc() suppresses); the floor, an event's stores and \
+	nothing else, 55.0 to 58.0 (y)
 	EOF
 }
 
