@@ -263,7 +263,7 @@ boot() {	# boot NAME KERNEL MODES [EXTRA_CMDLINE [INITRAMFS]]
 	# The floor writes an event for each allocation and each free.
 	if awk '$1 == "KMT-BENCH" && $2 == "floor" && $7 < 2 * $5 { bad = 1 }
 		END { exit !bad }' "$OUT/$1.txt"; then
-		kmt_die "$1: the floor wrote fewer events than allocations and frees; see $OUT/$1.txt"
+		kmt_die "$1: the floor missed allocations or frees; see $OUT/$1.txt"
 	fi
 	if awk '$1 == "KMT-BENCH" && $8 != 0 { bad = 1 } END { exit !bad }' "$OUT/$1.txt"; then
 		kmt_die "$1: events were dropped in a timed run; see $OUT/$1.txt"
