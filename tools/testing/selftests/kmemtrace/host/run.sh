@@ -5134,6 +5134,7 @@ fuzz_corpus
 layering
 bench_table_off
 bench_table_floor
+bench_table_scoped
 bench_table_sample_macro
 pprof_go_reads_it
 pprof_line_per_codetag
@@ -5294,6 +5295,30 @@ t_bench_table_floor() {
 	names or flags pay up to 90.0 more: entry hooks, the page events a \
 	large kmalloc() suppresses); the floor, an event's stores and \
 	nothing else, 55.0 to 58.0 (y)
+	EOF
+}
+
+# make bench's ratios to upstream's events (bench-table.awk): relay's at
+# most a third of an event's cost, the tracer's at most one; a goal not
+# met names the operations over it and why.  x costs 150, 580 and 600 an
+# event (relay, tracer, events), y 240, 690 and 600.
+t_bench_table_scoped() {
+	for r in "n x 1000000" "n y 4000000" \
+		 "relay x 1300000" "relay y 4480000" \
+		 "tracer x 2160000" "tracer y 5380000" \
+		 "events x 2200000" "events y 5200000"; do
+		set -- $r
+		echo "KMT-BENCH $1 $2 1 1000 $3 $([ "$1" = n ] && echo 0 || echo 2000) 0"
+	done > in
+	awk -f "$HERE/bench-table.awk" in > table || fail "bench-table.awk failed"
+	grep -E 'relay on: <= 1/3|tracer on: <=' table > out
+	expect_out <<-'EOF'
+	  [NOT MET] relay on: <= 1/3 of the upstream event's cost per event: \
+	worst 0.40x (y); over on y, events a scope names or flags (the entry \
+	hooks; kmemtrace.rst, Cost)
+	  [NOT MET] tracer on: <= the upstream event's cost per event: worst \
+	1.15x (y; per pair 1380 against 1200, 2 events against 2); over on y, \
+	events a scope names or flags (the entry hooks; kmemtrace.rst, Cost)
 	EOF
 }
 
