@@ -5348,10 +5348,11 @@ t_bench_table_sample_macro() {
 	# dearer at equal context switches (3000 each), 1000 switches more.
 	cp in1 in4
 	for i in 1 2 3 4 5 6; do
-		echo "KMT-BENCH-SMACRO c-off messaging $i $((40000000 + 3000 * (2000 + 100 * i))) 0 $((2000 + 100 * i))"
+		off=$((2000 + 100 * i)) on=$((3000 + 100 * i))
+		echo "KMT-BENCH-SMACRO c-off messaging $i $((40000000 + 3000 * off)) 0 $off"
 		echo "KMT-BENCH-SMACRO c-off msg-fifo $i $((40000000 + 1000 * i)) 0 150"
 		echo "KMT-BENCH-SMACRO c-off tree $i $((1000000 + i * 1000)) 0 40"
-		echo "KMT-BENCH-SMACRO relay+sample messaging $i $((40100000 + 3000 * (3000 + 100 * i))) 0 $((3000 + 100 * i))"
+		echo "KMT-BENCH-SMACRO relay+sample messaging $i $((40100000 + 3000 * on)) 0 $on"
 		echo "KMT-BENCH-SMACRO relay+sample msg-fifo $i $((40100000 + 1000 * i)) 0 150"
 		echo "KMT-BENCH-SMACRO relay+sample tree $i $((1004000 + i * 1000)) 0 40"
 	done >> in4
