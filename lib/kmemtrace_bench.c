@@ -60,7 +60,6 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
-#include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -83,6 +82,8 @@
 #include <uapi/linux/kmemtrace.h>
 #ifdef CONFIG_X86_TSC
 #include <asm/msr.h>
+#else
+#include <linux/sched/clock.h>
 #endif
 #endif
 
