@@ -67,7 +67,13 @@ fi
 # events on 2 CPUs, 100 k for the smoke) through report, check and dump,
 # beside cat of the same files (the I/O floor; for dump, writing its text
 # again) and beside host/floor.c, the least work each command has to do.
-# report -j 2 runs on two cores (report-j2), when the host has them.
+# report -j 2 runs on two cores (report-j2), when the host has them, and
+# beside it report -j 1 on each half of the trace by time at once
+# (halves: what a replay split by time could do, before joining them).
+# Every stream is read from a copy written one file after the other, as
+# a recording copied off its machine is: how the files were written moves
+# cat more than anything the tool does (cat-4k: the streams as
+# mkstream wrote them, 4 KiB of each in turn).
 # Wall time on a shared host: the least of 5 rounds, each running every
 # command once, so that a busy moment of the host hits one round and not
 # one command.
@@ -89,6 +95,19 @@ tool_run() {	# tool_run [-c CPUS] NAME COMMAND...: keep the best "MS PEAK_KIB" o
 	fi
 }
 
+# seq_copy FROM TO: copy each file of directory FROM into TO, one after
+# the other, each in 1 MiB writes.  Streams written 4 KiB of each in
+# turn (mkstream, floor split and cut) lie in the page cache so that cat
+# takes 2.4 times as long as on such a copy (make bench-tool's cat and
+# cat-4k): the copies put every command on one layout.
+seq_copy() {
+	mkdir -p "$2" || kmt_die "cannot make $2"
+	for f in "$1"/*; do
+		dd if="$f" of="$2/${f##*/}" bs=1M status=none ||
+			kmt_die "cannot copy $f"
+	done
+}
+
 tool_bench() {
 	events=$([ -n "$smoke" ] && echo 100000 || echo 10000000)
 	dir=$OUT/synthetic
@@ -100,9 +119,10 @@ tool_bench() {
 	${CC:-cc} -O2 -Wall -D_GNU_SOURCE -I"$KMT_REPO/include/uapi" -I"$src" -o "$floor" \
 		"$KMT_SELFTESTS/host/floor.c" "$src/hash.c" "$src/utils.c" ||
 		kmt_die "cannot build floor"
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	"$OUT/mkstream" -w "$events" -c 2 "$dir" || kmt_die "mkstream -w failed"
+	rm -rf "$dir" "$dir-mkstream"
+	mkdir -p "$dir-mkstream"
+	"$OUT/mkstream" -w "$events" -c 2 "$dir-mkstream" || kmt_die "mkstream -w failed"
+	seq_copy "$dir-mkstream" "$dir"
 	echo "KMT-BENCH-TOOL-TRACE $events $(cat "$dir"/cpu* | wc -c)"
 	"$kmt" dump "$dir" >"$OUT/dump.txt" || kmt_die "kmemtrace dump failed"
 	# The floors do the work they stand for: every event, every line.
@@ -119,13 +139,33 @@ tool_bench() {
 	[ "$(nproc)" -lt 2 ] || two=0,1
 	# The least two cores can do (report -j 2's): pair on each half of
 	# the pointers at once, from streams split beforehand.
-	rm -rf "$OUT/split"
+	rm -rf "$OUT/split" "$OUT/halves"
 	if [ -n "$two" ]; then
-		mkdir -p "$OUT/split"
-		"$floor" split "$dir/cpu0" "$dir/cpu1" "$OUT/split" ||
+		mkdir -p "$OUT/split.w" "$OUT/halves.w"
+		"$floor" split "$dir/cpu0" "$dir/cpu1" "$OUT/split.w" ||
 			kmt_die "floor split failed"
+		# The halves by time, with the trace's other files.
+		"$floor" cut "$dir/cpu0" "$dir/cpu1" "$OUT/halves.w" >/dev/null ||
+			kmt_die "floor cut failed"
+		for k in 0 1; do
+			seq_copy "$OUT/split.w/$k" "$OUT/split/$k"
+			seq_copy "$OUT/halves.w/$k" "$OUT/halves/$k"
+			for f in "$dir"/*; do
+				case ${f##*/} in
+				cpu*) ;;
+				*) cp "$f" "$OUT/halves/$k/" ;;
+				esac
+			done
+		done
+		rm -rf "$OUT/split.w" "$OUT/halves.w"
 		n=$("$floor" pair2 "$OUT/split" | awk '{ n += $1 } END { print n }')
 		[ "$n" = "$events" ] || kmt_die "floor pair2 saw $n events of $events"
+		n=0
+		for k in 0 1; do
+			n=$((n + $("$floor" read "$OUT/halves/$k/cpu0" "$OUT/halves/$k/cpu1" |
+				   awk '{ print $1 }')))
+		done
+		[ "$n" = "$events" ] || kmt_die "the halves by time have $n events of $events"
 	fi
 	# Nothing of the files written is left to write back while timed.
 	sync
@@ -150,14 +190,18 @@ tool_bench() {
 			tool_run floor-$m "$floor" $m "$dir/cpu0" "$dir/cpu1"
 		done
 		[ -z "$two" ] || tool_run -c "$two" floor-pair2 "$floor" pair2 "$OUT/split"
+		[ -z "$two" ] || tool_run -c "$two" halves sh -c \
+			'"$1" report -j 1 "$2/0" & p=$!
+			"$1" report -j 1 "$2/1" || exit 1; wait $p' sh "$kmt" "$OUT/halves"
+		tool_run cat-4k /bin/cat "$dir-mkstream/cpu0" "$dir-mkstream/cpu1"
 	done
 	for name in cat report report-j2 check dump cat-dump floor-read floor-merge \
-		    floor-pair floor-pair2 floor-lines floor-dump; do
+		    floor-pair floor-pair2 floor-lines floor-dump halves cat-4k; do
 		[ -s "$OUT/best.$name" ] || continue
 		awk -v n=$name '{ printf "KMT-BENCH-TOOL %s %.3f %s\n", n, $1 / 1000, $2 }' \
 			"$OUT/best.$name"
 	done
-	rm -rf "$dir" "$OUT/split" "$OUT/dump.txt"
+	rm -rf "$dir" "$dir-mkstream" "$OUT/split" "$OUT/halves" "$OUT/dump.txt"
 }
 if [ -n "$tool_only" ]; then
 	tool_bench >"$OUT/tool.txt"

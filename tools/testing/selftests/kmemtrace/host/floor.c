@@ -34,6 +34,18 @@
  *          on the streams of one half that split wrote: the work of pair
  *          shared by two cores that share nothing else, neither the
  *          reading nor the merging; a line of totals for each half
+ *   cut    usage: floor cut CPU0 CPU1 DIR.  Write the events before the
+ *          median time of the trace to DIR/0/cpu0 and DIR/0/cpu1, the
+ *          others to DIR/1/cpu0 and DIR/1/cpu1: the part of each stream
+ *          each of two threads would read, merge and replay if the
+ *          replay were split by time, for make bench to run report -j 1
+ *          on both halves at once; a line with the median time
+ *
+ * split and cut write their four streams 4 KiB at a time, each in turn,
+ * as mkstream -w writes its two: cat of streams written so takes some
+ * 2.4 times as long as of a copy written one file after the other (make
+ * bench-tool's cat-4k), which make bench-tool makes of each before
+ * timing anything on them.
  *
  * Call sites are looked up in the tool's own kmt_map (hash.c).  It
  * prints a line of totals, so that the compiler drops none of the
@@ -443,7 +455,7 @@ static void split_stream(const char *path, unsigned int cpu, const char *dir)
 			die("cannot make", name);
 		snprintf(name, sizeof(name), "%s/%d/cpu%u", dir, k, cpu);
 		out[k] = fopen(name, "w");
-		if (!out[k])
+		if (!out[k] || setvbuf(out[k], NULL, _IOFBF, 4096))
 			die("cannot write", name);
 	}
 	while ((n = fread(buf, KMEMTRACE_EVENT_SIZE, CHUNK_EVENTS, in))) {
@@ -469,6 +481,84 @@ static void open_stream(struct stream *s, const char *path, unsigned int cpu)
 		die("cannot open", path);
 	s->buf = xzalloc(CHUNK);
 	s->cpu = cpu;
+}
+
+/*
+ * The time of the middle event of the trace, merged: the events before
+ * it are the first half.  The streams are each in time order (read
+ * checks it, as seq order).
+ */
+static uint64_t median_time(const char *path0, const char *path1)
+{
+	struct stream s[2] = { 0 };
+	uint64_t n = 0, half, ts[2];
+	struct stat st;
+	unsigned int i, k;
+
+	for (i = 0; i < 2; i++) {
+		open_stream(&s[i], i ? path1 : path0, i);
+		if (fstat(s[i].fd, &st))
+			die("cannot stat", i ? path1 : path0);
+		n += st.st_size / KMEMTRACE_EVENT_SIZE;
+	}
+	half = n / 2;
+	for (n = 0;; n++) {
+		for (i = 0; i < 2; i++) {
+			if (s[i].pos == s[i].nr && !stream_read(&s[i]))
+				ts[i] = UINT64_MAX;
+			else
+				ts[i] = ((const struct kmemtrace_event *)
+					 (s[i].buf + s[i].pos * KMEMTRACE_EVENT_SIZE))->timestamp;
+		}
+		k = ts[1] < ts[0];
+		if (n == half || ts[k] == UINT64_MAX)
+			break;
+		s[k].pos++;
+	}
+	for (i = 0; i < 2; i++) {
+		close(s[i].fd);
+		free(s[i].buf);
+	}
+	return ts[k];
+}
+
+/* Write the events of @path before @median to DIR/0/cpuN, the others to DIR/1/cpuN. */
+static void cut_stream(const char *path, unsigned int cpu, const char *dir,
+		       uint64_t median)
+{
+	unsigned char *buf = xzalloc(CHUNK);
+	char name[PATH_MAX];
+	FILE *in, *out[2];
+	uint64_t ts;
+	size_t n, i;
+	int k;
+
+	in = fopen(path, "r");
+	if (!in)
+		die("cannot open", path);
+	for (k = 0; k < 2; k++) {
+		snprintf(name, sizeof(name), "%s/%d", dir, k);
+		if (mkdir(name, 0755) && access(name, W_OK))
+			die("cannot make", name);
+		snprintf(name, sizeof(name), "%s/%d/cpu%u", dir, k, cpu);
+		out[k] = fopen(name, "w");
+		if (!out[k] || setvbuf(out[k], NULL, _IOFBF, 4096))
+			die("cannot write", name);
+	}
+	while ((n = fread(buf, KMEMTRACE_EVENT_SIZE, CHUNK_EVENTS, in))) {
+		for (i = 0; i < n; i++) {
+			memcpy(&ts, buf + i * KMEMTRACE_EVENT_SIZE +
+			       offsetof(struct kmemtrace_event, timestamp), sizeof(ts));
+			if (fwrite(buf + i * KMEMTRACE_EVENT_SIZE,
+				   KMEMTRACE_EVENT_SIZE, 1, out[ts >= median]) != 1)
+				die("write error", dir);
+		}
+	}
+	for (k = 0; k < 2; k++)
+		if (fclose(out[k]))
+			die("write error", dir);
+	fclose(in);
+	free(buf);
 }
 
 /* pair of DIR/0 here and of DIR/1 in a child, at once. */
@@ -515,6 +605,14 @@ int main(int argc, char **argv)
 			split_stream(argv[2 + i], i, argv[4]);
 		return 0;
 	}
+	if (argc == 5 && !strcmp(argv[1], "cut")) {
+		uint64_t median = median_time(argv[2], argv[3]);
+
+		for (i = 0; i < 2; i++)
+			cut_stream(argv[2 + i], i, argv[4], median);
+		printf("median time %llu\n", (unsigned long long)median);
+		return bad_chunks ? 1 : 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "pair2")) {
 		pair2(argv[2]);
 		return bad_chunks ? 1 : 0;
@@ -522,6 +620,7 @@ int main(int argc, char **argv)
 	if (argc != 4) {
 		fprintf(stderr, "usage: floor read|merge|pair|lines|dump CPU0 CPU1\n"
 			"       floor split CPU0 CPU1 DIR\n"
+			"       floor cut CPU0 CPU1 DIR\n"
 			"       floor pair2 DIR\n");
 		return 2;
 	}
