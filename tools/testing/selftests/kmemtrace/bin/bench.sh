@@ -69,7 +69,11 @@ fi
 # again) and beside host/floor.c, the least work each command has to do.
 # report -j 2 runs on two cores (report-j2), when the host has them, and
 # beside it report -j 1 on each half of the trace by time at once
-# (halves: what a replay split by time could do, before joining them).
+# (halves: what a replay split by time could do, before joining them),
+# and how long a cache line takes to go to the other CPU and back in
+# each round (floor xcore): what the threads of -j 2 pay for each line
+# one of them writes and the other reads, which moves with where the
+# host runs the two CPUs.
 # Every stream is read from a copy written one file after the other, as
 # a recording copied off its machine is: how the files were written moves
 # cat more than anything the tool does (cat-4k: the streams as
@@ -179,9 +183,13 @@ tool_bench() {
 			kmt_die "report -j 2 -v all differs from -j 1"
 		rm -f "$OUT/report-j1.txt" "$OUT/report-j2.txt"
 	fi
+	rm -f "$OUT/xcore.txt"
 	for _ in 1 2 3 4 5; do
 		tool_run cat /bin/cat "$dir/cpu0" "$dir/cpu1"
 		tool_run report "$kmt" report -j 1 "$dir"
+		# How far apart the host runs the CPUs now: -j 2 pays it.
+		[ -z "$two" ] || "$floor" xcore >>"$OUT/xcore.txt" ||
+			kmt_die "floor xcore failed"
 		[ -z "$two" ] || tool_run -c "$two" report-j2 "$kmt" report -j 2 "$dir"
 		tool_run check "$kmt" check "$dir"
 		tool_run dump "$kmt" dump "$dir"
@@ -201,7 +209,10 @@ tool_bench() {
 		awk -v n=$name '{ printf "KMT-BENCH-TOOL %s %.3f %s\n", n, $1 / 1000, $2 }' \
 			"$OUT/best.$name"
 	done
-	rm -rf "$dir" "$dir-mkstream" "$OUT/split" "$OUT/halves" "$OUT/dump.txt"
+	[ -z "$two" ] || awk 'NR == 1 || $1 < lo { lo = $1 } NR == 1 || $1 > hi { hi = $1 }
+		END { print "KMT-BENCH-TOOL-XCORE", lo, hi }' "$OUT/xcore.txt"
+	rm -rf "$dir" "$dir-mkstream" "$OUT/split" "$OUT/halves" "$OUT/dump.txt" \
+		"$OUT/xcore.txt"
 }
 if [ -n "$tool_only" ]; then
 	tool_bench >"$OUT/tool.txt"

@@ -41,6 +41,14 @@
  *          replay were split by time, for make bench to run report -j 1
  *          on both halves at once; a line with the median time
  *
+ * and, to tell how far apart the host runs the two CPUs (what -j 2's
+ * threads pay for each line one writes and the other reads):
+ *
+ *   xcore  usage: floor xcore.  A cache line's round trip between CPU 0
+ *          and CPU 1, in ns: a process on each, taking turns to write it
+ *          and wait for the other's write (the least of 5 rounds of
+ *          100000 round trips)
+ *
  * split and cut write their four streams 4 KiB at a time, each in turn,
  * as mkstream -w writes its two: cat of streams written so takes some
  * 2.4 times as long as of a copy written one file after the other (make
@@ -53,13 +61,16 @@
  */
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <linux/kmemtrace.h>
@@ -561,6 +572,64 @@ static void cut_stream(const char *path, unsigned int cpu, const char *dir,
 	free(buf);
 }
 
+/* ------------------------------------------------------------- xcore */
+
+#define XCORE_TRIPS	100000
+
+static void pin(unsigned int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("cannot run on CPU", cpu ? "1" : "0");
+}
+
+/* The least ns of a round trip of the line @turn between CPUs 0 and 1. */
+static void xcore(void)
+{
+	uint64_t *turn, i;
+	struct timespec a, b;
+	double ns, least = 0;
+	uint64_t r;
+	int status;
+	pid_t child;
+
+	turn = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (turn == MAP_FAILED)
+		die("out of memory", "xcore");
+	child = fork();
+	if (child < 0)
+		die("cannot fork", "xcore");
+	if (!child) {
+		/* Odd turns are the child's: it answers each with the next. */
+		pin(1);
+		for (i = 0; i < 5 * XCORE_TRIPS; i++) {
+			while (__atomic_load_n(turn, __ATOMIC_ACQUIRE) != 2 * i + 1)
+				;
+			__atomic_store_n(turn, 2 * i + 2, __ATOMIC_RELEASE);
+		}
+		_exit(0);
+	}
+	pin(0);
+	for (r = 0; r < 5; r++) {
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		for (i = r * XCORE_TRIPS; i < (r + 1) * XCORE_TRIPS; i++) {
+			__atomic_store_n(turn, 2 * i + 1, __ATOMIC_RELEASE);
+			while (__atomic_load_n(turn, __ATOMIC_ACQUIRE) != 2 * i + 2)
+				;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		ns = ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / XCORE_TRIPS;
+		if (!r || ns < least)
+			least = ns;
+	}
+	if (waitpid(child, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		die("the other CPU's process failed", "xcore");
+	printf("%.0f ns\n", least);
+}
+
 /* pair of DIR/0 here and of DIR/1 in a child, at once. */
 static void pair2(const char *dir)
 {
@@ -613,6 +682,10 @@ int main(int argc, char **argv)
 		printf("median time %llu\n", (unsigned long long)median);
 		return bad_chunks ? 1 : 0;
 	}
+	if (argc == 2 && !strcmp(argv[1], "xcore")) {
+		xcore();
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "pair2")) {
 		pair2(argv[2]);
 		return bad_chunks ? 1 : 0;
@@ -621,7 +694,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: floor read|merge|pair|lines|dump CPU0 CPU1\n"
 			"       floor split CPU0 CPU1 DIR\n"
 			"       floor cut CPU0 CPU1 DIR\n"
-			"       floor pair2 DIR\n");
+			"       floor pair2 DIR\n"
+			"       floor xcore\n");
 		return 2;
 	}
 	for (mode = MODE_READ; mode <= MODE_DUMP; mode++)

@@ -5306,26 +5306,31 @@ t_bench_table_floor() {
 # make bench-tool's two-core lines (bench-table.awk): report -j 2 beside
 # report -j 1, cat, two cores sharing nothing (floor pair2, and report -j 1
 # on each half of the trace by time at once) and cat of the streams as
-# mkstream wrote them.  -j 2 is 0.150 s against 0.270 (1.80x, the goal
-# exactly) and 0.030 of cat (5x).
+# mkstream wrote them, and a cache line's round trip between the CPUs
+# (floor xcore) in the rounds.  -j 2 is 0.150 s against 0.270 (1.80x,
+# the goal exactly) and 0.030 of cat (5x).
 t_bench_table_tool_two_cores() {
 	for r in "cat 0.030" "report 0.270" "report-j2 0.150" "floor-read 0.045" \
 		 "floor-pair 0.220" "floor-pair2 0.110" "halves 0.160" "cat-4k 0.090"; do
 		echo "KMT-BENCH-TOOL $r 2048"
 	done > in
 	echo "KMT-BENCH-TOOL-TRACE 10000000 960000000" >> in
+	echo "KMT-BENCH-TOOL-XCORE 61 370" >> in
 	awk -v tool_only=1 -f "$HERE/bench-table.awk" in > table ||
 		fail "bench-table.awk failed"
-	grep -E '^  (cat-4k|halves) |^  \[.*report -j 2 ' table > out
+	grep -E '^  (cat-4k|halves) |^a cache line|^  \[.*report -j 2 ' table > out
 	expect_out <<-'EOF'
 	  cat-4k      0.090 s   111.1 M events/s  peak RSS    2.0 MiB (0.00x \
 	the trace)  3.00x cat: the streams as mkstream wrote them, 4 KiB of \
 	each in turn
 	  halves      0.160 s   5.33x its floor  (report-j2) report -j 1 on \
 	each half of the trace by time, at once (cut first)
+	a cache line's round trip between the two CPUs (floor xcore), in the \
+	rounds: 61 to 370 ns
 	  [met] report -j 2 >= 1.8x report -j 1's speed: 1.80x (two cores \
 	sharing nothing: pair2 is 2.00x pair's speed, report on each half by \
-	time at once 1.69x report's)
+	time at once 1.69x report's); a cache line's round trip between the \
+	CPUs 61 to 370 ns
 	  [NOT MET] report -j 2 within 2x of the I/O floor: 5.00x (two cores \
 	sharing nothing: pair2 3.67x, halves 5.33x; cat-4k, the same bytes as \
 	mkstream wrote them, 3.00x cat)
