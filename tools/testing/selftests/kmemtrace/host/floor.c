@@ -447,13 +447,17 @@ static void merge2(enum mode mode, struct stream *a, struct stream *b)
 
 /* ------------------------------------------------------------- two cores */
 
-/* Write each event of @path to DIR/K/cpuN, K its pointer's half. */
-static void split_stream(const char *path, unsigned int cpu, const char *dir)
+/*
+ * Write each event of @path to DIR/K/cpuN: K its pointer's half (split),
+ * or, @by_time, 0 before @median and 1 from it on (cut).
+ */
+static void halve_stream(const char *path, unsigned int cpu, const char *dir,
+			 bool by_time, uint64_t median)
 {
-	unsigned char *buf = xzalloc(CHUNK);
+	unsigned char *buf = xzalloc(CHUNK), *ev;
 	char name[PATH_MAX];
 	FILE *in, *out[2];
-	uint64_t ptr;
+	uint64_t ptr, ts;
 	size_t n, i;
 	int k;
 
@@ -471,10 +475,11 @@ static void split_stream(const char *path, unsigned int cpu, const char *dir)
 	}
 	while ((n = fread(buf, KMEMTRACE_EVENT_SIZE, CHUNK_EVENTS, in))) {
 		for (i = 0; i < n; i++) {
-			memcpy(&ptr, buf + i * KMEMTRACE_EVENT_SIZE +
-			       offsetof(struct kmemtrace_event, ptr), sizeof(ptr));
-			if (fwrite(buf + i * KMEMTRACE_EVENT_SIZE,
-				   KMEMTRACE_EVENT_SIZE, 1, out[kmt_shard(ptr, 2)]) != 1)
+			ev = buf + i * KMEMTRACE_EVENT_SIZE;
+			memcpy(&ptr, ev + offsetof(struct kmemtrace_event, ptr), sizeof(ptr));
+			memcpy(&ts, ev + offsetof(struct kmemtrace_event, timestamp), sizeof(ts));
+			k = by_time ? ts >= median : (int)kmt_shard(ptr, 2);
+			if (fwrite(ev, KMEMTRACE_EVENT_SIZE, 1, out[k]) != 1)
 				die("write error", dir);
 		}
 	}
@@ -531,45 +536,6 @@ static uint64_t median_time(const char *path0, const char *path1)
 		free(s[i].buf);
 	}
 	return ts[k];
-}
-
-/* Write the events of @path before @median to DIR/0/cpuN, the others to DIR/1/cpuN. */
-static void cut_stream(const char *path, unsigned int cpu, const char *dir,
-		       uint64_t median)
-{
-	unsigned char *buf = xzalloc(CHUNK);
-	char name[PATH_MAX];
-	FILE *in, *out[2];
-	uint64_t ts;
-	size_t n, i;
-	int k;
-
-	in = fopen(path, "r");
-	if (!in)
-		die("cannot open", path);
-	for (k = 0; k < 2; k++) {
-		snprintf(name, sizeof(name), "%s/%d", dir, k);
-		if (mkdir(name, 0755) && access(name, W_OK))
-			die("cannot make", name);
-		snprintf(name, sizeof(name), "%s/%d/cpu%u", dir, k, cpu);
-		out[k] = fopen(name, "w");
-		if (!out[k] || setvbuf(out[k], NULL, _IOFBF, 4096))
-			die("cannot write", name);
-	}
-	while ((n = fread(buf, KMEMTRACE_EVENT_SIZE, CHUNK_EVENTS, in))) {
-		for (i = 0; i < n; i++) {
-			memcpy(&ts, buf + i * KMEMTRACE_EVENT_SIZE +
-			       offsetof(struct kmemtrace_event, timestamp), sizeof(ts));
-			if (fwrite(buf + i * KMEMTRACE_EVENT_SIZE,
-				   KMEMTRACE_EVENT_SIZE, 1, out[ts >= median]) != 1)
-				die("write error", dir);
-		}
-	}
-	for (k = 0; k < 2; k++)
-		if (fclose(out[k]))
-			die("write error", dir);
-	fclose(in);
-	free(buf);
 }
 
 /* ------------------------------------------------------------- xcore */
@@ -671,14 +637,14 @@ int main(int argc, char **argv)
 
 	if (argc == 5 && !strcmp(argv[1], "split")) {
 		for (i = 0; i < 2; i++)
-			split_stream(argv[2 + i], i, argv[4]);
+			halve_stream(argv[2 + i], i, argv[4], false, 0);
 		return 0;
 	}
 	if (argc == 5 && !strcmp(argv[1], "cut")) {
 		uint64_t median = median_time(argv[2], argv[3]);
 
 		for (i = 0; i < 2; i++)
-			cut_stream(argv[2 + i], i, argv[4], median);
+			halve_stream(argv[2 + i], i, argv[4], true, median);
 		printf("median time %llu\n", (unsigned long long)median);
 		return bad_chunks ? 1 : 0;
 	}
