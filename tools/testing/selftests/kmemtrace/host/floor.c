@@ -44,15 +44,15 @@
  * and, to tell how far apart the host runs the two CPUs (what -j 2's
  * threads pay for each line one writes and the other reads):
  *
- *   xcore  usage: floor xcore.  A cache line's round trip between CPU 0
- *          and CPU 1, in ns: a process on each, taking turns to write it
- *          and wait for the other's write (the least of 5 rounds of
- *          100000 round trips)
+ *   xcore  usage: floor xcore [TRIPS].  A cache line's round trip between
+ *          CPU 0 and CPU 1, in ns: a process on each, taking turns to
+ *          write it and wait for the other's write (the least of 5
+ *          rounds of TRIPS round trips, 100000 if not given)
  *
- * split and cut write their four streams 4 KiB at a time, each in turn,
- * as mkstream -w writes its two: cat of streams written so takes some
- * 2.4 times as long as of a copy written one file after the other (make
- * bench-tool's cat-4k), which make bench-tool makes of each before
+ * split and cut write their four streams a few KiB at a time, each in
+ * turn, as mkstream -w writes its two: cat of streams written so takes
+ * some 2.4 times as long as of a copy written one file after the other
+ * (make bench-tool's cat-4k), which make bench-tool makes of each before
  * timing anything on them.
  *
  * Call sites are looked up in the tool's own kmt_map (hash.c).  It
@@ -62,6 +62,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -71,6 +72,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <linux/kmemtrace.h>
@@ -470,7 +472,7 @@ static void halve_stream(const char *path, unsigned int cpu, const char *dir,
 			die("cannot make", name);
 		snprintf(name, sizeof(name), "%s/%d/cpu%u", dir, k, cpu);
 		out[k] = fopen(name, "w");
-		if (!out[k] || setvbuf(out[k], NULL, _IOFBF, 4096))
+		if (!out[k])
 			die("cannot write", name);
 	}
 	while ((n = fread(buf, KMEMTRACE_EVENT_SIZE, CHUNK_EVENTS, in))) {
@@ -540,7 +542,7 @@ static uint64_t median_time(const char *path0, const char *path1)
 
 /* ------------------------------------------------------------- xcore */
 
-#define XCORE_TRIPS	100000
+#define XCORE_TRIPS	100000ULL
 
 static void pin(unsigned int cpu)
 {
@@ -552,42 +554,56 @@ static void pin(unsigned int cpu)
 		die("cannot run on CPU", cpu ? "1" : "0");
 }
 
-/* The least ns of a round trip of the line @turn between CPUs 0 and 1. */
-static void xcore(void)
+/*
+ * Wait for @want in @turn, the other CPU's process @child's to write;
+ * die if it ended before writing it, rather than wait for ever.
+ */
+static void xcore_wait(const uint64_t *turn, uint64_t want, pid_t child)
 {
-	uint64_t *turn, i;
+	unsigned long spins = 0;
+	int status;
+
+	while (__atomic_load_n(turn, __ATOMIC_ACQUIRE) != want)
+		if (!(++spins & 0xfffff) && child && waitpid(child, &status, WNOHANG))
+			die("the other CPU's process ended", "xcore");
+}
+
+/* The least ns of @trips round trips of the line @turn between CPUs 0 and 1. */
+static void xcore(uint64_t trips)
+{
+	uint64_t *turn, i, r;
 	struct timespec a, b;
 	double ns, least = 0;
-	uint64_t r;
+	pid_t parent = getpid(), child;
 	int status;
-	pid_t child;
 
 	turn = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (turn == MAP_FAILED)
 		die("out of memory", "xcore");
+	/* Before the child exists: it does not outlive a parent that dies here. */
+	pin(0);
 	child = fork();
 	if (child < 0)
 		die("cannot fork", "xcore");
 	if (!child) {
 		/* Odd turns are the child's: it answers each with the next. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(1);
 		pin(1);
-		for (i = 0; i < 5 * XCORE_TRIPS; i++) {
-			while (__atomic_load_n(turn, __ATOMIC_ACQUIRE) != 2 * i + 1)
-				;
+		for (i = 0; i < 5 * trips; i++) {
+			xcore_wait(turn, 2 * i + 1, 0);
 			__atomic_store_n(turn, 2 * i + 2, __ATOMIC_RELEASE);
 		}
 		_exit(0);
 	}
-	pin(0);
 	for (r = 0; r < 5; r++) {
 		clock_gettime(CLOCK_MONOTONIC, &a);
-		for (i = r * XCORE_TRIPS; i < (r + 1) * XCORE_TRIPS; i++) {
+		for (i = r * trips; i < (r + 1) * trips; i++) {
 			__atomic_store_n(turn, 2 * i + 1, __ATOMIC_RELEASE);
-			while (__atomic_load_n(turn, __ATOMIC_ACQUIRE) != 2 * i + 2)
-				;
+			xcore_wait(turn, 2 * i + 2, child);
 		}
 		clock_gettime(CLOCK_MONOTONIC, &b);
-		ns = ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / XCORE_TRIPS;
+		ns = ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / trips;
 		if (!r || ns < least)
 			least = ns;
 	}
@@ -648,8 +664,13 @@ int main(int argc, char **argv)
 		printf("median time %llu\n", (unsigned long long)median);
 		return bad_chunks ? 1 : 0;
 	}
-	if (argc == 2 && !strcmp(argv[1], "xcore")) {
-		xcore();
+	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "xcore")) {
+		char *end;
+		unsigned long long trips = argc == 3 ? strtoull(argv[2], &end, 10) : XCORE_TRIPS;
+
+		if (argc == 3 && (*end || !trips || trips > UINT64_MAX / 10))
+			die("not a number of round trips", argv[2]);
+		xcore(trips);
 		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "pair2")) {
@@ -661,7 +682,7 @@ int main(int argc, char **argv)
 			"       floor split CPU0 CPU1 DIR\n"
 			"       floor cut CPU0 CPU1 DIR\n"
 			"       floor pair2 DIR\n"
-			"       floor xcore\n");
+			"       floor xcore [TRIPS]\n");
 		return 2;
 	}
 	for (mode = MODE_READ; mode <= MODE_DUMP; mode++)

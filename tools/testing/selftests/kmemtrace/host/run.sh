@@ -29,6 +29,7 @@ MKSTREAM=$SCRATCH/mkstream
 MKELF=$SCRATCH/mkelf
 COMMSTEST=$SCRATCH/comms-test
 HASHTEST=$SCRATCH/hash-test
+FLOOR=$SCRATCH/floor
 UAPI=$HERE/../../../../../include/uapi/linux/kmemtrace.h
 SRC=$HERE/../../../../kmemtrace/src
 
@@ -5136,6 +5137,8 @@ bench_table_off
 bench_table_floor
 bench_table_scoped
 bench_table_tool_two_cores
+floor_cut_by_time
+floor_xcore_ends_with_either
 bench_table_sample_macro
 pprof_go_reads_it
 pprof_line_per_codetag
@@ -5335,6 +5338,68 @@ t_bench_table_tool_two_cores() {
 	sharing nothing: pair2 3.67x, halves 5.33x; cat-4k, the same bytes as \
 	mkstream wrote them, 3.00x cat)
 	EOF
+}
+
+# make bench-tool's halves (floor cut): every event in one half, those
+# before the median time in the first, the others in the second, each
+# half as many as the other but for one.
+t_floor_cut_by_time() {
+	mkdir t h || return 1
+	"$MKSTREAM" -w 20001 -c 2 t || fail "mkstream" || return 1
+	"$FLOOR" cut t/cpu0 t/cpu1 h > cut.out || fail "floor cut failed"
+	median=$(awk '{ print $3 }' cut.out)
+	for k in 0 1; do
+		"$KMT" dump "h/$k" 2> /dev/null |
+			sed -n 's/.* ts=\([0-9]*\) .*/\1/p' > "ts$k" ||
+			fail "dump of half $k failed"
+	done
+	[ "$(wc -l < ts0)" = 10000 ] && [ "$(wc -l < ts1)" = 10001 ] ||
+		fail "halves of $(wc -l < ts0) and $(wc -l < ts1) events"
+	awk -v m="$median" '$1 >= m { bad++ } END { exit bad > 0 }' ts0 ||
+		fail "an event of the first half at or after $median"
+	awk -v m="$median" '$1 < m { bad++ } END { exit bad > 0 }' ts1 ||
+		fail "an event of the second half before $median"
+}
+
+# floor xcore's two processes, one on each CPU, wait for each other's
+# writes: if either ends, the other must end too, not spin for ever
+# (make bench-tool would hang on the one, leave the other spinning).
+t_floor_xcore_ends_with_either() {
+	"$FLOOR" xcore > ok.out || fail "floor xcore failed"
+	grep -qx '[0-9][0-9]* ns' ok.out || fail "floor xcore printed $(cat ok.out)"
+	# Rounds that outlast the test, until one process is killed; 30 s
+	# at the most, if the other does not notice.
+	timeout 30 "$FLOOR" xcore 1000000000000 > out 2> err &
+	pid=$!
+	xcore_child $pid || return 1
+	xcore_child "$child" || return 1
+	kill -9 "$child"
+	wait $pid
+	rc=$?
+	[ $rc = 2 ] || fail "with its other process killed, floor xcore exited $rc"
+	expect_has err "the other CPU's process ended"
+	"$FLOOR" xcore 1000000000000 > /dev/null &
+	pid=$!
+	xcore_child $pid || return 1
+	kill -9 $pid
+	wait $pid 2> /dev/null
+	for _ in $(seq 100); do
+		kill -0 "$child" 2> /dev/null || return 0
+		sleep 0.1
+	done
+	kill -9 "$child"
+	fail "floor xcore's other process outlived it by 10 s"
+}
+
+# xcore_child PID: $child, the child of PID (floor xcore's other process,
+# or floor xcore under timeout), once it runs.
+xcore_child() {
+	for _ in $(seq 500); do
+		child=$(pgrep -P "$1") && return 0
+		sleep 0.01
+	done
+	kill -9 "$1"
+	fail "$1 started no process in 5 s"
 }
 
 t_bench_table_scoped() {
@@ -5646,7 +5711,9 @@ mkdir -p "$SCRATCH/include/linux" &&
 	${CC:-cc} -Wall -Wextra -O2 -std=gnu11 -D_GNU_SOURCE -I"$SRC" \
 		-o "$COMMSTEST" "$HERE/comms-test.c" "$SRC/comms.c" "$SRC/hash.c" \
 		"$SRC/utils.c" &&
-	${CC:-cc} -Wall -Wextra -O2 -I"$SRC" -o "$HASHTEST" "$HERE/hash-test.c" ||
+	${CC:-cc} -Wall -Wextra -O2 -I"$SRC" -o "$HASHTEST" "$HERE/hash-test.c" &&
+	${CC:-cc} -Wall -Wextra -O2 -D_GNU_SOURCE -I"$SCRATCH/include" -I"$SRC" \
+		-o "$FLOOR" "$HERE/floor.c" "$SRC/hash.c" "$SRC/utils.c" ||
 	{ echo "Bail out! cannot build the test helpers"; exit 1; }
 
 set -- $TESTS
